@@ -1,0 +1,34 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.data/', 'devnet/artifacts/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'max-params': ['warn', 4],
+    },
+  },
+  {
+    // Processes never import each other: they talk through Postgres and Redis only.
+    files: ['server/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/indexer/**', '**/webhooks/**', '**/devnet/**'] }] },
+  },
+  {
+    files: ['indexer/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/server/**', '**/webhooks/**', '**/devnet/**'] }] },
+  },
+  {
+    files: ['webhooks/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/server/**', '**/indexer/**', '**/devnet/**'] }] },
+  },
+  {
+    files: ['shared/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/server/**', '**/indexer/**', '**/webhooks/**', '**/devnet/**'] }] },
+  },
+);
