@@ -12,8 +12,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'max-params': ['warn', 4],
+      // Processes log through pino (shared/log.ts); only CLIs and benchmarks talk on stdout.
+      'no-console': 'error',
     },
   },
+  { files: ['bin/**', 'bench/**', 'test/**', 'devnet/main.ts'], rules: { 'no-console': 'off' } },
   {
     // Processes never import each other: they talk through Postgres and Redis only.
     files: ['server/**/*.ts'],

@@ -1,0 +1,32 @@
+import type { Db } from '../shared/db/client.js';
+import type { ApiKey } from '../shared/db/tables/apiKeys.js';
+import type { WebConfig } from '../shared/config.js';
+import type { Logger } from '../shared/log.js';
+
+/** What the web process is built from; created once in main.ts (or by a test). */
+export type Deps = {
+  db: Db;
+  config: WebConfig;
+  log: Logger;
+};
+
+/** The request headers that matter to endpoints (transport-neutral). */
+export type RequestHeaders = {
+  apiKey?: string;
+  authorization?: string;
+};
+
+/**
+ * What an endpoint handler may touch. It never sees Express or tRPC objects: both transports
+ * build a Ctx and call the same endpoint (server/endpoints/index.ts).
+ */
+export type Ctx = Deps & {
+  requestId: string;
+  headers: RequestHeaders;
+  /** The caller's key once authenticated (set by callEndpoint for endpoints that need one). */
+  apiKey: ApiKey | null;
+};
+
+export function createContext(deps: Deps, request: { requestId: string; headers: RequestHeaders }): Ctx {
+  return { ...deps, ...request, apiKey: null };
+}

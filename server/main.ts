@@ -1,0 +1,16 @@
+import { loadConfig, webEnvSchema } from '../shared/config.js';
+import { createDb } from '../shared/db/client.js';
+import { assertMigrated } from '../shared/db/migrate.js';
+import { createShutdown } from '../shared/lifecycle.js';
+import { createLogger } from '../shared/log.js';
+import { closeServer, startWeb } from './web.js';
+
+// The `web` process of the Procfile: REST /v0 and tRPC /trpc on one port.
+const config = loadConfig(webEnvSchema, process.env);
+const log = createLogger({ level: config.LOG_LEVEL, name: 'web' });
+const shutdown = createShutdown(log);
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, statementTimeoutMs: 5000 });
+shutdown.add('db', () => db.close());
+await assertMigrated(db);
+const server = await startWeb({ db, config, log }, config.PORT);
+shutdown.add('http', () => closeServer(server));

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+import {
+  CANONICAL_ENTRYPOINTS,
+  envSuffix,
+  findNetwork,
+  type EntryPointVersion,
+  type NetworkInfo,
+} from './networks.js';
+
+/**
+ * Configuration comes from the environment only. `loadConfig` is pure (it takes the env as an
+ * argument), so tests call it freely; each process's `main.ts` is the only caller that passes
+ * `process.env`. A bad environment fails with one ConfigError listing every bad variable.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const boolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Variables every process reads. */
+export const baseEnvSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional()
+    .describe('PostgreSQL connection URL. Unset: embedded PGlite in DATA_DIR.'),
+  DATA_DIR: z.string().min(1).default('./.data').describe('Folder of the embedded PGlite store.'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('Log level.'),
+  NETWORKS: z
+    .string()
+    .default('devnet')
+    .describe('Comma list of network names to index and serve (see getNetworks; `devnet` is the local chain).'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional()
+    .describe('Redis URL for the cache and rate limiter. Unset: in-process cache and limiter.'),
+});
+
+/** The web process (REST + tRPC). */
+export const webEnvSchema = baseEnvSchema.extend({
+  PORT: port.default(3000).describe('HTTP port of the web process.'),
+});
+
+/** The indexer process. */
+export const indexerEnvSchema = baseEnvSchema.extend({
+  INDEXER_POLL_CRON: z
+    .string()
+    .default('*/2 * * * * *')
+    .describe('node-cron schedule on which the indexer polls each network head (default every 2 s).'),
+});
+
+/** The webhook dispatcher process. */
+export const dispatcherEnvSchema = baseEnvSchema.extend({
+  WEBHOOK_ALLOW_PRIVATE_URLS: boolean
+    .default(false)
+    .describe('Allow http:// and private/loopback webhook targets. For development and tests only.'),
+});
+
+/** Per-network variables; NAME is the network name in upper case with `-` → `_`. */
+export const networkEnvSchema = z.object({
+  RPC_URL: z
+    .string()
+    .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^(https?|wss?)$/ })).min(1))
+    .optional()
+    .describe('JSON-RPC URL of the network; a comma list gives failover.'),
+  START_BLOCK: z.coerce.number().int().min(0).optional().describe('First block to index.'),
+  FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional().describe('Reorg window in blocks.'),
+  ENTRYPOINTS: z
+    .string()
+    .transform((s) => s.split(',').map((e) => e.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^v0\.[6-9]:0x[0-9a-fA-F]{40}$/, 'each entry must be VERSION:ADDRESS, e.g. v0.7:0xabc…')))
+    .optional()
+    .describe('Extra EntryPoint addresses beside the canonical ones, as VERSION:ADDRESS (comma list).'),
+});
+
+export type EntryPointConfig = { address: string; version: EntryPointVersion };
+
+export type NetworkConfig = NetworkInfo & {
+  rpcUrls: string[];
+  startBlock?: number;
+  entryPoints: EntryPointConfig[];
+};
+
+type Resolved<TSchema extends z.ZodType> = z.output<TSchema> & { networks: NetworkConfig[] };
+
+export type BaseConfig = Resolved<typeof baseEnvSchema>;
+export type WebConfig = Resolved<typeof webEnvSchema>;
+export type IndexerConfig = Resolved<typeof indexerEnvSchema>;
+export type DispatcherConfig = Resolved<typeof dispatcherEnvSchema>;
+
+type Env = Record<string, string | undefined>;
+
+/** Empty strings count as unset, as in most process managers' env files. */
+function withoutEmpty(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+}
+
+function issuesOf(error: z.ZodError, prefix = ''): string[] {
+  return error.issues.map((i) => `${prefix}${i.path.join('.') || '(root)'}: ${i.message}`);
+}
+
+function resolveNetworks(names: string, env: Env, problems: string[]): NetworkConfig[] {
+  const networks: NetworkConfig[] = [];
+  const seen = new Set<string>();
+  for (const raw of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+    const info = findNetwork(raw);
+    if (!info) {
+      problems.push(`NETWORKS: unknown network "${raw}"`);
+      continue;
+    }
+    if (seen.has(info.name)) continue;
+    seen.add(info.name);
+    const suffix = envSuffix(info.name);
+    const own = Object.fromEntries(
+      Object.keys(networkEnvSchema.shape).map((key) => [key, env[`${key}_${suffix}`]]),
+    );
+    const parsed = networkEnvSchema.safeParse(own);
+    if (!parsed.success) {
+      problems.push(
+        ...parsed.error.issues.map((i) => `${String(i.path[0])}_${suffix}: ${i.message}`),
+      );
+      continue;
+    }
+    const extra = (parsed.data.ENTRYPOINTS ?? []).map((entry) => {
+      const [version, address] = entry.split(':') as [EntryPointVersion, string];
+      return { version, address: address.toLowerCase() };
+    });
+    const canonical = Object.entries(CANONICAL_ENTRYPOINTS).map(([version, address]) => ({
+      version: version as EntryPointVersion,
+      address,
+    }));
+    networks.push({
+      ...info,
+      rpcUrls: parsed.data.RPC_URL ?? [],
+      startBlock: parsed.data.START_BLOCK,
+      finalityDepth: parsed.data.FINALITY_DEPTH ?? info.finalityDepth,
+      entryPoints: [...canonical, ...extra.filter((e) => !canonical.some((c) => c.address === e.address))],
+    });
+  }
+  if (networks.length === 0 && problems.length === 0) problems.push('NETWORKS: lists no network');
+  return networks;
+}
+
+/**
+ * Validates `env` against a process's schema and resolves the per-network variables.
+ * Throws one ConfigError naming every bad variable.
+ */
+export function loadConfig<TSchema extends typeof baseEnvSchema>(
+  schema: TSchema,
+  env: Env,
+): Resolved<TSchema> {
+  const clean = withoutEmpty(env);
+  const problems: string[] = [];
+  const parsed = schema.safeParse(clean);
+  if (!parsed.success) problems.push(...issuesOf(parsed.error));
+  const networks = resolveNetworks(parsed.success ? parsed.data.NETWORKS : (clean.NETWORKS ?? 'devnet'), clean, problems);
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  return Object.freeze({ ...parsed.data, networks }) as Resolved<TSchema>;
+}
+
+/** Every variable name a schema reads, for `.env.example` and the README table. */
+export function documentedVariables(): Array<{ name: string; description: string }> {
+  const schemas = [webEnvSchema, indexerEnvSchema, dispatcherEnvSchema];
+  const rows = new Map<string, string>();
+  for (const schema of schemas) {
+    for (const [name, field] of Object.entries(schema.shape)) {
+      rows.set(name, (field as z.ZodType).description ?? '');
+    }
+  }
+  for (const [name, field] of Object.entries(networkEnvSchema.shape)) {
+    rows.set(`${name}_<NETWORK>`, (field as z.ZodType).description ?? '');
+  }
+  return [...rows].map(([name, description]) => ({ name, description }));
+}

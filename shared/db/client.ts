@@ -1,0 +1,169 @@
+import { mkdirSync } from 'node:fs';
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+
+/**
+ * The one database interface of opscan. It is implemented by a `pg` pool (real PostgreSQL, when
+ * DATABASE_URL is set) and by PGlite (Postgres compiled to WASM, embedded in-process), so the same
+ * SQL runs everywhere. Both return int8 and numeric columns as strings: large integers stay exact.
+ */
+export interface Queryable {
+  query<TRow = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<{ rows: TRow[]; rowCount: number }>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one dedicated session (for session-scoped state such as advisory locks or
+   * LISTEN). The session goes back to the pool when `fn` settles.
+   */
+  withSession<T>(fn: (session: Queryable) => Promise<T>): Promise<T>;
+  /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export function withTransaction<T>(db: Db, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return db.transaction(fn);
+}
+
+export type DbOptions = {
+  /** PostgreSQL URL; when absent the store is PGlite in `dataDir` (or in memory without one). */
+  databaseUrl?: string;
+  dataDir?: string;
+  /** Pool size for PostgreSQL. */
+  max?: number;
+  /** Per-statement timeout for PostgreSQL sessions (the web process keeps it short). */
+  statementTimeoutMs?: number;
+};
+
+export async function createDb(options: DbOptions): Promise<Db> {
+  return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
+}
+
+function createPostgresDb(url: string, options: DbOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    statement_timeout: options.statementTimeoutMs,
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const listeners: pg.PoolClient[] = [];
+
+  const query: Queryable['query'] = async (text, values) => {
+    const res = await pool.query(text, values as unknown[] | undefined);
+    return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+  };
+
+  const onClient = (client: pg.PoolClient): Queryable => ({
+    async query(text, values) {
+      const res = await client.query(text, values as unknown[] | undefined);
+      return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+    },
+  });
+
+  return {
+    kind: 'postgres',
+    query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn(onClient(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async withSession(fn) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        return await fn(onClient(client));
+      } catch (error) {
+        broken = true;
+        throw error;
+      } finally {
+        // Session state (locks, LISTEN) must not leak to the next borrower: a failed session is
+        // destroyed, a clean one is reset.
+        if (!broken) await client.query('select pg_advisory_unlock_all()').catch(() => (broken = true));
+        client.release(broken);
+      }
+    },
+    async listen(channel, onNotify) {
+      const client = await pool.connect();
+      listeners.push(client);
+      client.on('notification', (msg) => {
+        if (msg.channel === channel) onNotify(msg.payload ?? '');
+      });
+      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => {});
+        listeners.splice(listeners.indexOf(client), 1);
+        client.release();
+      };
+    },
+    async close() {
+      for (const client of listeners.splice(0)) client.release();
+      await pool.end();
+    },
+  };
+}
+
+async function createPgliteDb(dataDir?: string): Promise<Db> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const keepAsText = (value: string) => value;
+  const lite = await PGlite.create(dataDir, {
+    // Match node-postgres: int8 and numeric as exact strings.
+    parsers: { [pgliteTypes.INT8]: keepAsText, [pgliteTypes.NUMERIC]: keepAsText },
+  });
+
+  const query = runOn(lite);
+
+  return {
+    kind: 'pglite',
+    query,
+    transaction(fn) {
+      return lite.transaction(async (tx) => fn({ query: runOn(tx) }));
+    },
+    // PGlite is one session already.
+    withSession(fn) {
+      return fn({ query });
+    },
+    async listen(channel, onNotify) {
+      const unsubscribe = await lite.listen(channel, onNotify);
+      return async () => unsubscribe();
+    },
+    async close() {
+      await lite.close();
+    },
+  };
+}
+
+type PgliteRunner = Pick<PGlite, 'query' | 'exec'>;
+
+/**
+ * Like node-postgres, a query without parameters goes through the simple protocol, which accepts
+ * several statements (migrations); with parameters it is one prepared statement.
+ */
+function runOn(target: PgliteRunner): Queryable['query'] {
+  return async (text, values) => {
+    if (values === undefined) {
+      const results = await target.exec(text);
+      const last = results[results.length - 1];
+      return { rows: (last?.rows ?? []) as never[], rowCount: last?.affectedRows ?? last?.rows.length ?? 0 };
+    }
+    const res = await target.query(text, values as unknown[]);
+    return { rows: res.rows as never[], rowCount: res.affectedRows ?? res.rows.length };
+  };
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { bundlerUserOpSchema } from './userOp.js';
+import { addressOut, decimalString, hashOut } from './primitives.js';
+
+/** getLatestBundles item. `from`, `status`, `transactionFee` are the names real clients read. */
+export const bundleSchema = z.object({
+  userOpsLength: decimalString,
+  transactionHash: hashOut,
+  network: z.string(),
+  blockNumber: decimalString,
+  blockTime: decimalString,
+  userOps: z.array(z.object({ id: z.string(), userOpHash: hashOut })),
+  from: addressOut,
+  to: addressOut.nullable(),
+  /** '1' when the bundle transaction succeeded (clients compare with the string '1'). */
+  status: z.enum(['0', '1']),
+  transactionFee: decimalString,
+  bundleIndex: z.number().int(),
+  beneficiary: addressOut.nullable(),
+  entryPoint: addressOut,
+});
+export type Bundle = z.infer<typeof bundleSchema>;
+
+/** getTopPaymasters item. */
+export const paymasterSummarySchema = z.object({
+  userOpsLength: decimalString,
+  address: addressOut,
+  gasSponsored: decimalString,
+  network: z.string(),
+  totalDeposits: decimalString,
+});
+export type PaymasterSummary = z.infer<typeof paymasterSummarySchema>;
+
+/** getTopFactories item. */
+export const factorySummarySchema = z.object({
+  address: addressOut,
+  accountsLength: decimalString,
+});
+export type FactorySummary = z.infer<typeof factorySummarySchema>;
+
+export const factoryDetailsSchema = z.object({
+  address: addressOut,
+  accountsLength: decimalString,
+  accounts: z.array(
+    z.object({
+      address: addressOut,
+      blockTime: decimalString,
+      blockNumber: decimalString,
+      userOpsCount: decimalString,
+    }),
+  ),
+});
+export type FactoryDetails = z.infer<typeof factoryDetailsSchema>;
+
+export const bundlerDetailsSchema = z.object({
+  address: addressOut,
+  userOpsLength: decimalString,
+  userOps: z.array(bundlerUserOpSchema),
+});
+export type BundlerDetails = z.infer<typeof bundlerDetailsSchema>;
+
+/** getTopBundlers item as real clients read it (contract.md §3.4). */
+export const bundlerSummarySchema = z.object({
+  address: addressOut,
+  userOpsLength: decimalString,
+  bundleLength: decimalString,
+  actualGasCostSum: decimalString,
+  transactionFeeSum: decimalString,
+  id: z.string(),
+});
+export type BundlerSummary = z.infer<typeof bundlerSummarySchema>;
+
+export const dailyMetricSchema = z.object({
+  userOpsDaily: decimalString,
+  bundleDaily: decimalString,
+  walletsCreatedDaily: decimalString,
+  gasCostCollectedDaily: decimalString,
+  userOpsTotal: decimalString,
+  bundlesTotal: decimalString,
+  walletsCreatedTotal: decimalString,
+  gasCostCollectedTotal: decimalString,
+  activeWallets: z.array(addressOut),
+  activeWalletsDaily: decimalString,
+  daySinceEpoch: decimalString,
+  paymasterTotal: decimalString,
+  factoryTotal: decimalString,
+  bundlerTotal: decimalString,
+});
+export type DailyMetric = z.infer<typeof dailyMetricSchema>;

@@ -1,0 +1,27 @@
+import { generateApiKey } from '../../shared/apiKeys.js';
+import { loadConfig, webEnvSchema, type WebConfig } from '../../shared/config.js';
+import type { Db } from '../../shared/db/client.js';
+import * as apiKeys from '../../shared/db/tables/apiKeys.js';
+import { createLogger } from '../../shared/log.js';
+import { createApp } from '../../server/app.js';
+import type { Deps } from '../../server/context.js';
+
+export function testConfig(env: Record<string, string> = {}): WebConfig {
+  return loadConfig(webEnvSchema, { LOG_LEVEL: 'silent', NETWORKS: 'devnet', ...env });
+}
+
+export function testDeps(db: Db, env: Record<string, string> = {}): Deps {
+  const config = testConfig(env);
+  return { db, config, log: createLogger({ level: config.LOG_LEVEL, name: 'test' }) };
+}
+
+export function createTestApp(db: Db, env: Record<string, string> = {}) {
+  return createApp(testDeps(db, env));
+}
+
+/** Inserts a fresh API key and returns its plain value. */
+export async function createTestKey(db: Db, name = 'test'): Promise<string> {
+  const { key, prefix, hash } = generateApiKey();
+  await apiKeys.insert(db, { prefix, hash, name });
+  return key;
+}

@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import {
+  dispatcherEnvSchema,
+  documentedVariables,
+  indexerEnvSchema,
+  loadConfig,
+  webEnvSchema,
+} from '../../shared/config.js';
+import { ConfigError } from '../../shared/errors.js';
+
+describe('loadConfig', () => {
+  it('applies the embedded defaults on an empty environment', () => {
+    const config = loadConfig(webEnvSchema, {});
+    expect(config.DATABASE_URL).to.equal(undefined);
+    expect(config.REDIS_URL).to.equal(undefined);
+    expect(config.DATA_DIR).to.equal('./.data');
+    expect(config.PORT).to.equal(3000);
+    expect(config.networks.map((n) => n.name)).to.deep.equal(['devnet']);
+    expect(config.networks[0]!.finalityDepth).to.equal(0);
+  });
+
+  it('resolves per-network variables, aliases and extra EntryPoints', () => {
+    const config = loadConfig(indexerEnvSchema, {
+      NETWORKS: 'baseSepolia, mainnet',
+      RPC_URL_BASE_SEPOLIA: 'http://127.0.0.1:8545, http://127.0.0.1:8546',
+      START_BLOCK_BASE_SEPOLIA: '100',
+      FINALITY_DEPTH_MAINNET: '12',
+      ENTRYPOINTS_MAINNET: 'v0.7:0x00000000000000000000000000000000000000AA',
+    });
+    const [base, mainnet] = config.networks;
+    expect(base!.name).to.equal('base-sepolia');
+    expect(base!.chainId).to.equal(84532);
+    expect(base!.rpcUrls).to.deep.equal(['http://127.0.0.1:8545', 'http://127.0.0.1:8546']);
+    expect(base!.startBlock).to.equal(100);
+    expect(base!.finalityDepth).to.equal(30);
+    expect(base!.entryPoints.map((e) => e.version)).to.deep.equal(['v0.6', 'v0.7', 'v0.8', 'v0.9']);
+    expect(mainnet!.finalityDepth).to.equal(12);
+    expect(mainnet!.entryPoints.at(-1)).to.deep.equal({
+      version: 'v0.7',
+      address: '0x00000000000000000000000000000000000000aa',
+    });
+  });
+
+  it('lists every bad variable in one error', () => {
+    let error: unknown;
+    try {
+      loadConfig(webEnvSchema, {
+        PORT: 'eighty',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'mysql://x',
+        NETWORKS: 'devnet,nowhere',
+        RPC_URL_DEVNET: 'not a url',
+        START_BLOCK_DEVNET: '-1',
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(ConfigError);
+    const text = (error as ConfigError).message;
+    for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'nowhere', 'RPC_URL_DEVNET', 'START_BLOCK_DEVNET']) {
+      expect(text).to.include(name);
+    }
+  });
+
+  it('treats empty variables as unset', () => {
+    const config = loadConfig(dispatcherEnvSchema, { DATABASE_URL: '', WEBHOOK_ALLOW_PRIVATE_URLS: '' });
+    expect(config.DATABASE_URL).to.equal(undefined);
+    expect(config.WEBHOOK_ALLOW_PRIVATE_URLS).to.equal(false);
+  });
+
+  it('.env.example documents exactly the variables the schemas read', () => {
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    // Per-network variables are shown for the devnet network (RPC_URL_DEVNET=…).
+    const documented = [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]!.replace(/_DEVNET$/, '_<NETWORK>'));
+    const expected = documentedVariables().map((v) => v.name);
+    expect([...new Set(documented)].sort()).to.deep.equal([...new Set(expected)].sort());
+  });
+});
