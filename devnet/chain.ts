@@ -1,0 +1,146 @@
+/**
+ * Runs a local anvil node: loopback only, chain id 31337, a free port (anvil binds port 0 and
+ * prints the one it got), large blocks so several bundles fit in one. The node is killed on
+ * stop() and, as a last resort, when this Node process exits, so no anvil outlives its owner.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Rpc } from './rpc.js';
+
+export const DEVNET_CHAIN_ID = 31337;
+/** anvil's well-known default mnemonic; its accounts are pre-funded on every start. */
+export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+
+export type StartChainOptions = {
+  /** TCP port on 127.0.0.1; 0 or absent = any free port. */
+  port?: number;
+  /** Timestamp of the genesis block (seconds). Lets generated history lie in the past. */
+  genesisTimestamp?: number;
+  /** How many pre-funded dev accounts anvil creates (default 12). */
+  accounts?: number;
+  /** Block gas limit (default 200M, room for several large bundles per block). */
+  blockGasLimit?: bigint;
+};
+
+export type Chain = {
+  rpcUrl: string;
+  port: number;
+  chainId: number;
+  rpc: Rpc;
+  stop(): Promise<void>;
+};
+
+const STARTUP_TIMEOUT_MS = 20_000;
+
+/** The anvil binary shipped by @foundry-rs/anvil (called directly: no npm postinstall needed). */
+export function anvilBinary(): string {
+  const require = createRequire(import.meta.url);
+  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
+  return join(dirname(pkg), 'bin', 'anvil');
+}
+
+export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
+  const args = [
+    '--host', '127.0.0.1',
+    '--port', String(opts.port ?? 0),
+    '--chain-id', String(DEVNET_CHAIN_ID),
+    '--accounts', String(opts.accounts ?? 12),
+    '--balance', '1000000',
+    '--gas-limit', String(opts.blockGasLimit ?? 200_000_000n),
+    '--hardfork', 'prague',
+    // Arrival order inside a block keeps runs reproducible (the default sorts by fee).
+    '--order', 'fifo',
+  ];
+  if (opts.genesisTimestamp !== undefined) args.push('--timestamp', String(opts.genesisTimestamp));
+
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const recentOutput: string[] = [];
+  const remember = (chunk: Buffer): void => {
+    recentOutput.push(chunk.toString());
+    if (recentOutput.length > 50) recentOutput.shift();
+  };
+  // anvil logs every RPC method it serves; keep draining so its stdout pipe never fills.
+  child.stdout?.on('data', remember);
+  child.stderr?.on('data', remember);
+
+  let port: number;
+  try {
+    port = await waitForListening(child, recentOutput);
+  } catch (err) {
+    child.kill('SIGKILL');
+    process.removeListener('exit', killOnExit);
+    throw err;
+  }
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const rpc = new Rpc(rpcUrl);
+  await waitForRpc(rpc);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= stopChild(child).finally(() => process.removeListener('exit', killOnExit));
+    return stopping;
+  };
+  return { rpcUrl, port, chainId: DEVNET_CHAIN_ID, rpc, stop };
+}
+
+function waitForListening(child: ChildProcess, recentOutput: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => fail(new Error('anvil did not start in time')), STARTUP_TIMEOUT_MS);
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(seen);
+      if (m) {
+        cleanup();
+        resolve(Number(m[1]));
+      }
+    };
+    const onExit = (code: number | null): void =>
+      fail(new Error(`anvil exited (code ${code}) before listening:\n${recentOutput.join('')}`));
+    const onError = (err: Error): void => fail(err);
+    function cleanup(): void {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    }
+    function fail(err: Error): void {
+      cleanup();
+      reject(err);
+    }
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+async function waitForRpc(rpc: Rpc): Promise<void> {
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const id = await rpc.call<string>('eth_chainId');
+      if (Number(id) !== DEVNET_CHAIN_ID) throw new Error(`anvil answered chain id ${id}`);
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL if anvil has not exited within 3 s. */
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 3000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
