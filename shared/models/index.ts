@@ -5,3 +5,4 @@ export * from './entities.js';
 export * from './log.js';
 export * from './webhook.js';
 export * from './network.js';
+export * from './activity.js';

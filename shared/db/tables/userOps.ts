@@ -1,0 +1,240 @@
+import type { Queryable } from '../client.js';
+import type { Page } from '../page.js';
+import type { UserOp } from '../../models/userOp.js';
+import { findNetworkByChainId } from '../../networks.js';
+
+/**
+ * Reads of `user_ops` (with what an answer needs from `bundle_transactions`, `user_op_calls` and
+ * `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
+ * webhook payloads both use it.
+ */
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+export type UserOpRow = {
+  chain_id: string;
+  user_op_hash: string;
+  entry_point: string;
+  entry_point_version: string;
+  sender: string;
+  paymaster: string | null;
+  nonce: string;
+  success: boolean;
+  actual_gas_cost: string;
+  actual_gas_used: string;
+  failure: string | null;
+  revert_reason: string | null;
+  revert_message: string | null;
+  block_number: string;
+  block_hash: string;
+  block_time: string;
+  tx_hash: string;
+  tx_index: number;
+  bundle_index: number;
+  op_index: number | null;
+  log_index: number;
+  bundler: string;
+  beneficiary: string | null;
+  factory: string | null;
+  init_code: string | null;
+  call_data: string | null;
+  signature: string | null;
+  paymaster_and_data: string | null;
+  call_gas_limit: string | null;
+  verification_gas_limit: string | null;
+  pre_verification_gas: string | null;
+  max_fee_per_gas: string | null;
+  max_priority_fee_per_gas: string | null;
+  paymaster_verification_gas_limit: string | null;
+  paymaster_post_op_gas_limit: string | null;
+  account_gas_limits: string | null;
+  gas_fees: string | null;
+};
+
+export type UserOpCall = { target: string; value: string; data: string };
+
+/** A stored op with its bundle transaction's input, its decoded calls and its accounts' factories. */
+export type StoredUserOp = UserOpRow & {
+  /** Input of the bundle transaction (null if that row is missing). */
+  input: string | null;
+  calls: UserOpCall[];
+  /** accounts.factory of the sender (null: not deployed by an indexed AccountDeployed). */
+  sender_factory: string | null;
+  target_factory: string | null;
+};
+
+const sum = (values: Array<string | null>): string | null =>
+  values.some((v) => v === null) ? null : values.reduce((acc, v) => acc + BigInt(v!), 0n).toString();
+
+/** The spec's UserOp (plus the fields real clients read) from a stored op. */
+export function toUserOp(op: StoredUserOp): UserOp {
+  const first = op.calls[0];
+  const chainId = Number(op.chain_id);
+  const postOpReverted = op.failure === 'postop_reverted';
+  const v06 = op.entry_point_version === 'v0.6';
+  const gasLimits = [op.call_gas_limit, op.verification_gas_limit, op.pre_verification_gas];
+  if (!v06) gasLimits.push(op.paymaster_verification_gas_limit ?? '0', op.paymaster_post_op_gas_limit ?? '0');
+  const gasUsed = BigInt(op.actual_gas_used);
+  return {
+    userOpHash: op.user_op_hash,
+    transactionHash: op.tx_hash,
+    sender: op.sender,
+    target: first?.target ?? null,
+    accountSender: { factory: op.sender_factory },
+    accountTarget: first ? { factory: op.target_factory } : null,
+    paymaster: op.paymaster ?? ZERO_ADDRESS,
+    nonce: op.nonce,
+    actualGasCost: op.actual_gas_cost,
+    actualGasUsed: op.actual_gas_used,
+    success: op.success,
+    revertReason: postOpReverted ? null : op.revert_reason,
+    blockTime: op.block_time,
+    blockNumber: op.block_number,
+    network: findNetworkByChainId(chainId)?.name ?? String(chainId),
+    input: op.input ?? '0x',
+    // "call data sent to the target": the first decoded call's data, else the op's own callData.
+    callData: first?.data ?? op.call_data ?? '0x',
+    beneficiary: op.beneficiary,
+    // The spec's samples answer `0x` for an op that deployed nothing.
+    factory: op.factory ?? '0x',
+    value: first?.value ?? null,
+    verificationGasLimit: op.verification_gas_limit,
+    preVerificationGas: op.pre_verification_gas,
+    maxFeePerGas: op.max_fee_per_gas,
+    maxPriorityFeePerGas: op.max_priority_fee_per_gas,
+    paymasterAndData: op.paymaster_and_data,
+    signature: op.signature,
+    id: `${op.user_op_hash}-${op.log_index}`,
+    // What the op paid per unit of gas.
+    gasPrice: gasUsed > 0n ? (BigInt(op.actual_gas_cost) / gasUsed).toString() : null,
+    gasLimit: sum(gasLimits),
+    callGasLimit: op.call_gas_limit,
+    baseFeePerGas: null,
+    status: op.success ? 'SUCCESS' : 'FAILED',
+    entryPoint: op.entry_point,
+    entryPointVersion: op.entry_point_version,
+    initCode: op.init_code,
+    accountGasLimits: op.account_gas_limits,
+    gasFees: op.gas_fees,
+    preDecodedCallData: op.call_data ?? '0x',
+    paymasterRevertReason: postOpReverted ? op.revert_reason : null,
+    revertMessage: op.revert_message,
+    bundler: op.bundler,
+    chainId,
+    bundleIndex: op.bundle_index,
+    logIndex: op.log_index,
+    targets: op.calls.map((c) => c.target),
+    values: op.calls.map((c) => c.value),
+    callDatas: op.calls.map((c) => c.data),
+  };
+}
+
+/**
+ * Selects ops picked by `inner` (a query over user_ops aliased columns, already ordered and
+ * limited) with everything toUserOp needs, keeping the inner order.
+ */
+function selectStored(inner: string): string {
+  return `
+    select o.*, bt.input,
+      coalesce(c.calls, '[]'::json) as calls,
+      sa.factory as sender_factory, ta.factory as target_factory
+    from (${inner}) o
+    left join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
+    left join lateral (
+      select json_agg(json_build_object('target', uc.target, 'value', uc.value::text, 'data', uc.data)
+                      order by uc.call_index) as calls
+      from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
+    ) c on true
+    left join accounts sa on sa.chain_id = o.chain_id and sa.address = o.sender
+    left join accounts ta on ta.chain_id = o.chain_id and ta.address = c.calls->0->>'target'
+    order by o.block_number desc, o.log_index desc`;
+}
+
+/** A page of the ops matching `where` (fixed SQL with $1..$n placeholders), newest first. */
+async function listWhere(db: Queryable, where: string, params: unknown[], page: Page): Promise<UserOp[]> {
+  const n = params.length;
+  const inner = `select * from user_ops where ${where}
+    order by block_number desc, log_index desc limit $${n + 1} offset $${n + 2}`;
+  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [...params, page.first, page.skip]);
+  return rows.map(toUserOp);
+}
+
+/** The op with this hash on one network, or null. */
+export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<UserOp | null> {
+  const { rows } = await db.query<StoredUserOp>(
+    selectStored(`select * from user_ops where chain_id = $1 and user_op_hash = $2`),
+    [chainId, hash],
+  );
+  return rows[0] ? toUserOp(rows[0]) : null;
+}
+
+/** The ops with this hash on any of `chainIds` (the same op may exist on several networks). */
+export async function listByHash(db: Queryable, chainIds: number[], hash: string): Promise<UserOp[]> {
+  const { rows } = await db.query<StoredUserOp>(
+    selectStored(`select * from user_ops where user_op_hash = $1 and chain_id = any($2::bigint[])`),
+    [hash, chainIds],
+  );
+  return rows.map(toUserOp);
+}
+
+export function listLatest(db: Queryable, chainId: number, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1', [chainId], page);
+}
+
+export function listBySender(db: Queryable, chainId: number, sender: string, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1 and sender = $2', [chainId, sender], page);
+}
+
+export function listByPaymaster(db: Queryable, chainId: number, paymaster: string, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1 and paymaster = $2', [chainId, paymaster], page);
+}
+
+export function listByBundler(db: Queryable, chainId: number, bundler: string, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1 and bundler = $2', [chainId, bundler], page);
+}
+
+export function listByTransaction(db: Queryable, chainId: number, txHash: string, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1 and tx_hash = $2', [chainId, txHash], page);
+}
+
+export function listByBlock(db: Queryable, chainId: number, blockNumber: number, page: Page): Promise<UserOp[]> {
+  return listWhere(db, 'chain_id = $1 and block_number = $2', [chainId, blockNumber], page);
+}
+
+/** Ops and block time of one block (the count is over the whole block, not a page). */
+export async function countInBlock(
+  db: Queryable,
+  chainId: number,
+  blockNumber: number,
+): Promise<{ count: number; blockTime: string | null }> {
+  const { rows } = await db.query<{ count: string; block_time: string | null }>(
+    `select count(*) as count, min(block_time) as block_time from user_ops where chain_id = $1 and block_number = $2`,
+    [chainId, blockNumber],
+  );
+  return { count: Number(rows[0]?.count ?? 0), blockTime: rows[0]?.block_time ?? null };
+}
+
+/** `{id, userOpHash}` of the ops of the given bundle transactions, by transaction and bundle index. */
+export async function listIdsByTransactions(
+  db: Queryable,
+  chainId: number,
+  txHashes: string[],
+): Promise<Array<{ txHash: string; bundleIndex: number; id: string; userOpHash: string }>> {
+  const { rows } = await db.query<{ tx_hash: string; bundle_index: number; user_op_hash: string; log_index: number }>(
+    `select tx_hash, bundle_index, user_op_hash, log_index from user_ops
+     where chain_id = $1 and tx_hash = any($2::text[]) order by log_index`,
+    [chainId, txHashes],
+  );
+  return rows.map((r) => ({
+    txHash: r.tx_hash,
+    bundleIndex: r.bundle_index,
+    id: `${r.user_op_hash}-${r.log_index}`,
+    userOpHash: r.user_op_hash,
+  }));
+}
+
+/** Whether an op with this hash exists on the network (searchEntry). */
+export async function exists(db: Queryable, chainId: number, hash: string): Promise<boolean> {
+  const { rows } = await db.query(`select 1 from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, hash]);
+  return rows.length > 0;
+}
