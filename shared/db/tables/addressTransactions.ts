@@ -1,0 +1,63 @@
+import type { Queryable } from '../client.js';
+import type { Page } from '../page.js';
+import type { Transaction } from '../../models/address.js';
+
+/**
+ * Reads of `address_transactions`: the bundle transactions an address took part in, answered in the
+ * spec's (Covalent-style) Transaction shape. Labels and price quotes are left null here; the API
+ * fills them from its label list and price source.
+ */
+
+type AddressTransactionRow = {
+  tx_hash: string;
+  block_number: string;
+  block_time: string;
+  tx_index: number;
+  tx_from: string;
+  tx_to: string | null;
+  status: boolean;
+  gas_used: string;
+  effective_gas_price: string;
+  fee: string;
+};
+
+export function toTransaction(r: AddressTransactionRow): Transaction {
+  return {
+    block_signed_at: new Date(Number(r.block_time) * 1000).toISOString(),
+    block_height: Number(r.block_number),
+    tx_hash: r.tx_hash,
+    tx_offset: r.tx_index,
+    successful: r.status,
+    from_address: r.tx_from,
+    from_address_label: null,
+    to_address: r.tx_to,
+    to_address_label: null,
+    // handleOps / handleAggregatedOps are not payable: a bundle transaction carries no value.
+    value: '0',
+    value_quote: null,
+    pretty_value_quote: null,
+    // The transaction's gas limit is not indexed; what it used is the lower bound.
+    gas_offered: Number(r.gas_used),
+    gas_spent: Number(r.gas_used),
+    gas_price: Number(r.effective_gas_price),
+    fees_paid: r.fee,
+    gas_quote: null,
+    pretty_gas_quote: null,
+    gas_quote_rate: null,
+  };
+}
+
+/** The address's bundle transactions, newest first. */
+export async function listByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<Transaction[]> {
+  const { rows } = await db.query<AddressTransactionRow>(
+    `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
+            bt.gas_used, bt.effective_gas_price, bt.fee
+     from (select tx_hash, block_number, tx_index from address_transactions
+           where chain_id = $1 and address = $2
+           order by block_number desc, tx_index desc limit $3 offset $4) a
+     join bundle_transactions bt on bt.chain_id = $1 and bt.tx_hash = a.tx_hash
+     order by a.block_number desc, a.tx_index desc`,
+    [chainId, address, page.first, page.skip],
+  );
+  return rows.map(toTransaction);
+}

@@ -1,0 +1,67 @@
+import type { Queryable } from '../client.js';
+
+/** Reads of `bundle_transactions`: the transactions that carry at least one bundle. */
+
+export type BundleTransaction = {
+  txHash: string;
+  blockNumber: string;
+  blockTime: string;
+  txIndex: number;
+  from: string;
+  to: string | null;
+  input: string;
+  status: boolean;
+  gasUsed: string;
+  effectiveGasPrice: string;
+  /** Wei paid for the transaction. */
+  fee: string;
+  /** Ops in the transaction, over all its bundles. */
+  userOpsCount: number;
+};
+
+type BundleTransactionRow = {
+  tx_hash: string;
+  block_number: string;
+  block_time: string;
+  tx_index: number;
+  tx_from: string;
+  tx_to: string | null;
+  input: string;
+  status: boolean;
+  gas_used: string;
+  effective_gas_price: string;
+  fee: string;
+  ops_count: string;
+};
+
+export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction => ({
+  txHash: r.tx_hash,
+  blockNumber: r.block_number,
+  blockTime: r.block_time,
+  txIndex: r.tx_index,
+  from: r.tx_from,
+  to: r.tx_to,
+  input: r.input,
+  status: r.status,
+  gasUsed: r.gas_used,
+  effectiveGasPrice: r.effective_gas_price,
+  fee: r.fee,
+  userOpsCount: Number(r.ops_count),
+});
+
+const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
+  bt.gas_used, bt.effective_gas_price, bt.fee,
+  (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = bt.tx_hash) as ops_count`;
+
+export async function findByHash(db: Queryable, chainId: number, txHash: string): Promise<BundleTransaction | null> {
+  const { rows } = await db.query<BundleTransactionRow>(
+    `select ${COLUMNS} from bundle_transactions bt where bt.chain_id = $1 and bt.tx_hash = $2`,
+    [chainId, txHash],
+  );
+  return rows[0] ? toBundleTransaction(rows[0]) : null;
+}
+
+export async function exists(db: Queryable, chainId: number, txHash: string): Promise<boolean> {
+  const { rows } = await db.query(`select 1 from bundle_transactions where chain_id = $1 and tx_hash = $2`, [chainId, txHash]);
+  return rows.length > 0;
+}

@@ -1,0 +1,88 @@
+import type { Queryable } from '../client.js';
+import type { DailyMetric } from '../../models/entities.js';
+
+/**
+ * Reads of `daily_stats` (per network and UTC day) as the spec's DailyMetric: day counts as
+ * stored, cumulative totals as window sums since the first day, entity totals from
+ * `entity_stats.first_seen_day`, active wallets from `daily_active_wallets`.
+ */
+
+type DailyRow = {
+  day: number;
+  user_ops: string;
+  bundles: string;
+  wallets_created: string;
+  gas_cost_collected: string;
+  active_wallets: string;
+  user_ops_total: string;
+  bundles_total: string;
+  wallets_created_total: string;
+  gas_cost_collected_total: string;
+  paymaster_total: string;
+  factory_total: string;
+  bundler_total: string;
+  active_wallet_list: string[];
+};
+
+const toDailyMetric = (r: DailyRow): DailyMetric => ({
+  userOpsDaily: r.user_ops,
+  bundleDaily: r.bundles,
+  walletsCreatedDaily: r.wallets_created,
+  gasCostCollectedDaily: r.gas_cost_collected,
+  userOpsTotal: r.user_ops_total,
+  bundlesTotal: r.bundles_total,
+  walletsCreatedTotal: r.wallets_created_total,
+  gasCostCollectedTotal: r.gas_cost_collected_total,
+  activeWallets: r.active_wallet_list,
+  activeWalletsDaily: r.active_wallets,
+  daySinceEpoch: String(r.day),
+  paymasterTotal: r.paymaster_total,
+  factoryTotal: r.factory_total,
+  bundlerTotal: r.bundler_total,
+});
+
+/**
+ * The days with activity among the `days` UTC days ending with the network's latest active day,
+ * newest first.
+ */
+export async function listRecent(db: Queryable, chainId: number, days: number): Promise<DailyMetric[]> {
+  const { rows } = await db.query<DailyRow>(
+    `with totals as (
+       select day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets,
+              sum(user_ops) over w as user_ops_total, sum(bundles) over w as bundles_total,
+              sum(wallets_created) over w as wallets_created_total,
+              sum(gas_cost_collected) over w as gas_cost_collected_total
+       from daily_stats where chain_id = $1
+       window w as (order by day)
+     )
+     select t.day, t.user_ops, t.bundles, t.wallets_created, t.gas_cost_collected::text as gas_cost_collected,
+            t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
+            t.wallets_created_total::text as wallets_created_total,
+            t.gas_cost_collected_total::text as gas_cost_collected_total,
+            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
+            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
+            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
+            coalesce((select array_agg(w.address order by w.address) from daily_active_wallets w
+                      where w.chain_id = $1 and w.day = t.day), '{}') as active_wallet_list
+     from totals t
+     where t.user_ops > 0 and t.day > (select max(day) from daily_stats where chain_id = $1) - $2
+     order by t.day desc`,
+    [chainId, days],
+  );
+  return rows.map(toDailyMetric);
+}
+
+/** Network-wide totals (getGlobalCounts). */
+export async function sumAll(
+  db: Queryable,
+  chainId: number,
+): Promise<{ userOps: string; bundles: string; walletsCreated: string }> {
+  const { rows } = await db.query<{ user_ops: string; bundles: string; wallets_created: string }>(
+    `select coalesce(sum(user_ops), 0)::text as user_ops, coalesce(sum(bundles), 0)::text as bundles,
+            coalesce(sum(wallets_created), 0)::text as wallets_created
+     from daily_stats where chain_id = $1`,
+    [chainId],
+  );
+  const r = rows[0]!;
+  return { userOps: r.user_ops, bundles: r.bundles, walletsCreated: r.wallets_created };
+}

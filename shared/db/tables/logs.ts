@@ -1,0 +1,53 @@
+import type { Queryable } from '../client.js';
+import type { Log } from '../../models/log.js';
+
+/**
+ * Reads of `logs`: every log of every bundle transaction. Event names are left null here; the API
+ * decodes the events it knows.
+ */
+
+type LogRow = {
+  tx_hash: string;
+  log_index: number;
+  tx_log_index: number;
+  block_number: string;
+  address: string;
+  topics: string[];
+  data: string;
+  user_op_hash: string | null;
+};
+
+export const toLog = (r: LogRow): Log => ({
+  logIndex: String(r.log_index),
+  transactionHash: r.tx_hash,
+  transactionLogIndex: String(r.tx_log_index),
+  topics: r.topics,
+  // Only canonical logs are stored: a reorg deletes the rows of the blocks it replaced.
+  removed: false,
+  data: r.data,
+  address: r.address,
+  event_name: null,
+  eventName: null,
+  blockNumber: r.block_number,
+  userOpHash: r.user_op_hash,
+});
+
+const COLUMNS = 'tx_hash, log_index, tx_log_index, block_number, address, topics, data, user_op_hash';
+
+/** The logs of an op's execution slice, in order. */
+export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<Log[]> {
+  const { rows } = await db.query<LogRow>(
+    `select ${COLUMNS} from logs where chain_id = $1 and user_op_hash = $2 order by log_index`,
+    [chainId, userOpHash],
+  );
+  return rows.map(toLog);
+}
+
+/** The log at a block-level index in a transaction, or null. */
+export async function find(db: Queryable, chainId: number, txHash: string, logIndex: number): Promise<Log | null> {
+  const { rows } = await db.query<LogRow>(
+    `select ${COLUMNS} from logs where chain_id = $1 and tx_hash = $2 and log_index = $3`,
+    [chainId, txHash, logIndex],
+  );
+  return rows[0] ? toLog(rows[0]) : null;
+}

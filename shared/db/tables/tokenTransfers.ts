@@ -1,0 +1,122 @@
+import type { Queryable } from '../client.js';
+import type { Page } from '../page.js';
+import type { Erc20Transfer, NftTransfer } from '../../models/address.js';
+
+/**
+ * Reads of `token_transfers` in the spec's (Alchemy-style) transfer shapes, with token metadata
+ * from `tokens`.
+ */
+
+type TransferRow = {
+  tx_hash: string;
+  log_index: number;
+  block_number: string;
+  block_time: string;
+  user_op_hash: string | null;
+  standard: 'ERC20' | 'ERC721' | 'ERC1155' | 'NATIVE';
+  token: string;
+  from_address: string;
+  to_address: string;
+  value: string;
+  token_id: string | null;
+  symbol: string | null;
+  name: string | null;
+  decimals: number | null;
+};
+
+const hex = (value: string | number): string => `0x${BigInt(value).toString(16)}`;
+const isoTime = (blockTime: string): string => new Date(Number(blockTime) * 1000).toISOString();
+
+/** Whole tokens as a float (Alchemy's `value`); the exact amount is in rawContract.value. */
+function wholeTokens(raw: string, decimals: number | null): number {
+  if (!decimals) return Number(raw);
+  const scale = 10n ** BigInt(decimals);
+  const amount = BigInt(raw);
+  return Number(amount / scale) + Number(amount % scale) / Number(scale);
+}
+
+export const toErc20Transfer = (r: TransferRow): Erc20Transfer => ({
+  from: r.from_address,
+  to: r.to_address,
+  value: wholeTokens(r.value, r.decimals),
+  hash: r.tx_hash,
+  blockNum: Number(r.block_number),
+  asset: r.symbol,
+  catergory: 'erc20',
+  category: 'erc20',
+  rawContract: { address: r.token, value: hex(r.value), decimal: r.decimals === null ? null : hex(r.decimals) },
+  userOpHash: r.user_op_hash,
+  logIndex: r.log_index,
+  metadata: { blockTimestamp: isoTime(r.block_time) },
+});
+
+export const toNftTransfer = (r: TransferRow): NftTransfer => {
+  const category = r.standard === 'ERC1155' ? 'erc1155' : 'erc721';
+  const tokenId = r.token_id ?? '0';
+  return {
+    from: r.from_address,
+    to: r.to_address,
+    tokenId,
+    hash: r.tx_hash,
+    value: Number(r.value),
+    blockNum: Number(r.block_number),
+    asset: r.symbol,
+    catergory: category,
+    erc721TokenId: `0x${BigInt(tokenId).toString(16).padStart(64, '0')}`,
+    erc721Metadata: '',
+    rawContract: { address: r.token },
+    category,
+    userOpHash: r.user_op_hash,
+    logIndex: r.log_index,
+    metadata: { blockTimestamp: isoTime(r.block_time) },
+  };
+};
+
+/**
+ * Transfers of the given standards where the address is sender or receiver, newest first. Each
+ * side is read through its own index, limited to the rows the page can need.
+ */
+async function listByParty(
+  db: Queryable,
+  where: { chainId: number; address: string; standards: string[] },
+  page: Page,
+): Promise<TransferRow[]> {
+  const side = (column: string) => `select * from token_transfers
+     where chain_id = $1 and ${column} = $2 and standard = any($3::text[])
+     order by block_number desc, log_index desc, batch_index desc limit $4`;
+  const { rows } = await db.query<TransferRow>(
+    `select x.tx_hash, x.log_index, x.block_number, x.block_time, x.user_op_hash, x.standard, x.token,
+            x.from_address, x.to_address, x.value::text as value, x.token_id::text as token_id,
+            t.symbol, t.name, t.decimals
+     from (${side('from_address')} union ${side('to_address')}) x
+     left join tokens t on t.chain_id = x.chain_id and t.address = x.token
+     order by x.block_number desc, x.log_index desc, x.batch_index desc
+     limit $5 offset $6`,
+    [where.chainId, where.address, where.standards, page.first + page.skip, page.first, page.skip],
+  );
+  return rows;
+}
+
+export async function listErc20ByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<Erc20Transfer[]> {
+  return (await listByParty(db, { chainId, address, standards: ['ERC20'] }, page)).map(toErc20Transfer);
+}
+
+export async function listNftByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<NftTransfer[]> {
+  return (await listByParty(db, { chainId, address, standards: ['ERC721', 'ERC1155'] }, page)).map(toNftTransfer);
+}
+
+/** ERC-20 transfers made during an op, in log order (getUserOpMetadata). */
+export async function listErc20ByUserOp(
+  db: Queryable,
+  chainId: number,
+  userOpHash: string,
+): Promise<Array<{ token: string; from: string; to: string; value: string; name: string | null }>> {
+  const { rows } = await db.query<{ token: string; from_address: string; to_address: string; value: string; name: string | null }>(
+    `select x.token, x.from_address, x.to_address, x.value::text as value, t.name
+     from token_transfers x left join tokens t on t.chain_id = x.chain_id and t.address = x.token
+     where x.chain_id = $1 and x.user_op_hash = $2 and x.standard = 'ERC20'
+     order by x.log_index, x.batch_index`,
+    [chainId, userOpHash],
+  );
+  return rows.map((r) => ({ token: r.token, from: r.from_address, to: r.to_address, value: r.value, name: r.name }));
+}
