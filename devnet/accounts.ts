@@ -7,7 +7,7 @@ import { AbiCoder, Interface, SigningKey, computeAddress, concat, keccak256, par
 import type { AccountFamily } from './calls.js';
 import type { Deployment } from './deploy.js';
 import type { Devnet } from './devnet.js';
-import { mineBlock, sendRawTransactions } from './mining.js';
+import { mineBlock, sendRawTransactions, type MinedBlock } from './mining.js';
 import type { SignatureScheme, EpVersion } from './userop.js';
 
 export type AccountKind = 'simple' | 'mini';
@@ -88,8 +88,7 @@ export async function resolveAddresses(devnet: Devnet, accounts: SmartAccount[])
  * Gives each account ETH (state edit, no transaction) and both ERC-20s (a mintBatch transaction
  * per token), mined in one block at `timestamp`. Must run while automine is off.
  */
-export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: SmartAccount[], timestamp: number): Promise<number> {
-  if (accounts.length === 0) return -1;
+export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: SmartAccount[], timestamp: number): Promise<MinedBlock> {
   const { rpc, deployer } = devnet;
   await rpc.batch(accounts.map((a) => ['anvil_setBalance', [a.address, toBeHex(ACCOUNT_ETH)]]));
   const addresses = accounts.map((a) => a.address);
@@ -102,5 +101,16 @@ export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: Smar
   const failed = block.receipts.filter((r) => r.status !== '0x1');
   if (failed.length > 0) throw new Error(`account funding failed in block ${block.number}`);
   for (const a of accounts) a.fundedAtBlock = block.number;
-  return block.number;
+  return block;
+}
+
+/**
+ * Gets the accounts that planning just created ready for their first op: resolves their addresses
+ * and funds them in a block mined at `timestamp`. Returns that block, or null when there were none.
+ */
+export async function prepareNewAccounts(devnet: Devnet, d: Deployment, timestamp: number): Promise<MinedBlock | null> {
+  const fresh = devnet.traffic.accounts.filter((a) => !a.address);
+  if (fresh.length === 0) return null;
+  await resolveAddresses(devnet, fresh);
+  return fundAccounts(devnet, d, fresh, timestamp);
 }

@@ -29,6 +29,11 @@ export const PAYMASTER_DEPOSIT = parseEther('1000');
 
 export type PerVersion = Record<EpVersion, string>;
 
+/** The canonical addresses of the three versions the devnet runs (shared/networks.ts also lists v0.9). */
+export function canonicalEntryPoints(): PerVersion {
+  return { 'v0.6': CANONICAL_ENTRYPOINTS['v0.6'], 'v0.7': CANONICAL_ENTRYPOINTS['v0.7'], 'v0.8': CANONICAL_ENTRYPOINTS['v0.8'] };
+}
+
 export type Deployment = {
   entryPoints: PerVersion;
   simpleAccountFactories: PerVersion;
@@ -83,7 +88,7 @@ export async function deployContracts(ctx: Ctx): Promise<Deployment> {
     raws.push(await deployer.sign({ to: entryPoints[version], data, value: PAYMASTER_DEPOSIT, gasLimit: 300_000n }));
   };
 
-  const entryPoints = { ...CANONICAL_ENTRYPOINTS } as PerVersion;
+  const entryPoints = canonicalEntryPoints();
   for (const v of EP_VERSIONS) {
     const code = await rpc.call<string>('eth_getCode', [entryPoints[v], 'latest']);
     if (code !== '0x') continue; // already there (e.g. a forked chain)

@@ -5,12 +5,11 @@
 import { HDNodeWallet, Wallet, keccak256, toUtf8Bytes } from 'ethers';
 import type { SmartAccount } from './accounts.js';
 import { ANVIL_MNEMONIC, startChain, type StartChainOptions } from './chain.js';
-import { contractNames, deployContracts, type Deployment } from './deploy.js';
+import { canonicalEntryPoints, contractNames, deployContracts, type Deployment } from './deploy.js';
 import type { SignedOp } from './ops.js';
 import type { Rpc } from './rpc.js';
 import { LocalSigner } from './signer.js';
 import { emptyTruth, type GroundTruth } from './truth.js';
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 
 export type TrafficState = {
   accounts: SmartAccount[];
@@ -69,7 +68,7 @@ export async function startDevnet(opts: StartDevnetOptions = {}): Promise<Devnet
       beneficiaries: [5, 6].map((i) => devAccount(i).address.toLowerCase()),
       recipients: Array.from({ length: 8 }, (_, i) => `0x${keccak256(toUtf8Bytes(`opscan-devnet-recipient-${i}`)).slice(26)}`),
       deployment: null,
-      truth: emptyTruth(chain.chainId, { ...CANONICAL_ENTRYPOINTS }, {}),
+      truth: emptyTruth(chain.chainId, canonicalEntryPoints(), {}),
       traffic: { accounts: [], nextAccountId: 1, nextNftId: 1n, submitted: new Map() },
       exclusive<T>(fn: () => Promise<T>): Promise<T> {
         const run = queue.then(fn, fn);

@@ -4,7 +4,7 @@
  * the ground truth as it goes. Fast path: all signing is local, a block's transactions go out in
  * one batch, nothing waits for a receipt except the explicit mine.
  */
-import { fundAccounts, resolveAddresses } from './accounts.js';
+import { prepareNewAccounts } from './accounts.js';
 import { deployAll, type Devnet } from './devnet.js';
 import { headBlock, withManualMining } from './mining.js';
 import type { OpContext } from './ops.js';
@@ -35,13 +35,10 @@ export async function generate(devnet: Devnet, opts: GenerateOptions): Promise<G
       const ctx: OpContext = { devnet, deployment, rng, recipients: devnet.recipients };
       const plans = planBlocks(ctx, opts.ops, { ...DEFAULT_LAYOUT, ...opts.layout });
 
-      const fresh = devnet.traffic.accounts.filter((a) => !a.address);
-      await resolveAddresses(devnet, fresh);
-      ctx.recipients = [...devnet.recipients, ...sampleAccounts(devnet, rng, 6)];
-
       const head = await headBlock(devnet.rpc);
       const times = spreadTimestamps(head.timestamp, plans.length + 1, opts.days ?? 3);
-      await fundAccounts(devnet, deployment, fresh, times[0]!);
+      await prepareNewAccounts(devnet, deployment, times[0]!);
+      ctx.recipients = [...devnet.recipients, ...sampleAccounts(devnet, rng, 6)];
 
       let done = 0;
       for (const [i, plan] of plans.entries()) {

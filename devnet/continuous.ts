@@ -1,0 +1,69 @@
+/**
+ * Slow continuous traffic for the demo: every `intervalMs`, one block with `opsPerTick` new ops at
+ * wall-clock time (or just after the head, if generated history ran ahead of the clock), appended
+ * to devnet.truth like everything else.
+ */
+import { prepareNewAccounts } from './accounts.js';
+import { deployAll, type Devnet } from './devnet.js';
+import { headBlock, withManualMining } from './mining.js';
+import type { OpContext } from './ops.js';
+import { DEFAULT_LAYOUT, planBlocks } from './plan.js';
+import { Random } from './random.js';
+import { mineSignedBlock, signBlock } from './submit.js';
+import { computeDays } from './truth.js';
+
+export type ContinuousOptions = {
+  /** Time between blocks (default 2000 ms). */
+  intervalMs?: number;
+  /** Ops per block (default 4). */
+  opsPerTick?: number;
+  seed?: number;
+  /** A failed tick is reported here and the loop goes on (default: written to stderr). */
+  onError?: (err: unknown) => void;
+  /** After each mined tick, with the total ops recorded so far. */
+  onTick?: (totalOps: number) => void;
+};
+
+export type ContinuousTraffic = { stop(): Promise<void> };
+
+export function startContinuous(devnet: Devnet, opts: ContinuousOptions = {}): ContinuousTraffic {
+  const intervalMs = opts.intervalMs ?? 2000;
+  const opsPerTick = opts.opsPerTick ?? 4;
+  const rng = new Random(opts.seed ?? Date.now());
+  const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`devnet continuous traffic: ${String(err)}\n`));
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const tick = async (): Promise<void> => {
+    const deployment = await deployAll(devnet);
+    await devnet.exclusive(() =>
+      withManualMining(devnet.rpc, async () => {
+        const ctx: OpContext = { devnet, deployment, rng, recipients: devnet.recipients };
+        // One block per tick: ops beyond what the first planned block holds wait for later ticks.
+        const [plan] = planBlocks(ctx, opsPerTick, { ...DEFAULT_LAYOUT, maxBundlesPerBlock: 3, maxOpsPerBundle: Math.max(2, opsPerTick), newAccountRate: 0.1 });
+        let time = Math.max((await headBlock(devnet.rpc)).timestamp + 1, Math.floor(Date.now() / 1000));
+        if (await prepareNewAccounts(devnet, deployment, time)) time++;
+        if (plan) await mineSignedBlock(devnet, deployment, signBlock(ctx, plan), time);
+        devnet.truth.days = computeDays(devnet.truth);
+      }),
+    );
+    opts.onTick?.(devnet.truth.userOps.length);
+  };
+
+  const schedule = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = tick().catch(onError).finally(schedule);
+    }, intervalMs);
+  };
+  schedule();
+
+  return {
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}
