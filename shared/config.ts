@@ -42,9 +42,58 @@ export const baseEnvSchema = z.object({
     .describe('Redis URL for the cache and rate limiter. Unset: in-process cache and limiter.'),
 });
 
+/** Webhook settings read by both the web process (createWebhook) and the dispatcher. */
+const webhookEnv = {
+  WEBHOOK_ALLOW_PRIVATE_URLS: boolean
+    .default(false)
+    .describe('Allow http:// and private/loopback webhook targets. For development and tests only.'),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or base64')
+    .optional()
+    .describe('Key (32 bytes, hex or base64) encrypting webhook signing secrets. Unset: generated once, kept in the database.'),
+};
+
+/** API serving: limits, cache, prices (web process). */
+const apiEnv = {
+  RATE_LIMIT_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(10)
+    .describe('Requests per second per API key (plus a burst reserve of twice that per 10 s); api_keys.rate_limit_per_second overrides it per key.'),
+  CACHE_FINAL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(86_400)
+    .describe('How long answers about finalised blocks stay cached (head-dependent answers live about one block).'),
+  REDIS_KEY_PREFIX: z.string().default('opscan:').describe('Prefix of every Redis key the web process writes.'),
+  PRICE_SOURCE_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('URL answering JSON {SYMBOL: USD price} (e.g. {"ETH": 3120.5}), read at most once a minute. Unset: price fields are null.'),
+  TRUST_PROXY: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe('Reverse proxies in front of the web process (1 on Heroku); the client IP of keyless calls is read behind them.'),
+  METRICS_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe('Bearer token required by GET /metrics. Unset: /metrics is open (it holds counters only).'),
+};
+
 /** The web process (REST + tRPC). */
 export const webEnvSchema = baseEnvSchema.extend({
   PORT: port.default(3000).describe('HTTP port of the web process.'),
+  ...apiEnv,
+  ...webhookEnv,
+  WEBHOOK_MAX_PER_KEY: z.coerce.number().int().min(1).default(100).describe('Most webhooks one API key may have.'),
 });
 
 /** The indexer process. */
@@ -57,9 +106,14 @@ export const indexerEnvSchema = baseEnvSchema.extend({
 
 /** The webhook dispatcher process. */
 export const dispatcherEnvSchema = baseEnvSchema.extend({
-  WEBHOOK_ALLOW_PRIVATE_URLS: boolean
-    .default(false)
-    .describe('Allow http:// and private/loopback webhook targets. For development and tests only.'),
+  ...webhookEnv,
+  WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(64)
+    .describe('Webhook requests one dispatcher keeps in flight at once.'),
 });
 
 /** Per-network variables; NAME is the network name in upper case with `-` → `_`. */

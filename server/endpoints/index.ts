@@ -4,10 +4,22 @@ import { authenticate } from '../http/auth.js';
 import { parseInput } from '../http/errors.js';
 import type { Endpoint } from './defineEndpoint.js';
 import { getNetworks } from './getNetworks.js';
+import { createWebhook } from './createWebhook.js';
+import { listWebhooks } from './listWebhooks.js';
+import { deleteWebhook } from './deleteWebhook.js';
+import { getWebhookDeliveries } from './getWebhookDeliveries.js';
+import { replayWebhookDelivery } from './replayWebhookDelivery.js';
+import { testWebhook } from './testWebhook.js';
 
 /** The single registry: key = REST path `/v0/<key>` = tRPC procedure name. */
 export const endpoints = {
   getNetworks,
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  getWebhookDeliveries,
+  replayWebhookDelivery,
+  testWebhook,
 };
 
 export type Endpoints = typeof endpoints;

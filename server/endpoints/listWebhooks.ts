@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import * as webhooks from '../../shared/db/tables/webhooks.js';
+import { webhookWithStatusSchema } from '../../shared/webhooks/models.js';
+import { defineEndpoint } from './defineEndpoint.js';
+
+export const listWebhooks = defineEndpoint({
+  summary: "The calling API key's webhooks, oldest first (secrets are never listed).",
+  tag: 'Webhook',
+  input: z.object({}),
+  output: z.object({ webhooks: z.array(webhookWithStatusSchema) }),
+  async handler(ctx) {
+    const rows = await webhooks.listByKey(ctx.db, ctx.apiKey!.id);
+    return { webhooks: rows.map(webhooks.toWebhookModel) };
+  },
+});

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import * as webhookDeliveries from '../../shared/db/tables/webhookDeliveries.js';
+import * as webhooks from '../../shared/db/tables/webhooks.js';
+import { AppError } from '../../shared/errors.js';
+import { webhookDeliverySchema } from '../../shared/webhooks/models.js';
+import { defineEndpoint } from './defineEndpoint.js';
+
+export const replayWebhookDelivery = defineEndpoint({
+  summary: 'Sends a delivery again now: same webhook-id and body, new timestamp and signature.',
+  tag: 'Webhook',
+  methods: ['GET', 'POST'],
+  kind: 'mutation',
+  input: z.object({ id: z.string().trim().min(1, 'is required').max(64) }),
+  output: z.object({ delivery: webhookDeliverySchema, success: z.literal(true) }),
+  async handler(ctx, { id }) {
+    const apiKeyId = ctx.apiKey!.id;
+    const delivery = await webhookDeliveries.findOwned(ctx.db, apiKeyId, id);
+    if (!delivery) throw new AppError('NOT_FOUND', `No delivery ${id}`, { param: 'id' });
+    const webhook = await webhooks.findOwned(ctx.db, apiKeyId, delivery.webhookId);
+    if (webhook?.status !== 'enabled') {
+      throw new AppError('CONFLICT', `Webhook ${delivery.webhookId} is disabled (${webhook?.disabledReason}); create it again`, {
+        param: 'id',
+      });
+    }
+    const requeued = await webhookDeliveries.requeue(ctx.db, id);
+    if (!requeued) throw new AppError('NOT_FOUND', `No delivery ${id}`, { param: 'id' });
+    await webhookDeliveries.notifyDue(ctx.db);
+    return { delivery: webhookDeliveries.toDeliveryModel(requeued, []), success: true as const };
+  },
+});

@@ -1,0 +1,270 @@
+import type { WebhookDelivery } from '../../webhooks/models.js';
+import type { Queryable } from '../client.js';
+import type { AttemptRecord } from './webhookAttempts.js';
+
+/**
+ * Deliveries: one row per (webhook, event), the dispatcher's source of truth. Status machine:
+ * pending → delivered | failed (retries exhausted) | cancelled (webhook disabled, op reorged out);
+ * a replay puts any of them back to pending. While pending, `next_attempt_at` is when it is due;
+ * a claim moves it one lease ahead, so a dispatcher that dies mid-send loses nothing.
+ */
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export type NewDelivery = {
+  id: string;
+  webhookId: string;
+  eventKey: string;
+  eventType: string;
+  chainId: number;
+  userOpHash: string | null;
+  body: string;
+};
+
+/** Inserts the deliveries that do not exist yet (unique per webhook and event); returns how many. */
+export async function insertMany(db: Queryable, deliveries: NewDelivery[]): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const col = <K extends keyof NewDelivery>(k: K) => deliveries.map((d) => d[k]);
+  const { rowCount } = await db.query(
+    `insert into webhook_deliveries (id, webhook_id, event_key, event_type, chain_id, user_op_hash, body, next_attempt_at)
+     select *, now() from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+     on conflict (webhook_id, event_key) do nothing`,
+    [col('id'), col('webhookId'), col('eventKey'), col('eventType'), col('chainId'), col('userOpHash'), col('body')],
+  );
+  return rowCount;
+}
+
+/** A delivery one dispatcher has claimed for one attempt, with what it needs to send it. */
+export type ClaimedDelivery = {
+  id: string;
+  webhookId: string;
+  eventType: string;
+  body: string;
+  /** The number of this attempt (1 for the first). */
+  attempt: number;
+  createdAt: Date;
+  url: string;
+  secretCiphertext: string;
+};
+
+/**
+ * Claims up to `limit` due deliveries of enabled webhooks. SKIP LOCKED lets several dispatchers
+ * claim at once without waiting on or double-claiming each other's rows.
+ */
+export async function claimDue(db: Queryable, options: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<{
+    id: string;
+    webhook_id: string;
+    event_type: string;
+    body: string;
+    attempts: number;
+    created_at: Date | string;
+    url: string;
+    secret_ciphertext: string;
+  }>(
+    `with due as (
+       select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+        where d.status = 'pending' and d.next_attempt_at <= now() and w.status = 'enabled'
+        order by d.next_attempt_at, d.id
+        limit $1
+        for update of d skip locked
+     )
+     update webhook_deliveries d
+        set attempts = d.attempts + 1, last_attempt_at = now(),
+            next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+       from due, webhooks w
+      where d.id = due.id and w.id = d.webhook_id
+     returning d.id, d.webhook_id, d.event_type, d.body, d.attempts, d.created_at, w.url, w.secret_ciphertext`,
+    [options.limit, options.leaseMs],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    eventType: r.event_type,
+    body: r.body,
+    attempt: r.attempts,
+    createdAt: new Date(r.created_at),
+    url: r.url,
+    secretCiphertext: r.secret_ciphertext,
+  }));
+}
+
+/** When the next pending delivery falls due (null: none pending). */
+export async function nextDueAt(db: Queryable): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date | string | null }>(
+    `select min(next_attempt_at) as at from webhook_deliveries where status = 'pending'`,
+  );
+  return rows[0]?.at ? new Date(rows[0].at) : null;
+}
+
+/**
+ * Records the outcome of attempt `attempt`. Only the latest claimant may change the status: if the
+ * lease ran out and another dispatcher claimed the row meanwhile, this outcome is logged but moot.
+ */
+export async function settle(
+  db: Queryable,
+  outcome: { id: string; attempt: number } & (
+    | { status: 'delivered' }
+    | { status: 'pending'; nextAttemptAt: Date }
+    | { status: 'failed' }
+  ),
+): Promise<boolean> {
+  const next = outcome.status === 'pending' ? outcome.nextAttemptAt : null;
+  const { rowCount } = await db.query(
+    `update webhook_deliveries
+        set status = $3, next_attempt_at = $4,
+            delivered_at = case when $3 = 'delivered' then now() else delivered_at end
+      where id = $1 and attempts = $2 and status = 'pending'`,
+    [outcome.id, outcome.attempt, outcome.status, next],
+  );
+  return rowCount > 0;
+}
+
+export async function cancelPendingOfWebhook(db: Queryable, webhookId: string): Promise<void> {
+  await db.query(`update webhook_deliveries set status = 'cancelled' where webhook_id = $1 and status = 'pending'`, [
+    webhookId,
+  ]);
+}
+
+/**
+ * Ops that left the chain: cancels their pending deliveries and returns, per webhook, the ops it
+ * had already been sent (or tried to be sent), which deserve a reorg notice.
+ */
+export async function retractOps(
+  db: Queryable,
+  chainId: number,
+  userOpHashes: string[],
+): Promise<Array<{ webhookId: string; userOpHashes: string[] }>> {
+  if (userOpHashes.length === 0) return [];
+  const { rows } = await db.query<{ webhook_id: string; hashes: string[] }>(
+    `with touched as (
+       select id, webhook_id, user_op_hash, status, attempts from webhook_deliveries
+        where chain_id = $1 and user_op_hash = any($2::text[])
+          and event_type in ('user_operation', 'account_deployed')
+     ), cancelled as (
+       update webhook_deliveries d set status = 'cancelled'
+         from touched t where d.id = t.id and t.status = 'pending'
+     )
+     select webhook_id, array_agg(distinct user_op_hash order by user_op_hash) as hashes
+       from touched where status = 'delivered' or (status <> 'cancelled' and attempts > 0)
+      group by webhook_id order by webhook_id`,
+    [chainId, userOpHashes],
+  );
+  return rows.map((r) => ({ webhookId: r.webhook_id, userOpHashes: r.hashes }));
+}
+
+/** A delivery as the API lists it. */
+export type DeliveryRecord = {
+  id: string;
+  webhookId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+};
+
+type DeliveryRow = {
+  id: string;
+  webhook_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | string | null;
+  last_attempt_at: Date | string | null;
+  delivered_at: Date | string | null;
+  created_at: Date | string;
+};
+
+const COLUMNS = 'id, webhook_id, event_type, status, attempts, next_attempt_at, last_attempt_at, delivered_at, created_at';
+const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  eventType: r.event_type,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.status === 'pending' ? date(r.next_attempt_at) : null,
+  lastAttemptAt: date(r.last_attempt_at),
+  deliveredAt: date(r.delivered_at),
+  createdAt: new Date(r.created_at),
+});
+
+/** A page of a webhook's deliveries, newest first (ids are ULIDs: time-ordered). */
+export async function listByWebhook(
+  db: Queryable,
+  webhookId: string,
+  page: { limit: number; before?: string },
+): Promise<DeliveryRecord[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `select ${COLUMNS} from webhook_deliveries
+      where webhook_id = $1 and ($2::text is null or id < $2)
+      order by id desc limit $3`,
+    [webhookId, page.before ?? null, page.limit],
+  );
+  return rows.map(toDelivery);
+}
+
+export async function findById(db: Queryable, id: string): Promise<DeliveryRecord | null> {
+  const { rows } = await db.query<DeliveryRow>(`select ${COLUMNS} from webhook_deliveries where id = $1`, [id]);
+  return rows[0] ? toDelivery(rows[0]) : null;
+}
+
+/** The delivery if it belongs to a webhook of this API key. */
+export async function findOwned(db: Queryable, apiKeyId: string, id: string): Promise<DeliveryRecord | null> {
+  const { rows } = await db.query<DeliveryRow>(
+    `select ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+       from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+      where d.id = $1 and w.api_key_id = $2`,
+    [id, apiKeyId],
+  );
+  return rows[0] ? toDelivery(rows[0]) : null;
+}
+
+/** Puts a delivery back in the queue, due now, with the same id and bytes (manual replay). */
+export async function requeue(db: Queryable, id: string): Promise<DeliveryRecord | null> {
+  const { rows } = await db.query<DeliveryRow>(
+    `update webhook_deliveries set status = 'pending', next_attempt_at = now() where id = $1 returning ${COLUMNS}`,
+    [id],
+  );
+  return rows[0] ? toDelivery(rows[0]) : null;
+}
+
+/** The stored body of a delivery (tests and the API compare bytes). */
+export async function findBody(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ body: string }>(`select body from webhook_deliveries where id = $1`, [id]);
+  return rows[0]?.body ?? null;
+}
+
+/** The API's view of a delivery with its attempt log (attempts of other deliveries are ignored). */
+export function toDeliveryModel(d: DeliveryRecord, attempts: AttemptRecord[]): WebhookDelivery {
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    eventType: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    createdAt: d.createdAt.toISOString(),
+    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+    deliveredAt: d.deliveredAt?.toISOString() ?? null,
+    attemptLog: attempts
+      .filter((a) => a.deliveryId === d.id)
+      .map((a) => ({
+        attempt: a.attempt,
+        startedAt: a.startedAt.toISOString(),
+        durationMs: a.durationMs,
+        responseStatus: a.responseStatus,
+        error: a.error,
+      })),
+  };
+}
+
+/** NOTIFY channel that tells dispatchers a delivery is due now (replay, test, new matches). */
+export const DUE_CHANNEL = 'opscan_webhook_deliveries';
+
+export async function notifyDue(db: Queryable): Promise<void> {
+  await db.query(`select pg_notify($1, '')`, [DUE_CHANNEL]);
+}
