@@ -3,10 +3,10 @@ import { z } from 'zod';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { AppError } from '../../shared/errors.js';
 import { webhookSchema, WEBHOOK_FILTERS } from '../../shared/models/webhook.js';
-import { newWebhookId } from '../../shared/webhooks/ids.js';
-import { keyringFor } from '../../shared/webhooks/keyring.js';
-import { encryptSecret, generateSigningSecret } from '../../shared/webhooks/secretBox.js';
-import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhooks/urlPolicy.js';
+import { newWebhookId } from '../../shared/webhookIds.js';
+import { keyringFor } from '../../shared/webhookKeyring.js';
+import { encryptSecret, generateSigningSecret } from '../../shared/webhookSecrets.js';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhookUrls.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

@@ -3,8 +3,8 @@ import * as webhookAttempts from '../../shared/db/tables/webhookAttempts.js';
 import * as webhookDeliveries from '../../shared/db/tables/webhookDeliveries.js';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { AppError } from '../../shared/errors.js';
-import { DELIVERY_ID } from '../../shared/webhooks/ids.js';
-import { webhookDeliverySchema } from '../../shared/webhooks/models.js';
+import { DELIVERY_ID } from '../../shared/webhookIds.js';
+import { webhookDeliverySchema } from '../../shared/models/webhookDelivery.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 export const getWebhookDeliveries = defineEndpoint({

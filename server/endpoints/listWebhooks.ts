@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
-import { webhookWithStatusSchema } from '../../shared/webhooks/models.js';
+import { webhookWithStatusSchema } from '../../shared/models/webhookDelivery.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 export const listWebhooks = defineEndpoint({

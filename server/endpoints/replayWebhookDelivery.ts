@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as webhookDeliveries from '../../shared/db/tables/webhookDeliveries.js';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { AppError } from '../../shared/errors.js';
-import { webhookDeliverySchema } from '../../shared/webhooks/models.js';
+import { webhookDeliverySchema } from '../../shared/models/webhookDelivery.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 export const replayWebhookDelivery = defineEndpoint({

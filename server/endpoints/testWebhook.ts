@@ -6,9 +6,9 @@ import * as webhookDeliveries from '../../shared/db/tables/webhookDeliveries.js'
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { AppError } from '../../shared/errors.js';
 import { findNetworkByChainId } from '../../shared/networks.js';
-import { serializeEnvelope } from '../../shared/webhooks/envelope.js';
-import { newDeliveryId } from '../../shared/webhooks/ids.js';
-import { webhookDeliverySchema, type WebhookDelivery } from '../../shared/webhooks/models.js';
+import { serializeEnvelope } from '../../shared/webhookEnvelope.js';
+import { newDeliveryId } from '../../shared/webhookIds.js';
+import { webhookDeliverySchema, type WebhookDelivery } from '../../shared/models/webhookDelivery.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 /** How long the call waits for the dispatcher's first attempt (a send times out after 15 s). */

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { AppRouter } from '../../server/trpc/router.js';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { webhookSchema } from '../../shared/models/webhook.js';
-import { loadKeyring } from '../../shared/webhooks/keyring.js';
-import { decryptSecret } from '../../shared/webhooks/secretBox.js';
-import { webhookWithStatusSchema } from '../../shared/webhooks/models.js';
+import { loadKeyring } from '../../shared/webhookKeyring.js';
+import { decryptSecret } from '../../shared/webhookSecrets.js';
+import { webhookWithStatusSchema } from '../../shared/models/webhookDelivery.js';
 import { createTestApp, createTestKey } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 

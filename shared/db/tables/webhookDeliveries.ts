@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '../../webhooks/models.js';
+import type { WebhookDelivery } from '../../models/webhookDelivery.js';
 import type { Queryable } from '../client.js';
 import type { AttemptRecord } from './webhookAttempts.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookSchema } from '../models/webhook.js';
+import { webhookSchema } from './webhook.js';
 
 /**
  * Wire shapes of the webhook management endpoints beyond the spec's Webhook resource. Fields are

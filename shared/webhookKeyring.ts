@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/client.js';
-import * as webhookGeneratedKeys from '../db/tables/webhookGeneratedKeys.js';
-import { createKeyring, generateSecretKeyText, parseSecretKey, type Keyring } from './secretBox.js';
+import type { Queryable } from './db/client.js';
+import * as webhookGeneratedKeys from './db/tables/webhookGeneratedKeys.js';
+import { createKeyring, generateSecretKeyText, parseSecretKey, type Keyring } from './webhookSecrets.js';
 
 /**
  * The keyring that protects webhook secrets. With WEBHOOK_SECRET_KEY set, that key encrypts new
