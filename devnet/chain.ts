@@ -1,7 +1,8 @@
 /**
  * Runs a local anvil node: loopback only, chain id 31337, a free port (anvil binds port 0 and
  * prints the one it got), large blocks so several bundles fit in one. The node is killed on
- * stop() and, as a last resort, when this Node process exits, so no anvil outlives its owner.
+ * stop(), when this Node process exits, and even when it is killed outright (a watchdog shell
+ * notices its stdin pipe closing), so no anvil outlives its owner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -55,7 +56,11 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
   if (opts.genesisTimestamp !== undefined) args.push('--timestamp', String(opts.genesisTimestamp));
 
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const killOnExit = (): void => void child.kill('SIGKILL');
+  const watchdog = spawnWatchdog(child);
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+    watchdog.kill('SIGKILL');
+  };
   process.once('exit', killOnExit);
 
   const recentOutput: string[] = [];
@@ -71,7 +76,7 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
   try {
     port = await waitForListening(child, recentOutput);
   } catch (err) {
-    child.kill('SIGKILL');
+    killOnExit();
     process.removeListener('exit', killOnExit);
     throw err;
   }
@@ -81,10 +86,24 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
-    stopping ??= stopChild(child).finally(() => process.removeListener('exit', killOnExit));
+    stopping ??= stopChild(child).finally(() => {
+      watchdog.kill('SIGKILL');
+      process.removeListener('exit', killOnExit);
+    });
     return stopping;
   };
   return { rpcUrl, port, chainId: DEVNET_CHAIN_ID, rpc, stop };
+}
+
+/**
+ * A shell that blocks reading a pipe from us and kills anvil when the pipe closes: that happens
+ * when this process dies in any way, SIGKILL included, which no 'exit' handler can catch.
+ */
+function spawnWatchdog(anvil: ChildProcess): ChildProcess {
+  const watchdog = spawn('/bin/sh', ['-c', `read _ ; kill -9 ${anvil.pid} 2>/dev/null`], { stdio: ['pipe', 'ignore', 'ignore'] });
+  watchdog.unref();
+  anvil.once('exit', () => watchdog.kill('SIGKILL'));
+  return watchdog;
 }
 
 function waitForListening(child: ChildProcess, recentOutput: string[]): Promise<number> {
