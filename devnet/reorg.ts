@@ -18,7 +18,7 @@ import { computeDays, truncateTruth } from './truth.js';
 import { EP_VERSIONS } from './userop.js';
 
 export type ReorgOptions = {
-  /** New ops in each replacement block after the first (default 3). */
+  /** Up to this many new ops in each block after the re-included ones (default 3). */
   opsPerBlock?: number;
   seed?: number;
 };
@@ -83,14 +83,18 @@ export async function reorg(devnet: Devnet, depth: number, opts: ReorgOptions = 
       if (unfunded.length > 0) newBlocks.push(await fundAccounts(devnet, d, unfunded, nextTime()));
 
       const moved = chooseMoved(removed);
-      if (moved.length > 0) newBlocks.push(await mineSignedBlock(devnet, d, rebundle(devnet, rng, moved), nextTime()));
+      for (const txs of rebundle(devnet, rng, moved)) newBlocks.push(await mineSignedBlock(devnet, d, txs, nextTime()));
       await syncAccounts(devnet, [...new Set(removed.map((o) => o.account))]);
 
-      while (newBlocks.length < depth + 1) {
-        const plan = planBlocks(ctx, opts.opsPerBlock ?? 3, { ...DEFAULT_LAYOUT, maxBundlesPerBlock: 1, newAccountRate: 0 })[0]!;
+      // New ops in every remaining block, and in at least one: the fork always brings something new.
+      const layout = { ...DEFAULT_LAYOUT, maxBundlesPerBlock: 1, maxOpsPerBundle: opts.opsPerBlock ?? 3, newAccountRate: 0 };
+      let newOpBlocks = 0;
+      while (newBlocks.length < depth + 1 || newOpBlocks === 0) {
+        const plan = planBlocks(ctx, layout.maxOpsPerBundle, layout)[0]!;
         const funding = await prepareNewAccounts(devnet, d, nextTime());
         if (funding) newBlocks.push(funding);
         newBlocks.push(await mineSignedBlock(devnet, d, signBlock(ctx, plan), nextTime()));
+        newOpBlocks++;
       }
       truth.days = computeDays(truth);
 
@@ -123,14 +127,32 @@ function chooseMoved(removed: SignedOp[]): SignedOp[] {
   return removed.filter((o) => !dropped.has(o.hash));
 }
 
-/** One bundle per EntryPoint version, each from a bundler picked afresh, all in one block. */
-function rebundle(devnet: Devnet, rng: Random, ops: SignedOp[]): SignedTx[] {
-  return EP_VERSIONS.map((version) => ops.filter((o) => o.version === version))
-    .filter((group) => group.length > 0)
-    .map((group) => {
+const MAX_MOVED_PER_BUNDLE = 24;
+
+/**
+ * Blocks of re-included ops, in their original order: per block one bundle per EntryPoint version
+ * (so each account's ops of a block share a bundle), each from a bundler picked afresh and of at
+ * most MAX_MOVED_PER_BUNDLE ops; a full bundle starts the next block.
+ */
+function rebundle(devnet: Devnet, rng: Random, ops: SignedOp[]): SignedTx[][] {
+  const blocks: Array<Map<string, SignedOp[]>> = [];
+  let current = new Map<string, SignedOp[]>();
+  for (const op of ops) {
+    const bundle = current.get(op.version) ?? [];
+    if (bundle.length === MAX_MOVED_PER_BUNDLE) {
+      blocks.push(current);
+      current = new Map();
+    }
+    current.set(op.version, [...(current.get(op.version) ?? []), op]);
+  }
+  if (current.size > 0) blocks.push(current);
+  return blocks.map((byVersion) =>
+    EP_VERSIONS.filter((v) => byVersion.has(v)).map((v) => {
+      const group = byVersion.get(v)!;
       const bundler = rng.pick(devnet.bundlers);
-      return { bundler, bundles: [{ bundleIndex: 0, version: group[0]!.version, entryPoint: group[0]!.entryPoint, beneficiary: bundler.address, ops: group }] };
-    });
+      return { bundler, bundles: [{ bundleIndex: 0, version: v, entryPoint: group[0]!.entryPoint, beneficiary: bundler.address, ops: group }] };
+    }),
+  );
 }
 
 /** Re-reads deployment and nonces of accounts whose ops were dropped, from the chain. */
