@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../../shared/db/client.js';
+
+/**
+ * Writes what the indexer writes for an op (a user_ops row, its calls, an outbox event, the
+ * cursor), for dispatcher tests that do not run the indexer. Addresses are lower-case hex.
+ */
+
+export const DEVNET = 31337;
+export const randomAddress = () => `0x${randomBytes(20).toString('hex')}`;
+export const randomHash = () => `0x${randomBytes(32).toString('hex')}`;
+
+export type FakeOp = {
+  userOpHash: string;
+  sender: string;
+  paymaster: string | null;
+  bundler: string;
+  /** Set on the op that deployed its sender (then an account_deployed event is written too). */
+  deployedBy: string | null;
+  targets: string[];
+  transferParties: string[];
+  blockNumber: number;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: number;
+};
+
+export function makeOp(overrides: Partial<FakeOp> = {}): FakeOp {
+  return {
+    userOpHash: randomHash(),
+    sender: randomAddress(),
+    paymaster: null,
+    bundler: randomAddress(),
+    deployedBy: null,
+    targets: [],
+    transferParties: [],
+    blockNumber: 1,
+    blockHash: randomHash(),
+    transactionHash: randomHash(),
+    logIndex: 0,
+    ...overrides,
+  };
+}
+
+/** Inserts the op's rows and outbox events; `factoryOfSender` marks an account deployed earlier. */
+export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSender?: string | null; chainId?: number } = {}): Promise<void> {
+  const chainId = options.chainId ?? DEVNET;
+  await db.query(
+    `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, paymaster, nonce, success,
+       actual_gas_cost, actual_gas_used, block_number, block_hash, block_time, tx_hash, tx_index, bundle_index, log_index,
+       bundler, factory, call_data)
+     values ($1, $2, '0x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, $8, 0, 0, $9,
+       $10, $11, '0x')`,
+    [chainId, op.userOpHash, op.sender, op.paymaster, op.blockNumber, op.blockHash, 1_700_000_000 + op.blockNumber, op.transactionHash, op.logIndex, op.bundler, op.deployedBy],
+  );
+  for (const [i, target] of op.targets.entries()) {
+    await db.query(`insert into user_op_calls (chain_id, user_op_hash, call_index, target, value, data) values ($1, $2, $3, $4, 0, '0x')`, [
+      chainId,
+      op.userOpHash,
+      i,
+      target,
+    ]);
+  }
+  const factory = op.deployedBy ?? options.factoryOfSender ?? null;
+  if (op.deployedBy) {
+    await db.query(
+      `insert into accounts (chain_id, address, factory, created_user_op_hash, created_tx_hash, created_block_number)
+       values ($1, $2, $3, $4, $5, $6) on conflict (chain_id, address) do update set factory = excluded.factory`,
+      [chainId, op.sender, op.deployedBy, op.userOpHash, op.transactionHash, op.blockNumber],
+    );
+  }
+  const common = { blockNumber: op.blockNumber, blockHash: op.blockHash, transactionHash: op.transactionHash };
+  await insertOutbox(db, chainId, 'user_operation', op.blockNumber, op.userOpHash, {
+    userOpHash: op.userOpHash,
+    sender: op.sender,
+    paymaster: op.paymaster,
+    bundler: op.bundler,
+    beneficiary: op.bundler,
+    factory,
+    targets: op.targets,
+    transferParties: op.transferParties,
+    ...common,
+    bundleIndex: 0,
+    logIndex: op.logIndex,
+  });
+  if (op.deployedBy) {
+    await insertOutbox(db, chainId, 'account_deployed', op.blockNumber, op.userOpHash, {
+      userOpHash: op.userOpHash,
+      account: op.sender,
+      factory: op.deployedBy,
+      paymaster: op.paymaster,
+      ...common,
+      logIndex: op.logIndex,
+    });
+  }
+}
+
+export async function insertOutbox(
+  db: Queryable,
+  chainId: number,
+  type: string,
+  blockNumber: number,
+  userOpHash: string | null,
+  payload: Record<string, unknown>,
+): Promise<void> {
+  await db.query(`insert into outbox_events (chain_id, type, block_number, user_op_hash, payload) values ($1, $2, $3, $4, $5)`, [
+    chainId,
+    type,
+    blockNumber,
+    userOpHash,
+    JSON.stringify(payload),
+  ]);
+  await db.query(`select pg_notify('opscan_outbox', $1)`, [String(chainId)]);
+}
+
+/** Moves the indexer's cursor (what finality is measured from). */
+export async function setIndexedBlock(db: Queryable, block: number, chainId = DEVNET): Promise<void> {
+  await db.query(
+    `insert into indexer_state (chain_id, network, start_block, indexed_block, head_block) values ($1, 'devnet', 0, $2, $2)
+     on conflict (chain_id) do update set indexed_block = excluded.indexed_block, head_block = excluded.head_block`,
+    [chainId, block],
+  );
+  await db.query(`select pg_notify('opscan_outbox', $1)`, [String(chainId)]);
+}

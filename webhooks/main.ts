@@ -1,0 +1,17 @@
+import { dispatcherEnvSchema, loadConfig } from '../shared/config.js';
+import { createDb } from '../shared/db/client.js';
+import { assertMigrated } from '../shared/db/migrate.js';
+import { createShutdown } from '../shared/lifecycle.js';
+import { createLogger } from '../shared/log.js';
+import { startDispatcher } from './startDispatcher.js';
+
+// The `dispatcher` process of the Procfile: outbox events → signed webhook deliveries.
+// Any number may run at once: they share the outbox cursor and the delivery queue through Postgres.
+const config = loadConfig(dispatcherEnvSchema, process.env);
+const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher' });
+const shutdown = createShutdown(log);
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+shutdown.add('db', () => db.close());
+await assertMigrated(db);
+const dispatcher = await startDispatcher({ db, config, log });
+shutdown.add('dispatcher', () => dispatcher.stop());

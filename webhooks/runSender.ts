@@ -1,0 +1,62 @@
+import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
+import type { ClaimedDelivery } from '../shared/db/tables/webhookDeliveries.js';
+import { sendDelivery, type SendDeps } from './sendDelivery.js';
+import type { Wakeup } from './wakeup.js';
+
+export type SenderSettings = {
+  /** Requests in flight at once (per dispatcher process). */
+  concurrency: number;
+  /** How long a claim holds a delivery; past it, another dispatcher may send it again. */
+  leaseMs: number;
+  /** Longest sleep when nothing is due (retries falling due, missed notifications). */
+  pollIntervalMs: number;
+};
+
+/** Claims fetched per query: large enough to amortise the round trip, small enough to share work. */
+const MAX_CLAIM = 100;
+const MIN_SLEEP_MS = 10;
+
+/**
+ * The sender loop: claim due deliveries (SKIP LOCKED, so dispatchers share the queue), send each
+ * with bounded concurrency, sleep until the next one falls due or a NOTIFY / finished send wakes
+ * it. Resolves once `isRunning()` turns false and every send in flight has been recorded.
+ */
+export async function runSender(
+  deps: SendDeps & { wakeup: Wakeup; isRunning: () => boolean },
+  settings: SenderSettings,
+): Promise<void> {
+  const inFlight = new Set<Promise<unknown>>();
+  const start = (d: ClaimedDelivery) => {
+    const task = sendDelivery(deps, d)
+      .catch((err: unknown) => deps.log.error({ err, deliveryId: d.id }, 'recording a delivery attempt failed'))
+      .finally(() => {
+        inFlight.delete(task);
+        deps.wakeup.wake();
+      });
+    inFlight.add(task);
+  };
+
+  while (deps.isRunning()) {
+    try {
+      const room = Math.min(settings.concurrency - inFlight.size, MAX_CLAIM);
+      if (room > 0) {
+        const claimed = await webhookDeliveries.claimDue(deps.db, { limit: room, leaseMs: settings.leaseMs });
+        claimed.forEach(start);
+        if (claimed.length === room) continue; // more may be due right now
+      }
+      await deps.wakeup.wait(room > 0 ? await msUntilNextDue(deps, settings.pollIntervalMs) : settings.pollIntervalMs);
+    } catch (err) {
+      deps.log.error({ err }, 'webhook sender loop failed; retrying');
+      await deps.wakeup.wait(settings.pollIntervalMs);
+    }
+  }
+  await Promise.all(inFlight);
+}
+
+async function msUntilNextDue(deps: SendDeps, pollIntervalMs: number): Promise<number> {
+  const next = await webhookDeliveries.nextDueAt(deps.db);
+  if (!next) return pollIntervalMs;
+  // At least a few ms: a due row another dispatcher is claiming right now (or clock skew with the
+  // database) must not turn this into a busy loop.
+  return Math.max(MIN_SLEEP_MS, Math.min(pollIntervalMs, next.getTime() - Date.now()));
+}

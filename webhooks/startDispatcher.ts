@@ -1,0 +1,118 @@
+import type { DispatcherConfig } from '../shared/config.js';
+import type { Db } from '../shared/db/client.js';
+import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
+import * as cursors from '../shared/db/tables/webhookOutboxCursors.js';
+import type { Logger } from '../shared/log.js';
+import { keyringFor } from '../shared/webhookKeyring.js';
+import type { ResolveHost } from '../shared/webhookUrls.js';
+import { fanOutChain, type ChainToMatch } from './fanOut.js';
+import { createGuardedAgent } from './guardedAgent.js';
+import { runSender } from './runSender.js';
+import { Wakeup } from './wakeup.js';
+
+/** The channel the indexer notifies after committing outbox events. */
+export const OUTBOX_CHANNEL = 'opscan_outbox';
+
+export const DELIVERY_TIMEOUT_MS = 15_000;
+const LEASE_MS = 60_000;
+const POLL_INTERVAL_MS = 1000;
+const MATCH_BATCH_SIZE = 500;
+
+/** What the dispatcher reads from configuration (the web config of `npm start` has it too). */
+export type DispatcherSettings = Pick<DispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'WEBHOOK_SECRET_KEY' | 'networks'> &
+  Partial<Pick<DispatcherConfig, 'WEBHOOK_CONCURRENCY'>>;
+
+/** Knobs tests turn (short delays, a fake resolver); production uses the defaults. */
+export type DispatcherOptions = {
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  timeoutMs?: number;
+  concurrency?: number;
+  batchSize?: number;
+  retrySchedule?: readonly number[];
+  random?: () => number;
+  resolve?: ResolveHost;
+};
+
+export type Dispatcher = { stop(): Promise<void> };
+
+/**
+ * Starts the two loops of the dispatcher: the matcher (outbox → deliveries, woken by
+ * NOTIFY opscan_outbox) and the sender (deliveries → signed POSTs). `stop()` stops taking work,
+ * waits for sends in flight (at most the request timeout) and releases everything.
+ */
+export async function startDispatcher(deps: {
+  db: Db;
+  config: DispatcherSettings;
+  log: Logger;
+  options?: DispatcherOptions;
+}): Promise<Dispatcher> {
+  const { db, config, options = {} } = deps;
+  const log = deps.log.child({ module: 'dispatcher' });
+  const pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const chains: ChainToMatch[] = config.networks.map((n) => ({ chainId: n.chainId, network: n.name, finalityDepth: n.finalityDepth }));
+  for (const chain of chains) await cursors.ensure(db, chain.chainId);
+
+  const keyring = await keyringFor(db, config.WEBHOOK_SECRET_KEY);
+  const agent = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS, resolve: options.resolve, responseTimeoutMs: timeoutMs });
+  const matcherWakeup = new Wakeup();
+  const senderWakeup = new Wakeup();
+  let running = true;
+  const isRunning = () => running;
+
+  const unlisten = [
+    await db.listen(OUTBOX_CHANNEL, () => matcherWakeup.wake()),
+    await db.listen(webhookDeliveries.DUE_CHANNEL, () => senderWakeup.wake()),
+  ];
+
+  const matcher = (async () => {
+    while (running) {
+      let more = false;
+      for (const chain of chains) {
+        try {
+          const result = await fanOutChain({ db, log }, chain, options.batchSize ?? MATCH_BATCH_SIZE);
+          if (result.deliveries > 0) senderWakeup.wake();
+          more ||= result.more;
+        } catch (err) {
+          log.error({ err, chainId: chain.chainId }, 'matching outbox events failed; retrying');
+        }
+      }
+      if (!more) await matcherWakeup.wait(pollIntervalMs);
+    }
+  })();
+
+  const sender = runSender(
+    {
+      db,
+      log,
+      keyring,
+      agent,
+      wakeup: senderWakeup,
+      isRunning,
+      settings: { timeoutMs, schedule: options.retrySchedule, random: options.random },
+    },
+    {
+      concurrency: options.concurrency ?? config.WEBHOOK_CONCURRENCY ?? 64,
+      leaseMs: options.leaseMs ?? LEASE_MS,
+      pollIntervalMs,
+    },
+  );
+  log.info({ chains: chains.map((c) => c.chainId) }, 'webhook dispatcher started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop() {
+      stopping ??= (async () => {
+        running = false;
+        matcherWakeup.wake();
+        senderWakeup.wake();
+        await Promise.all([matcher, sender]);
+        for (const off of unlisten) await off().catch(() => {});
+        await agent.close();
+        log.info('webhook dispatcher stopped');
+      })();
+      return stopping;
+    },
+  };
+}
