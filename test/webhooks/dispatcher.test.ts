@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { userOpSchema } from '../../shared/models/userOp.js';
-import { DEVNET, insertOp, makeOp, randomAddress, setIndexedBlock, type FakeOp } from './support/chainRows.js';
+import { DEVNET, insertOp, insertOutbox, makeOp, randomAddress, setIndexedBlock, type FakeOp } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
 import { startReceiver, verifySignature, type Receiver } from './support/receiver.js';
 
@@ -119,12 +119,11 @@ describe('webhook dispatcher: matching, payload, signature', function () {
 
     // The indexer rolls block 6 back and writes it again with another hash: the op moved to block 7.
     await h.db.query(`delete from user_ops where user_op_hash = $1`, [removed.userOpHash]);
-    const { insertOutbox } = await import('./support/chainRows.js');
-    await insertOutbox(h.db, DEVNET, 'reorg', 5, null, {
-      commonAncestor: 5,
-      removedFromBlock: 6,
-      removedUserOpHashes: [removed.userOpHash],
-      removedAccounts: [],
+    await insertOutbox(h.db, {
+      type: 'reorg',
+      blockNumber: 5,
+      userOpHash: null,
+      payload: { commonAncestor: 5, removedFromBlock: 6, removedUserOpHashes: [removed.userOpHash], removedAccounts: [] },
     });
     const again = { ...removed, blockNumber: 7, blockHash: `0x${'77'.repeat(32)}` };
     await insertOp(h.db, again);

@@ -70,7 +70,7 @@ export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSe
     );
   }
   const common = { blockNumber: op.blockNumber, blockHash: op.blockHash, transactionHash: op.transactionHash };
-  await insertOutbox(db, chainId, 'user_operation', op.blockNumber, op.userOpHash, {
+  await insertOutbox(db, { chainId, type: 'user_operation', blockNumber: op.blockNumber, userOpHash: op.userOpHash, payload: {
     userOpHash: op.userOpHash,
     sender: op.sender,
     paymaster: op.paymaster,
@@ -82,27 +82,23 @@ export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSe
     ...common,
     bundleIndex: 0,
     logIndex: op.logIndex,
-  });
+  } });
   if (op.deployedBy) {
-    await insertOutbox(db, chainId, 'account_deployed', op.blockNumber, op.userOpHash, {
+    await insertOutbox(db, { chainId, type: 'account_deployed', blockNumber: op.blockNumber, userOpHash: op.userOpHash, payload: {
       userOpHash: op.userOpHash,
       account: op.sender,
       factory: op.deployedBy,
       paymaster: op.paymaster,
       ...common,
       logIndex: op.logIndex,
-    });
+    } });
   }
 }
 
-export async function insertOutbox(
-  db: Queryable,
-  chainId: number,
-  type: string,
-  blockNumber: number,
-  userOpHash: string | null,
-  payload: Record<string, unknown>,
-): Promise<void> {
+export type OutboxRow = { chainId?: number; type: string; blockNumber: number; userOpHash: string | null; payload: Record<string, unknown> };
+
+export async function insertOutbox(db: Queryable, row: OutboxRow): Promise<void> {
+  const { chainId = DEVNET, type, blockNumber, userOpHash, payload } = row;
   await db.query(`insert into outbox_events (chain_id, type, block_number, user_op_hash, payload) values ($1, $2, $3, $4, $5)`, [
     chainId,
     type,
