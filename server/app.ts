@@ -1,9 +1,13 @@
 import cors from 'cors';
 import express from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
-import { createContext, type Deps } from './context.js';
+import { AppError } from '../shared/errors.js';
+import type { Deps } from './context.js';
 import { createErrorHandler } from './http/errorHandler.js';
-import { createRestRouter, headersOf, requestIdOf } from './rest/router.js';
+import { createDocsRouter } from './http/docs.js';
+import { createMetricsRoute } from './http/metrics.js';
+import { rateLimitHeaders } from './http/rateLimitHeaders.js';
+import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
 
 /** Browsers call the API from other origins with a custom header; preflight needs no key. */
@@ -11,28 +15,39 @@ const corsMiddleware = cors({
   origin: '*',
   methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
   allowedHeaders: ['x-api-key', 'content-type', 'authorization', 'accept', 'x-request-id'],
-  exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+  exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-cache'],
   maxAge: 86400,
 });
+
+const isRateLimited = (e: unknown) => e instanceof AppError && e.code === 'TOO_MANY_REQUESTS';
 
 /** Assembles the web app; never listens (supertest drives it directly). */
 export function createApp(deps: Deps): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers carry Cache-Control; hashing every body for an ETag would cost more than it saves.
+  app.set('etag', false);
+  // Behind N proxies the client address (rate limits of keyless calls) is N hops back.
+  app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(corsMiddleware);
   app.use(express.json({ limit: '64kb' }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get('/metrics', createMetricsRoute(deps));
+  app.use(createDocsRouter());
 
   app.use('/v0', createRestRouter(deps));
   app.use(
     '/trpc',
     createExpressMiddleware({
       router: appRouter,
-      createContext: ({ req }) => createContext(deps, { requestId: requestIdOf(req), headers: headersOf(req) }),
+      createContext: ({ req }) => contextOf(deps, req),
       maxBatchSize: 10,
+      responseMeta: ({ ctx, errors }) => ({
+        headers: rateLimitHeaders(ctx?.rateLimit ?? null, errors.map((e) => e.cause).find(isRateLimited)),
+      }),
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error }, 'trpc call failed');
       },

@@ -2,12 +2,16 @@ import type { Db } from '../shared/db/client.js';
 import type { ApiKey } from '../shared/db/tables/apiKeys.js';
 import type { WebConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
+import type { RateLimitState } from './rateLimiter.js';
+import type { WebServices } from './services.js';
 
 /** What the web process is built from; created once in main.ts (or by a test). */
 export type Deps = {
   db: Db;
   config: WebConfig;
   log: Logger;
+  /** Cache, rate limiter, indexer view, chain reads, prices: built once by createWebServices. */
+  services: WebServices;
 };
 
 /** The request headers that matter to endpoints (transport-neutral). */
@@ -23,10 +27,17 @@ export type RequestHeaders = {
 export type Ctx = Deps & {
   requestId: string;
   headers: RequestHeaders;
+  /** The caller's address (rate limits of keyless endpoints). */
+  clientIp: string;
   /** The caller's key once authenticated (set by callEndpoint for endpoints that need one). */
   apiKey: ApiKey | null;
+  /** The caller's rate-limit standing after its latest call (for the RateLimit headers). */
+  rateLimit: RateLimitState | null;
 };
 
-export function createContext(deps: Deps, request: { requestId: string; headers: RequestHeaders }): Ctx {
-  return { ...deps, ...request, apiKey: null };
+export function createContext(
+  deps: Deps,
+  request: { requestId: string; headers: RequestHeaders; clientIp?: string },
+): Ctx {
+  return { ...deps, clientIp: 'unknown', ...request, apiKey: null, rateLimit: null };
 }

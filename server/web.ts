@@ -1,20 +1,28 @@
 import type { Server } from 'node:http';
+import type { WebConfig } from '../shared/config.js';
+import type { Db } from '../shared/db/client.js';
+import type { Logger } from '../shared/log.js';
 import { createApp } from './app.js';
-import type { Deps } from './context.js';
+import { createWebServices } from './services.js';
 
-/** Starts the web process on `port`; resolves once it listens. */
-export async function startWeb(deps: Deps, port: number): Promise<Server> {
-  const app = createApp(deps);
+/**
+ * Starts the web process on `port`; resolves once it listens. Its services (Redis connection,
+ * caches) are created here and released when the server closes.
+ */
+export async function startWeb(base: { db: Db; config: WebConfig; log: Logger }, port: number): Promise<Server> {
+  const services = createWebServices(base);
+  const app = createApp({ ...base, services });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, () => resolve(s));
     s.once('error', reject);
   });
+  server.once('close', () => void services.close());
   // Keep-alive longer than a proxy's idle timeout, so it never reuses a socket we just closed.
   server.keepAliveTimeout = 95_000;
   server.headersTimeout = 96_000;
   server.requestTimeout = 30_000;
   const address = server.address();
-  deps.log.info({ port: typeof address === 'object' && address ? address.port : port }, 'web listening');
+  base.log.info({ port: typeof address === 'object' && address ? address.port : port }, 'web listening');
   return server;
 }
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CachePolicy } from '../cache/cachePolicy.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -15,6 +16,8 @@ export type Endpoint<
 > = {
   /** One line for the API reference. */
   summary: string;
+  /** Longer notes for the API reference (parameter semantics, envelope choices). */
+  description?: string;
   /** OpenAPI tag (the spec's endpoint group). */
   tag: string;
   input: TInput;
@@ -24,6 +27,8 @@ export type Endpoint<
   /** REST methods (default GET); a mutation on tRPC when it changes state. */
   methods?: ReadonlyArray<'GET' | 'POST' | 'DELETE'>;
   kind?: TKind;
+  /** How long answers may be reused (server/cache/cachePolicy.ts). Default 'none': never cached. */
+  cache?: CachePolicy<z.input<TOutput>, z.output<TInput>>;
   handler: (ctx: Ctx, input: z.output<TInput>) => Promise<z.input<TOutput>>;
 };
 

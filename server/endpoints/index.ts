@@ -1,9 +1,33 @@
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
-import { authenticate } from '../http/auth.js';
-import { parseInput } from '../http/errors.js';
+import type { Answer } from '../cache/responseCache.js';
 import type { Endpoint } from './defineEndpoint.js';
+import { answerValue, runEndpoint } from './runEndpoint.js';
 import { getNetworks } from './getNetworks.js';
+import { getAddressActivity } from './getAddressActivity.js';
+import { getAddressAggregateData } from './getAddressAggregateData.js';
+import { getAddressBalances } from './getAddressBalances.js';
+import { getAddressERC20Transfers } from './getAddressERC20Transfers.js';
+import { getAddressNFTTransfers } from './getAddressNFTTransfers.js';
+import { getAddressTransactions } from './getAddressTransactions.js';
+import { getBlockActivity } from './getBlockActivity.js';
+import { getBundleActivity } from './getBundleActivity.js';
+import { getBundlerActivity } from './getBundlerActivity.js';
+import { getDailyMetrics } from './getDailyMetrics.js';
+import { getFactoryDetails } from './getFactoryDetails.js';
+import { getGlobalCounts } from './getGlobalCounts.js';
+import { getLatestBundles } from './getLatestBundles.js';
+import { getLatestUserOps } from './getLatestUserOps.js';
+import { getLogFromIndex } from './getLogFromIndex.js';
+import { getNetworkStatus } from './getNetworkStatus.js';
+import { getPaymasterActivity } from './getPaymasterActivity.js';
+import { getTopBundlers } from './getTopBundlers.js';
+import { getTopFactories } from './getTopFactories.js';
+import { getTopPaymasters } from './getTopPaymasters.js';
+import { getUserOp } from './getUserOp.js';
+import { getUserOpLogs } from './getUserOpLogs.js';
+import { getUserOpMetadata } from './getUserOpMetadata.js';
+import { searchEntry } from './searchEntry.js';
 import { createWebhook } from './createWebhook.js';
 import { listWebhooks } from './listWebhooks.js';
 import { deleteWebhook } from './deleteWebhook.js';
@@ -14,6 +38,30 @@ import { testWebhook } from './testWebhook.js';
 /** The single registry: key = REST path `/v0/<key>` = tRPC procedure name. */
 export const endpoints = {
   getNetworks,
+  getAddressActivity,
+  getAddressAggregateData,
+  getAddressBalances,
+  getAddressERC20Transfers,
+  getAddressNFTTransfers,
+  getAddressTransactions,
+  getBlockActivity,
+  getBundleActivity,
+  getBundlerActivity,
+  getDailyMetrics,
+  getFactoryDetails,
+  getGlobalCounts,
+  getLatestBundles,
+  getLatestUserOps,
+  getLogFromIndex,
+  getNetworkStatus,
+  getPaymasterActivity,
+  getTopBundlers,
+  getTopFactories,
+  getTopPaymasters,
+  getUserOp,
+  getUserOpLogs,
+  getUserOpMetadata,
+  searchEntry,
   createWebhook,
   listWebhooks,
   deleteWebhook,
@@ -26,13 +74,12 @@ export type Endpoints = typeof endpoints;
 export type EndpointName = keyof Endpoints;
 export type OutputOf<K extends EndpointName> = z.input<Endpoints[K]['output']>;
 
-/**
- * The one path both transports take: authenticate, validate, run. Transports differ only in how
- * they read the input and write the answer or the error.
- */
+/** Runs a procedure call (server/endpoints/runEndpoint.ts); REST writes the answer's JSON text as is. */
+export function answerEndpoint(ctx: Ctx, name: EndpointName, rawInput: unknown): Promise<Answer> {
+  return runEndpoint(ctx, name, endpoints[name] as unknown as Endpoint, rawInput);
+}
+
+/** The answer as a value (tRPC, tests). */
 export async function callEndpoint<K extends EndpointName>(ctx: Ctx, name: K, rawInput: unknown): Promise<OutputOf<K>> {
-  const endpoint = endpoints[name] as unknown as Endpoint;
-  if (endpoint.auth !== 'none') ctx.apiKey = await authenticate(ctx, ctx.headers);
-  const input = parseInput(endpoint.input, rawInput ?? {});
-  return (await endpoint.handler(ctx, input)) as OutputOf<K>;
+  return answerValue(await answerEndpoint(ctx, name, rawInput)) as OutputOf<K>;
 }

@@ -1,5 +1,3 @@
-import { hashApiKey } from '../../shared/apiKeys.js';
-import * as apiKeys from '../../shared/db/tables/apiKeys.js';
 import type { ApiKey } from '../../shared/db/tables/apiKeys.js';
 import { AppError } from '../../shared/errors.js';
 import type { Deps, RequestHeaders } from '../context.js';
@@ -15,12 +13,12 @@ export function apiKeyOf(headers: RequestHeaders): string | undefined {
 }
 
 /** 401 without a key, 403 for an unknown or revoked one (the spec's "Invalid API Key"). */
-export async function authenticate(deps: Pick<Deps, 'db'>, headers: RequestHeaders): Promise<ApiKey> {
+export async function authenticate(deps: Pick<Deps, 'db' | 'services'>, headers: RequestHeaders): Promise<ApiKey> {
   const key = apiKeyOf(headers);
   if (!key) {
     throw new AppError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header.', { param: 'x-api-key' });
   }
-  const found = key.length <= 200 ? await apiKeys.findByHash(deps.db, hashApiKey(key)) : null;
+  const found = key.length <= 200 ? await deps.services.apiKeys.find(deps.db, key) : null;
   if (!found || found.revokedAt) {
     throw new AppError('FORBIDDEN', 'Invalid API Key', { param: 'x-api-key' });
   }

@@ -15,11 +15,15 @@ export const HTTP_STATUS: Readonly<Record<AppErrorCode, number>> = {
   SERVICE_UNAVAILABLE: 503,
 };
 
-/** Turns a validation failure into a 400 that names the parameter and what it accepts. */
-export function fromZodError(error: z.ZodError): AppError {
+/**
+ * Turns a validation failure into a 400 that names the parameter and what it accepts. `raw` is the
+ * input as sent, to tell a missing parameter from a wrong one.
+ */
+export function fromZodError(error: z.ZodError, raw?: unknown): AppError {
   const issue = error.issues[0]!;
   const param = issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
-  const what = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
+  const sent = raw && typeof raw === 'object' && issue.path.length > 0 ? (raw as Record<string, unknown>)[String(issue.path[0])] : raw;
+  const what = issue.code === 'invalid_type' && sent === undefined ? 'is required' : issue.message;
   const message = param ? `Invalid parameter "${param}": ${what}` : `Invalid input: ${what}`;
   return new AppError('BAD_REQUEST', message, { param });
 }
@@ -27,7 +31,7 @@ export function fromZodError(error: z.ZodError): AppError {
 /** Validates raw input with an endpoint's schema; a failure is a 400 naming the parameter. */
 export function parseInput<TSchema extends z.ZodType>(schema: TSchema, raw: unknown): z.output<TSchema> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw fromZodError(parsed.error);
+  if (!parsed.success) throw fromZodError(parsed.error, raw);
   return parsed.data;
 }
 
@@ -40,6 +44,10 @@ export function toAppError(error: unknown): AppError {
     if (error.cause instanceof z.ZodError) return fromZodError(error.cause);
     const code = (error.code in HTTP_STATUS ? error.code : 'BAD_REQUEST') as AppErrorCode;
     if (code !== 'INTERNAL_SERVER_ERROR') return new AppError(code, error.message, { cause: error });
+  }
+  // PostgreSQL cancelled the statement at the web pool's statement_timeout: busy, not broken.
+  if ((error as { code?: unknown } | null)?.code === '57014') {
+    return new AppError('SERVICE_UNAVAILABLE', 'The query took too long; try again or ask for a smaller page.', { cause: error });
   }
   return new AppError('INTERNAL_SERVER_ERROR', 'Internal error', { cause: error });
 }

@@ -1,8 +1,10 @@
 import express, { type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createContext, type Deps, type RequestHeaders } from '../context.js';
-import { callEndpoint, endpoints, type EndpointName } from '../endpoints/index.js';
+import { answerEndpoint, endpoints, type EndpointName } from '../endpoints/index.js';
 import type { Endpoint } from '../endpoints/defineEndpoint.js';
+import { answerText } from '../endpoints/runEndpoint.js';
+import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
 
 export function headersOf(req: Request): RequestHeaders {
   const apiKey = req.get('x-api-key');
@@ -14,7 +16,15 @@ export function requestIdOf(req: Request): string {
   return given && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
 }
 
-/** Mounts every endpoint at `/<name>` for its methods; the input is the query string (and a JSON body on POST). */
+/** The context of one HTTP request (REST call or tRPC batch). */
+export function contextOf(deps: Deps, req: Request) {
+  return createContext(deps, { requestId: requestIdOf(req), headers: headersOf(req), clientIp: req.ip ?? 'unknown' });
+}
+
+/**
+ * Mounts every endpoint at `/<name>` for its methods; the input is the query string (and a JSON
+ * body on POST). A cached answer is written as the stored JSON text, without a parse.
+ */
 export function createRestRouter(deps: Deps): express.Router {
   const router = express.Router();
   for (const name of Object.keys(endpoints) as EndpointName[]) {
@@ -22,11 +32,20 @@ export function createRestRouter(deps: Deps): express.Router {
     for (const method of endpoint.methods ?? ['GET']) {
       const route = router.route(`/${name}`);
       const handle = async (req: Request, res: Response) => {
-        const requestId = requestIdOf(req);
-        res.set('x-request-id', requestId);
+        const ctx = contextOf(deps, req);
+        res.set('x-request-id', ctx.requestId);
         const body = method === 'POST' && req.body && typeof req.body === 'object' ? req.body : {};
-        const ctx = createContext(deps, { requestId, headers: headersOf(req) });
-        res.json(await callEndpoint(ctx, name, { ...req.query, ...body }));
+        try {
+          const answer = await answerEndpoint(ctx, name, { ...req.query, ...body });
+          res.set(rateLimitHeaders(ctx.rateLimit));
+          // Private: a shared cache would let callers bypass their per-key rate limit.
+          res.set('cache-control', answer.maxAgeSeconds > 0 ? `private, max-age=${Math.min(answer.maxAgeSeconds, 60)}` : 'no-store');
+          if (answer.cache !== 'none') res.set('x-cache', answer.cache);
+          res.type('application/json').send(answerText(answer));
+        } catch (error) {
+          res.set(rateLimitHeaders(ctx.rateLimit, error));
+          throw error;
+        }
       };
       if (method === 'GET') route.get(handle);
       else if (method === 'POST') route.post(handle);

@@ -23,7 +23,7 @@ export const accountDetailSchema = z.object({
   blockTime: decimalString.nullable(),
   /** The account's EntryPoint deposit as of its latest Deposited event (wei). */
   totalDeposits: decimalString,
-});
+}).meta({ id: 'AccountDetail' });
 export type AccountDetail = z.infer<typeof accountDetailSchema>;
 
 /** getPaymasterActivity. */
@@ -36,7 +36,7 @@ export const paymasterDetailSchema = z.object({
   gasSponsored: decimalString,
   totalDeposits: decimalString,
   userOps: z.array(userOpSchema),
-});
+}).meta({ id: 'PaymasterDetail' });
 export type PaymasterDetail = z.infer<typeof paymasterDetailSchema>;
 
 /**
@@ -55,7 +55,7 @@ export const bundleDetailsSchema = z.object({
   status: z.enum(['0', '1']).nullable(),
   transactionFee: decimalString.nullable(),
   userOps: z.array(userOpSchema),
-});
+}).meta({ id: 'BundleDetails' });
 export type BundleDetails = z.infer<typeof bundleDetailsSchema>;
 
 /** getBlockActivity. */
@@ -66,7 +66,7 @@ export const blockActivitySchema = z.object({
   blockTime: decimalString.nullable(),
   userOpsLength: decimalString,
   userOps: z.array(userOpSchema),
-});
+}).meta({ id: 'BlockActivity' });
 export type BlockActivity = z.infer<typeof blockActivitySchema>;
 
 /** getGlobalCounts (the subgraph's GlobalCounter). */
@@ -75,7 +75,7 @@ export const globalCountsSchema = z.object({
   userOpCounter: decimalString,
   bundleCounter: decimalString,
   walletsCreated: decimalString,
-});
+}).meta({ id: 'GlobalCounts' });
 export type GlobalCounts = z.infer<typeof globalCountsSchema>;
 
 /** What a search term is, as the explorer routes it. */
@@ -88,5 +88,5 @@ export const searchResultSchema = z.object({
   foundInNetwork: z.string(),
   type: z.enum(SEARCH_TYPES),
   matches: z.array(z.object({ network: z.string(), type: z.enum(SEARCH_TYPES) })),
-});
+}).meta({ id: 'SearchResult' });
 export type SearchResult = z.infer<typeof searchResultSchema>;

@@ -27,7 +27,7 @@ export const transactionSchema = z.object({
   gas_quote: z.number().nullable(),
   pretty_gas_quote: z.string().nullable(),
   gas_quote_rate: z.number().nullable(),
-});
+}).meta({ id: 'Transaction' });
 export type Transaction = z.infer<typeof transactionSchema>;
 
 /** Alchemy's `rawContract`: the exact amount and decimals in hex. */
@@ -53,7 +53,7 @@ export const erc20TransferSchema = z.object({
   userOpHash: hashOut.nullable(),
   logIndex: z.number().int(),
   metadata: z.object({ blockTimestamp: z.string() }),
-});
+}).meta({ id: 'ERC20Transfer' });
 export type Erc20Transfer = z.infer<typeof erc20TransferSchema>;
 
 export const nftTransferSchema = z.object({
@@ -73,7 +73,7 @@ export const nftTransferSchema = z.object({
   userOpHash: hashOut.nullable(),
   logIndex: z.number().int(),
   metadata: z.object({ blockTimestamp: z.string() }),
-});
+}).meta({ id: 'NFTTransfer' });
 export type NftTransfer = z.infer<typeof nftTransferSchema>;
 
 export const balanceSchema = z.object({
@@ -85,5 +85,7 @@ export const balanceSchema = z.object({
   native_token: z.string(),
   quote_rate: z.string().nullable(),
   pretty_quote: z.string().nullable(),
-});
+  // Read by real clients (contract.md §3.13): the balance's USD value.
+  quote: z.number().nullable(),
+}).meta({ id: 'Balance' });
 export type Balance = z.infer<typeof balanceSchema>;

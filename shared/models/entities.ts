@@ -18,7 +18,7 @@ export const bundleSchema = z.object({
   bundleIndex: z.number().int(),
   beneficiary: addressOut.nullable(),
   entryPoint: addressOut,
-});
+}).meta({ id: 'Bundle' });
 export type Bundle = z.infer<typeof bundleSchema>;
 
 /** getTopPaymasters item. */
@@ -28,19 +28,21 @@ export const paymasterSummarySchema = z.object({
   gasSponsored: decimalString,
   network: z.string(),
   totalDeposits: decimalString,
-});
+}).meta({ id: 'PaymasterSummary' });
 export type PaymasterSummary = z.infer<typeof paymasterSummarySchema>;
 
 /** getTopFactories item. */
 export const factorySummarySchema = z.object({
   address: addressOut,
   accountsLength: decimalString,
-});
+  network: z.string(),
+}).meta({ id: 'FactorySummary' });
 export type FactorySummary = z.infer<typeof factorySummarySchema>;
 
 export const factoryDetailsSchema = z.object({
   address: addressOut,
   accountsLength: decimalString,
+  network: z.string(),
   accounts: z.array(
     z.object({
       address: addressOut,
@@ -49,14 +51,14 @@ export const factoryDetailsSchema = z.object({
       userOpsCount: decimalString,
     }),
   ),
-});
+}).meta({ id: 'FactoryDetails' });
 export type FactoryDetails = z.infer<typeof factoryDetailsSchema>;
 
 export const bundlerDetailsSchema = z.object({
   address: addressOut,
   userOpsLength: decimalString,
   userOps: z.array(bundlerUserOpSchema),
-});
+}).meta({ id: 'BundlerDetails' });
 export type BundlerDetails = z.infer<typeof bundlerDetailsSchema>;
 
 /** getTopBundlers item as real clients read it (contract.md §3.4). */
@@ -67,7 +69,7 @@ export const bundlerSummarySchema = z.object({
   actualGasCostSum: decimalString,
   transactionFeeSum: decimalString,
   id: z.string(),
-});
+}).meta({ id: 'BundlerSummary' });
 export type BundlerSummary = z.infer<typeof bundlerSummarySchema>;
 
 export const dailyMetricSchema = z.object({
@@ -85,5 +87,5 @@ export const dailyMetricSchema = z.object({
   paymasterTotal: decimalString,
   factoryTotal: decimalString,
   bundlerTotal: decimalString,
-});
+}).meta({ id: 'DailyMetric' });
 export type DailyMetric = z.infer<typeof dailyMetricSchema>;

@@ -14,7 +14,7 @@ export const logSchema = z.object({
   eventName: z.string().nullable(),
   blockNumber: decimalString,
   userOpHash: hashOut.nullable(),
-});
+}).meta({ id: 'Log' });
 export type Log = z.infer<typeof logSchema>;
 
 /** A node of an op's execution trace: one call frame and the frames it made. */
@@ -48,7 +48,7 @@ export const traceNodeSchema: z.ZodType<TraceNode> = z.lazy(() =>
     }),
     next: z.array(traceNodeSchema),
   }),
-);
+).meta({ id: 'TraceNode' });
 
 /** Numeric `userOpParams` items are ethers-v5-style BigNumber objects, as clients parse them. */
 const bigNumberSchema = z.object({ type: z.literal('BigNumber'), hex: hexSchema });
@@ -75,5 +75,5 @@ export const userOpMetadataSchema = z.object({
       raw: z.object({ address: addressOut, topics: z.array(hexSchema), data: hexSchema }),
     }),
   ),
-});
+}).meta({ id: 'UserOpMetadata' });
 export type UserOpMetadata = z.infer<typeof userOpMetadataSchema>;

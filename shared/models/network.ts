@@ -12,5 +12,5 @@ export const networkStatusSchema = z.object({
   indexedBlock: z.number().int(),
   lagBlocks: z.number().int(),
   backfillComplete: z.boolean(),
-});
+}).meta({ id: 'NetworkStatus' });
 export type NetworkStatus = z.infer<typeof networkStatusSchema>;

@@ -59,7 +59,7 @@ export const userOpSchema = z.object({
   targets: z.array(addressOut),
   values: z.array(decimalString),
   callDatas: z.array(hexSchema),
-});
+}).meta({ id: 'UserOp' });
 export type UserOp = z.infer<typeof userOpSchema>;
 
 /** A getBundlerActivity item (spec: BundlerDetails.userOps[]). */
@@ -78,4 +78,4 @@ export const bundlerUserOpSchema = userOpSchema.pick({
   nonce: true,
   value: true,
   callData: true,
-});
+}).meta({ id: 'BundlerUserOp' });

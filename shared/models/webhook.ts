@@ -11,5 +11,5 @@ export const webhookSchema = z.object({
   identifier: z.string(),
   id: z.string(),
   createdAt: z.iso.datetime(),
-});
+}).meta({ id: 'Webhook' });
 export type Webhook = z.infer<typeof webhookSchema>;

@@ -5,14 +5,20 @@ import * as apiKeys from '../../shared/db/tables/apiKeys.js';
 import { createLogger } from '../../shared/log.js';
 import { createApp } from '../../server/app.js';
 import type { Deps } from '../../server/context.js';
+import { createWebServices } from '../../server/services.js';
 
 export function testConfig(env: Record<string, string> = {}): WebConfig {
   return loadConfig(webEnvSchema, { LOG_LEVEL: 'silent', NETWORKS: 'devnet', ...env });
 }
 
+/**
+ * Deps of a test app. With REDIS_URL in `env` the services hold a Redis connection: call
+ * `deps.services.close()` when done (useTestApp does).
+ */
 export function testDeps(db: Db, env: Record<string, string> = {}): Deps {
   const config = testConfig(env);
-  return { db, config, log: createLogger({ level: config.LOG_LEVEL, name: 'test' }) };
+  const log = createLogger({ level: config.LOG_LEVEL, name: 'test' });
+  return { db, config, log, services: createWebServices({ db, config, log }) };
 }
 
 export function createTestApp(db: Db, env: Record<string, string> = {}) {
@@ -20,8 +26,8 @@ export function createTestApp(db: Db, env: Record<string, string> = {}) {
 }
 
 /** Inserts a fresh API key and returns its plain value. */
-export async function createTestKey(db: Db, name = 'test'): Promise<string> {
+export async function createTestKey(db: Db, name = 'test', rateLimitPerSecond: number | null = null): Promise<string> {
   const { key, prefix, hash } = generateApiKey();
-  await apiKeys.insert(db, { prefix, hash, name });
+  await apiKeys.insert(db, { prefix, hash, name, rateLimitPerSecond });
   return key;
 }

@@ -81,9 +81,9 @@ async function listByParty(
   where: { chainId: number; address: string; standards: string[] },
   page: Page,
 ): Promise<TransferRow[]> {
-  const side = (column: string) => `select * from token_transfers
+  const side = (column: string) => `(select * from token_transfers
      where chain_id = $1 and ${column} = $2 and standard = any($3::text[])
-     order by block_number desc, log_index desc, batch_index desc limit $4`;
+     order by block_number desc, log_index desc, batch_index desc limit $4)`;
   const { rows } = await db.query<TransferRow>(
     `select x.tx_hash, x.log_index, x.block_number, x.block_time, x.user_op_hash, x.standard, x.token,
             x.from_address, x.to_address, x.value::text as value, x.token_id::text as token_id,

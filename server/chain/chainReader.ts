@@ -1,0 +1,100 @@
+import { Contract, FetchRequest, JsonRpcProvider, Network } from 'ethers';
+import type { NetworkConfig } from '../../shared/config.js';
+import { AppError } from '../../shared/errors.js';
+
+/**
+ * Live chain state for the answers that are not indexed history (balances). All calls of one
+ * answer go out as one JSON-RPC batch (ethers batches calls made in the same tick); the network's
+ * RPC URLs are tried in order. A failure of every URL is a 502: the caller's request was fine.
+ */
+
+export type TokenMetadata = { name: string | null; symbol: string | null; decimals: number | null };
+
+export type BalanceRead = {
+  native: bigint;
+  /** balanceOf(owner) per token; null when the token's call reverted (not an ERC-20/721). */
+  tokens: Map<string, bigint | null>;
+  /** Metadata read for the tokens asked for in `describe`. */
+  metadata: Map<string, TokenMetadata>;
+};
+
+export type ChainReader = {
+  readBalances(network: NetworkConfig, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead>;
+};
+
+const RPC_TIMEOUT_MS = 5000;
+const TOKEN_ABI = [
+  'function balanceOf(address) view returns (uint256)',
+  'function name() view returns (string)',
+  'function symbol() view returns (string)',
+  'function decimals() view returns (uint8)',
+];
+
+/** A call that reverted is an answer (null); anything else (transport, timeout) is a failure. */
+async function orNullOnRevert<T>(call: Promise<T>): Promise<T | null> {
+  try {
+    return await call;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'CALL_EXCEPTION' || (err as { code?: string }).code === 'BAD_DATA') return null;
+    throw err;
+  }
+}
+
+export function createChainReader(): ChainReader {
+  const providers = new Map<string, JsonRpcProvider>();
+
+  const providerFor = (url: string, chainId: number): JsonRpcProvider => {
+    let provider = providers.get(url);
+    if (!provider) {
+      const request = new FetchRequest(url);
+      request.timeout = RPC_TIMEOUT_MS;
+      // A static network skips ethers' chain-id probing, which retries forever on a dead node.
+      provider = new JsonRpcProvider(request, undefined, { staticNetwork: Network.from(chainId), batchStallTime: 2 });
+      providers.set(url, provider);
+    }
+    return provider;
+  };
+
+  async function readWith(provider: JsonRpcProvider, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead> {
+    const contract = (address: string) => new Contract(address, TOKEN_ABI, provider);
+    const [native, balances, metadata] = await Promise.all([
+      provider.getBalance(owner),
+      Promise.all(tokens.map((t) => orNullOnRevert<bigint>(contract(t).getFunction('balanceOf')(owner)))),
+      Promise.all(
+        describe.map(async (t) => {
+          const c = contract(t);
+          const [name, symbol, decimals] = await Promise.all([
+            orNullOnRevert<string>(c.getFunction('name')()),
+            orNullOnRevert<string>(c.getFunction('symbol')()),
+            orNullOnRevert<bigint>(c.getFunction('decimals')()),
+          ]);
+          return { name, symbol, decimals: decimals === null ? null : Number(decimals) };
+        }),
+      ),
+    ]);
+    return {
+      native,
+      tokens: new Map(tokens.map((t, i) => [t, balances[i] ?? null])),
+      metadata: new Map(describe.map((t, i) => [t, metadata[i]!])),
+    };
+  }
+
+  return {
+    async readBalances(network, owner, tokens, describe) {
+      if (network.rpcUrls.length === 0) {
+        throw new AppError('BAD_GATEWAY', `No RPC URL is configured for ${network.name}: live balances are unavailable.`);
+      }
+      let lastError: unknown;
+      for (const url of network.rpcUrls) {
+        try {
+          return await readWith(providerFor(url, network.chainId), owner, tokens, describe);
+        } catch (err) {
+          lastError = err;
+        }
+      }
+      throw new AppError('BAD_GATEWAY', `Reading balances from the ${network.name} node failed; try again.`, {
+        cause: lastError,
+      });
+    },
+  };
+}

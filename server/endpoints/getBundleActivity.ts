@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
+import * as userOps from '../../shared/db/tables/userOps.js';
+import { bundleDetailsSchema } from '../../shared/models/index.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { hashInput, indexedNetwork, networkInput, pageInput } from './inputs.js';
+
+export const getBundleActivity = defineEndpoint({
+  summary: 'A bundle transaction (sender, status, fee) and its user operations, newest first.',
+  description:
+    '`bundle` is the transaction hash. A transaction not indexed (yet) answers 200 with no ops and null block fields: ' +
+    'clients poll until `userOps` is non-empty. `status` is "1" for a successful transaction.',
+  tag: 'User Operations',
+  input: z.object({ bundle: hashInput, network: networkInput, ...pageInput }),
+  output: z.object({ bundleDetails: bundleDetailsSchema }),
+  cache: {
+    finalWhen: ({ bundleDetails: b }) => (b.blockNumber === null ? [] : [{ network: b.network, blockNumber: b.blockNumber }]),
+  },
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    const [tx, ops] = await Promise.all([
+      bundleTransactions.findByHash(ctx.db, network.chainId, input.bundle),
+      userOps.listByTransaction(ctx.db, network.chainId, input.bundle, input),
+    ]);
+    return {
+      bundleDetails: {
+        transactionHash: input.bundle,
+        network: network.name,
+        userOpsLength: String(tx?.userOpsCount ?? 0),
+        blockNumber: tx?.blockNumber ?? null,
+        blockTime: tx?.blockTime ?? null,
+        from: tx?.from ?? null,
+        to: tx?.to ?? null,
+        status: tx ? (tx.status ? ('1' as const) : ('0' as const)) : null,
+        transactionFee: tx?.fee ?? null,
+        userOps: ops,
+      },
+    };
+  },
+});

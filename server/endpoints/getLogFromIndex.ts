@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import * as logs from '../../shared/db/tables/logs.js';
+import { AppError } from '../../shared/errors.js';
+import { logSchema } from '../../shared/models/index.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { withEventName } from './getUserOpLogs.js';
+import { blockNumberInput, hashInput, indexedNetwork, networkInput } from './inputs.js';
+
+const logIndexInput = blockNumberInput.describe('Block-level index of the log (as in the receipt).');
+
+export const getLogFromIndex = defineEndpoint({
+  summary: 'One log of a bundle transaction, by its index.',
+  description: '`logIndex` is the block-level log index; `logIndec` (the SDK\'s spelling) is accepted too. A missing log is a 404.',
+  tag: 'User Operations',
+  input: z.object({
+    transactionHash: hashInput,
+    logIndex: logIndexInput.optional(),
+    logIndec: logIndexInput.optional().describe('Alias of logIndex (the SDK sends this spelling).'),
+    network: networkInput,
+  }),
+  output: z.object({ log: logSchema }),
+  cache: { finalWhen: ({ log }, { network }) => [{ network, blockNumber: log.blockNumber }] },
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    const logIndex = input.logIndex ?? input.logIndec;
+    if (logIndex === undefined) {
+      throw new AppError('BAD_REQUEST', 'Invalid parameter "logIndex": is required (a log index)', { param: 'logIndex' });
+    }
+    const log = await logs.find(ctx.db, network.chainId, input.transactionHash, logIndex);
+    if (!log) {
+      throw new AppError('NOT_FOUND', `No log ${logIndex} in transaction ${input.transactionHash} on ${network.name}`, {
+        param: 'logIndex',
+      });
+    }
+    return { log: withEventName(log) };
+  },
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { networkStatusSchema } from '../../shared/models/index.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { indexedNetwork, networkInput } from './inputs.js';
+
+export const getNetworkStatus = defineEndpoint({
+  summary: 'Where the indexer stands on a network: chain head, last indexed block, lag, backfill done.',
+  description: 'A network the indexer has not started yet answers zeros and backfillComplete false.',
+  tag: 'Supported Networks',
+  input: z.object({ network: networkInput }),
+  output: networkStatusSchema,
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    // The indexer view is at most a second old: the same freshness as a cached answer.
+    const state = (await ctx.services.indexer.current()).get(network.chainId);
+    const headBlock = state?.headBlock ?? 0;
+    const indexedBlock = state?.indexedBlock ?? 0;
+    return {
+      network: network.name,
+      chainId: network.chainId,
+      headBlock,
+      indexedBlock,
+      lagBlocks: Math.max(0, headBlock - indexedBlock),
+      backfillComplete: state?.backfillComplete ?? false,
+    };
+  },
+});

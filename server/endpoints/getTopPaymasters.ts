@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import * as entityStats from '../../shared/db/tables/entityStats.js';
+import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
+import { paymasterSummarySchema } from '../../shared/models/index.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { indexedNetwork, networkInput, pageInput } from './inputs.js';
+
+export const getTopPaymasters = defineEndpoint({
+  summary: 'Paymasters ranked by user operations sponsored (ties by address), with gas sponsored and deposit.',
+  description: '`gasSponsored` is Σ actualGasCost of its ops (wei); `totalDeposits` its EntryPoint deposit after its latest Deposited event.',
+  tag: 'Paymaster',
+  input: z.object({ network: networkInput, ...pageInput }),
+  output: z.object({ paymasters: z.array(paymasterSummarySchema) }),
+  cache: 'head',
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    const top = await entityStats.listTopByUserOps(ctx.db, network.chainId, 'paymaster', input);
+    const deposits = await entryPointDeposits.latestTotalDeposits(ctx.db, network.chainId, top.map((p) => p.address));
+    return {
+      paymasters: top.map((p) => ({
+        userOpsLength: p.userOpsCount,
+        address: p.address,
+        gasSponsored: p.actualGasCostSum,
+        network: network.name,
+        totalDeposits: deposits.get(p.address) ?? '0',
+      })),
+    };
+  },
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import * as logs from '../../shared/db/tables/logs.js';
+import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
+import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
+import * as userOps from '../../shared/db/tables/userOps.js';
+import { AppError } from '../../shared/errors.js';
+import { userOpMetadataSchema } from '../../shared/models/index.js';
+import { decodeLog } from '../knownEvents.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { hashInput, indexedNetwork, networkInput } from './inputs.js';
+import { toTraceNode, userOpParamsOf } from './userOpMetadata.js';
+
+export const getUserOpMetadata = defineEndpoint({
+  summary: "A user operation's ERC-20 transfers, execution trace, parameters by position and decoded logs.",
+  description:
+    '`userOpParams` positions: v0.6 [sender, nonce, initCode, callData, callGasLimit, verificationGasLimit, ' +
+    'preVerificationGas, maxFeePerGas, maxPriorityFeePerGas, paymasterAndData, signature]; v0.7+ [sender, nonce, ' +
+    'initCode, callData, accountGasLimits, preVerificationGas, gasFees, paymasterAndData, signature]; numbers are ' +
+    '`{type: "BigNumber", hex}`. `executionTrace` is null when the node could not trace the transaction. ' +
+    'An unknown user operation is a 404.',
+  tag: 'User Operations',
+  input: z.object({ userOpHash: hashInput, network: networkInput }),
+  output: userOpMetadataSchema,
+  // The trace may be stored after the op (a later pass): kept like head data, never as final.
+  cache: 'head',
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
+    if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
+    const [transfers, trace, opLogs] = await Promise.all([
+      tokenTransfers.listErc20ByUserOp(ctx.db, network.chainId, op.userOpHash),
+      userOpTraces.find(ctx.db, network.chainId, op.userOpHash),
+      logs.listByUserOp(ctx.db, network.chainId, op.userOpHash),
+    ]);
+    return {
+      erc20Transfers: transfers.map((t) => ({
+        invoked: t.token,
+        from: t.from,
+        to: t.to,
+        value: `0x${BigInt(t.value).toString(16)}`,
+        name: t.name ?? '',
+      })),
+      executionTrace: trace?.status === 'ok' && trace.trace ? toTraceNode(trace.trace) : null,
+      userOpParams: userOpParamsOf(op),
+      logs: opLogs.map((log) => {
+        const decoded = decodeLog(log);
+        return {
+          name: decoded?.name ?? '',
+          anonymous: false,
+          inputs: decoded?.inputs ?? null,
+          raw: { address: log.address, topics: log.topics, data: log.data },
+        };
+      }),
+    };
+  },
+});

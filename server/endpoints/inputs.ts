@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { NetworkConfig } from '../../shared/config.js';
+import { AppError } from '../../shared/errors.js';
+import { addressSchema, hashSchema } from '../../shared/models/primitives.js';
+import { findNetwork } from '../../shared/networks.js';
+import type { Ctx } from '../context.js';
+
+/**
+ * The input parameters endpoints share, in one place. They accept query-string values (REST) and
+ * JSON values (tRPC) alike, normalise what they accept (lower-case hex, canonical network names,
+ * defaults) so that equal requests share a cache entry, and reject anything else with a message
+ * saying what the parameter accepts.
+ */
+
+/**
+ * An integer within [min, max]: a number (tRPC) or its decimal digits (REST). Anything else (NaN,
+ * fractions, hex, repeated parameters) is rejected rather than coerced.
+ */
+function integer(min: number, max: number, what: string): z.ZodType<number, number | string> {
+  const message = `must be ${what}`;
+  const digits = (v: unknown) => (typeof v === 'string' && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : v);
+  return z.preprocess(digits, z.number({ error: message }).int(message).min(min, message).max(max, message)) as z.ZodType<
+    number,
+    number | string
+  >;
+}
+
+export const MAX_FIRST = 100;
+export const MAX_SKIP = 10_000;
+export const MAX_DAYS = 366;
+
+export const firstInput = integer(1, MAX_FIRST, `an integer from 1 to ${MAX_FIRST}`)
+  .default(10)
+  .describe(`Page size: how many records to return (1–${MAX_FIRST}, default 10).`);
+
+export const skipInput = integer(0, MAX_SKIP, `an integer from 0 to ${MAX_SKIP}`)
+  .default(0)
+  .describe(`How many records to skip (0–${MAX_SKIP}, default 0).`);
+
+export const noOfDaysInput = integer(1, MAX_DAYS, `an integer from 1 to ${MAX_DAYS}`)
+  .default(7)
+  .describe(`How many days of metrics (1–${MAX_DAYS}, default 7).`);
+
+export const blockNumberInput = integer(0, Number.MAX_SAFE_INTEGER, 'a block number (a non-negative integer)');
+
+export const addressInput = addressSchema.describe('A 20-byte address, 0x-prefixed hex in any case.');
+export const hashInput = hashSchema.describe('A 32-byte hash, 0x-prefixed hex in any case.');
+
+/** Page parameters of every list endpoint. */
+export const pageInput = { first: firstInput, skip: skipInput };
+
+/**
+ * A network name as clients spell it, folded to its canonical name (`baseSepolia` →
+ * `base-sepolia`). Whether this server indexes it is checked by indexedNetwork(), which can list the
+ * indexed ones.
+ */
+export const networkInput = z
+  .string({ error: 'must be a network name (see getNetworks)' })
+  .trim()
+  .min(1, 'must be a network name (see getNetworks)')
+  .max(64, 'must be a network name (see getNetworks)')
+  .transform((name) => findNetwork(name)?.name ?? name)
+  .describe('Network name, as in getNetworks (client spellings such as baseSepolia or Base are accepted).');
+
+/** The served network `name` refers to; a 400 naming the served ones otherwise. */
+export function indexedNetwork(ctx: Pick<Ctx, 'config'>, name: string): NetworkConfig {
+  const found = ctx.config.networks.find((n) => n.name === name);
+  if (found) return found;
+  const served = ctx.config.networks.map((n) => n.name).join(', ');
+  const known = findNetwork(name) !== undefined;
+  const why = known ? `"${name}" is not indexed by this server` : `unknown network "${name}"`;
+  throw new AppError('BAD_REQUEST', `Invalid parameter "network": ${why}; valid networks: ${served}`, {
+    param: 'network',
+    meta: { validNetworks: ctx.config.networks.map((n) => n.name) },
+  });
+}
+
+/** The named network, or every served network when the parameter is absent. */
+export function indexedNetworks(ctx: Pick<Ctx, 'config'>, name: string | undefined): NetworkConfig[] {
+  return name === undefined ? [...ctx.config.networks] : [indexedNetwork(ctx, name)];
+}

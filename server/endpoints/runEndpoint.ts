@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import type { NetworkConfig, WebConfig } from '../../shared/config.js';
+import { ANY_EPOCH, decideTtl, epochTag } from '../cache/cachePolicy.js';
+import type { Answer } from '../cache/responseCache.js';
+import type { Ctx } from '../context.js';
+import { authenticate } from '../http/auth.js';
+import { parseInput } from '../http/errors.js';
+import type { Endpoint } from './defineEndpoint.js';
+
+/**
+ * The one path both transports take for every procedure call: authenticate, count it against the
+ * caller's rate limit (so each call of a tRPC batch counts), validate, then answer through the
+ * read-through cache when the endpoint declares a cache policy.
+ */
+export async function runEndpoint(ctx: Ctx, name: string, endpoint: Endpoint, rawInput: unknown): Promise<Answer> {
+  if (endpoint.auth !== 'none') ctx.apiKey = await authenticate(ctx, ctx.headers);
+  ctx.rateLimit = await ctx.services.limiter.consume(
+    ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp}`,
+    ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND,
+  );
+  const input = parseInput(endpoint.input, rawInput ?? {}) as z.output<z.ZodType>;
+  const policy = endpoint.cache ?? 'none';
+  if (policy === 'none') return { value: await endpoint.handler(ctx, input), maxAgeSeconds: 0, cache: 'none' };
+
+  const networks = networksOf(ctx.config, input);
+  const states = await ctx.services.indexer.current();
+  const epoch = policy === 'live' ? ANY_EPOCH : epochTag(networks, states);
+  return ctx.services.cache.remember(cacheKey(name, input), epoch, async () => {
+    const value = await endpoint.handler(ctx, input);
+    const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
+    return { value, ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
+  });
+}
+
+/** The answer as JSON text (REST writes it as is) or as a value (tRPC), whichever is at hand. */
+export const answerText = (answer: Answer): string => answer.text ?? JSON.stringify(answer.value);
+export const answerValue = (answer: Answer): unknown => (answer.value !== undefined ? answer.value : JSON.parse(answer.text!));
+
+/** The networks an input's answer depends on: the one it names, else every served network. */
+function networksOf(config: WebConfig, input: unknown): NetworkConfig[] {
+  const named = (input as { network?: unknown }).network;
+  if (typeof named !== 'string') return config.networks;
+  return config.networks.filter((n) => n.name === named);
+}
+
+/** Endpoint name + validated input (defaults applied, case normalised), keys sorted. */
+function cacheKey(name: string, input: unknown): string {
+  const fields = input && typeof input === 'object' ? Object.keys(input).sort() : [];
+  return `${name}:${JSON.stringify(input, fields)}`;
+}

@@ -1,0 +1,40 @@
+import type { WebConfig } from '../shared/config.js';
+import type { Db } from '../shared/db/client.js';
+import type { Logger } from '../shared/log.js';
+import { createApiKeyCache, type ApiKeyCache } from './apiKeyCache.js';
+import { createMemoryStore, createRedisStore } from './cache/cacheStore.js';
+import { createResponseCache, type ResponseCache } from './cache/responseCache.js';
+import { createChainReader, type ChainReader } from './chain/chainReader.js';
+import { createIndexerView, type IndexerView } from './indexerView.js';
+import { createPriceSource, type PriceSource } from './prices.js';
+import { createRateLimiter, type RateLimiter } from './rateLimiter.js';
+import { createRedis } from './redis.js';
+
+/** The web process's long-lived helpers, built once (main.ts, or a test) and shared by every request. */
+export type WebServices = {
+  cache: ResponseCache;
+  limiter: RateLimiter;
+  indexer: IndexerView;
+  apiKeys: ApiKeyCache;
+  chain: ChainReader;
+  prices: PriceSource;
+  /** Closes the Redis connection, if any. */
+  close(): Promise<void>;
+};
+
+export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger }): WebServices {
+  const { config, log } = deps;
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
+  const store = redis ? createRedisStore(redis, `${config.REDIS_KEY_PREFIX}cache:`) : createMemoryStore();
+  return {
+    cache: createResponseCache(store, log),
+    limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
+    indexer: createIndexerView(deps.db, config.networks, { log }),
+    apiKeys: createApiKeyCache(),
+    chain: createChainReader(),
+    prices: createPriceSource(config.PRICE_SOURCE_URL, log),
+    async close() {
+      redis?.disconnect();
+    },
+  };
+}
