@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 
@@ -120,8 +121,38 @@ function createPostgresDb(url: string, options: DbOptions): Db {
   };
 }
 
+/**
+ * PGlite is one process's store: a second process opening the same folder would corrupt it. A pid
+ * file claims the folder; a live owner makes the second opener fail with a clear message.
+ */
+function claimDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const pidFile = join(dataDir, 'opscan.pid');
+  try {
+    const owner = Number(readFileSync(pidFile, 'utf8'));
+    if (owner && owner !== process.pid && isAlive(owner)) {
+      throw new Error(
+        `The embedded store ${dataDir} is in use by process ${owner}. Stop it first, or use PostgreSQL (DATABASE_URL).`,
+      );
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  writeFileSync(pidFile, String(process.pid));
+  return () => rmSync(pidFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 async function createPgliteDb(dataDir?: string): Promise<Db> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const release = dataDir ? claimDataDir(dataDir) : () => {};
   const keepAsText = (value: string) => value;
   const lite = await PGlite.create(dataDir, {
     // Match node-postgres: int8 and numeric as exact strings.
@@ -146,6 +177,7 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
     },
     async close() {
       await lite.close();
+      release();
     },
   };
 }
