@@ -116,6 +116,9 @@ export const dispatcherEnvSchema = baseEnvSchema.extend({
     .describe('Webhook requests one dispatcher keeps in flight at once.'),
 });
 
+/** `npm start`: every process of the Procfile in one, so it reads all of their variables. */
+export const allInOneEnvSchema = webEnvSchema.extend(indexerEnvSchema.shape).extend(dispatcherEnvSchema.shape);
+
 /** Per-network variables; NAME is the network name in upper case with `-` → `_`. */
 export const networkEnvSchema = z.object({
   RPC_URL: z
