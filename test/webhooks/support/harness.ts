@@ -8,17 +8,8 @@ import { useTestDb } from '../../helpers/db.js';
 /** Fast retries for tests: the production schedule's shape in milliseconds. */
 export const FAST_SCHEDULE = [0, 20, 40, 60, 80, 100, 120, 140, 160, 180];
 
-const TABLES = [
-  'webhook_attempts',
-  'webhook_deliveries',
-  'webhooks',
-  'webhook_outbox_cursors',
-  'outbox_events',
-  'user_op_calls',
-  'user_ops',
-  'accounts',
-  'indexer_state',
-];
+/** Kept between tests: the API key, the applied migrations, the generated secret-encryption key. */
+const KEPT_TABLES = ['api_keys', 'schema_migrations', 'webhook_generated_keys'];
 
 /**
  * A test file's database, API key, webhook creation through the real endpoint, and dispatchers
@@ -34,7 +25,11 @@ export function useWebhookHarness(env: Record<string, string> = {}) {
     state.key = await createTestKey(t.db, 'webhooks');
   });
   beforeEach(async () => {
-    await t.db.query(`truncate ${TABLES.join(', ')}`);
+    const { rows } = await t.db.query<{ tablename: string }>(
+      `select tablename from pg_tables where schemaname = current_schema() and not (tablename = any($1::text[]))`,
+      [KEPT_TABLES],
+    );
+    await t.db.query(`truncate ${rows.map((r) => r.tablename).join(', ')}`);
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((d) => d.stop()));
