@@ -4,9 +4,7 @@ import { AppError } from '../../shared/errors.js';
 import { logSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { withEventName } from './getUserOpLogs.js';
-import { blockNumberInput, hashInput, indexedNetwork, networkInput } from './inputs.js';
-
-const logIndexInput = blockNumberInput.describe('Block-level index of the log (as in the receipt).');
+import { hashInput, indexedNetwork, logIndexInput, networkInput } from './inputs.js';
 
 export const getLogFromIndex = defineEndpoint({
   summary: 'One log of a bundle transaction, by its index.',

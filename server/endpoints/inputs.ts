@@ -42,6 +42,10 @@ export const noOfDaysInput = integer(1, MAX_DAYS, `an integer from 1 to ${MAX_DA
   .describe(`How many days of metrics (1–${MAX_DAYS}, default 7).`);
 
 export const blockNumberInput = integer(0, Number.MAX_SAFE_INTEGER, 'a block number (a non-negative integer)');
+/** Log indexes are stored as 32-bit integers. */
+export const logIndexInput = integer(0, 2 ** 31 - 1, 'a log index (a non-negative integer)').describe(
+  'Block-level index of the log (as in the receipt).',
+);
 
 export const addressInput = addressSchema.describe('A 20-byte address, 0x-prefixed hex in any case.');
 export const hashInput = hashSchema.describe('A 32-byte hash, 0x-prefixed hex in any case.');
