@@ -18,6 +18,11 @@ export type WebServices = {
   apiKeys: ApiKeyCache;
   chain: ChainReader;
   prices: PriceSource;
+  /**
+   * Resolves once Redis is connected, or after `timeoutMs` (never rejects): until then the cache
+   * misses and the limiter counts in memory, so a process waits for it before taking traffic.
+   */
+  ready(timeoutMs?: number): Promise<void>;
   /** Closes the Redis connection, if any. */
   close(): Promise<void>;
 };
@@ -33,6 +38,18 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
     apiKeys: createApiKeyCache(),
     chain: createChainReader(),
     prices: createPriceSource(config.PRICE_SOURCE_URL, log),
+    async ready(timeoutMs = 2000) {
+      if (!redis || redis.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          redis!.off('ready', done);
+          resolve();
+        }
+        redis.once('ready', done);
+      });
+    },
     async close() {
       redis?.disconnect();
     },

@@ -11,6 +11,7 @@ import { createWebServices } from './services.js';
  */
 export async function startWeb(base: { db: Db; config: WebConfig; log: Logger }, port: number): Promise<Server> {
   const services = createWebServices(base);
+  await services.ready();
   const app = createApp({ ...base, services });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, () => resolve(s));

@@ -39,7 +39,7 @@ export function createRestRouter(deps: Deps): express.Router {
           const answer = await answerEndpoint(ctx, name, { ...req.query, ...body });
           res.set(rateLimitHeaders(ctx.rateLimit));
           // Private: a shared cache would let callers bypass their per-key rate limit.
-          res.set('cache-control', answer.maxAgeSeconds > 0 ? `private, max-age=${Math.min(answer.maxAgeSeconds, 60)}` : 'no-store');
+          res.set('cache-control', answer.cache === 'none' ? 'no-store' : `private, max-age=${Math.min(answer.maxAgeSeconds, 60)}`);
           if (answer.cache !== 'none') res.set('x-cache', answer.cache);
           res.type('application/json').send(answerText(answer));
         } catch (error) {
