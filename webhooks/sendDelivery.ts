@@ -9,6 +9,7 @@ import { decryptSecret, type Keyring } from '../shared/webhookSecrets.js';
 import { deliver } from './deliver.js';
 import { decide, parseRetryAfter, type Decision } from './retryPolicy.js';
 import { signatureHeaders } from './sign.js';
+import type { SuccessBatcher } from './successBatcher.js';
 
 export type SendSettings = {
   timeoutMs: number;
@@ -17,7 +18,7 @@ export type SendSettings = {
   random?: () => number;
 };
 
-export type SendDeps = { db: Db; log: Logger; keyring: Keyring; agent: Agent; settings: SendSettings };
+export type SendDeps = { db: Db; log: Logger; keyring: Keyring; agent: Agent; successes: SuccessBatcher; settings: SendSettings };
 
 /**
  * One attempt of a claimed delivery: sign the stored bytes with this attempt's timestamp, POST,
@@ -36,24 +37,23 @@ export async function sendDelivery(deps: SendDeps, d: ClaimedDelivery): Promise<
     // Only a broken secret gets here (deliver never throws): retry, an operator can fix the key.
     response = { status: null, durationMs: 0, error: (error as Error).message, snippet: null, retryAfter: null };
   }
-  const ok = response.status !== null && response.status >= 200 && response.status < 300;
-  const now = new Date();
+  const attempt = {
+    deliveryId: d.id,
+    attempt: d.attempt,
+    startedAt,
+    durationMs: response.durationMs,
+    responseStatus: response.status,
+    error: response.error,
+    responseSnippet: response.snippet,
+  };
+  if (response.status !== null && response.status >= 200 && response.status < 300) {
+    await deps.successes.record({ ...attempt, webhookId: d.webhookId });
+    return { kind: 'delivered' };
+  }
 
+  const now = new Date();
   return deps.db.transaction(async (tx) => {
-    await webhookAttempts.insert(tx, {
-      deliveryId: d.id,
-      attempt: d.attempt,
-      startedAt,
-      durationMs: response.durationMs,
-      responseStatus: response.status,
-      error: response.error,
-      responseSnippet: response.snippet,
-    });
-    if (ok) {
-      await webhookDeliveries.settle(tx, { id: d.id, attempt: d.attempt, status: 'delivered' });
-      await webhooks.markSucceeded(tx, d.webhookId);
-      return { kind: 'delivered' } as const;
-    }
+    await webhookAttempts.insert(tx, attempt);
     const failingSince = await webhooks.markFailing(tx, d.webhookId);
     const decision = decide({
       result: { ok: false, status: response.status, retryAfterMs: parseRetryAfter(response.retryAfter, now) },

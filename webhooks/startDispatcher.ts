@@ -8,6 +8,7 @@ import type { ResolveHost } from '../shared/webhookUrls.js';
 import { fanOutChain, type ChainToMatch } from './fanOut.js';
 import { createGuardedAgent } from './guardedAgent.js';
 import { runSender } from './runSender.js';
+import { createSuccessBatcher } from './successBatcher.js';
 import { Wakeup } from './wakeup.js';
 
 /** The channel the indexer notifies after committing outbox events. */
@@ -16,7 +17,7 @@ export const OUTBOX_CHANNEL = 'opscan_outbox';
 export const DELIVERY_TIMEOUT_MS = 15_000;
 const LEASE_MS = 60_000;
 const POLL_INTERVAL_MS = 1000;
-const MATCH_BATCH_SIZE = 500;
+const MATCH_BATCH_SIZE = 100;
 
 /** What the dispatcher reads from configuration (the web config of `npm start` has it too). */
 export type DispatcherSettings = Pick<DispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'WEBHOOK_SECRET_KEY' | 'networks'> &
@@ -88,6 +89,7 @@ export async function startDispatcher(deps: {
       log,
       keyring,
       agent,
+      successes: createSuccessBatcher(db),
       wakeup: senderWakeup,
       isRunning,
       settings: { timeoutMs, schedule: options.retrySchedule, random: options.random },

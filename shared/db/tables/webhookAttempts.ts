@@ -22,6 +22,20 @@ export async function insert(db: Queryable, a: AttemptRecord): Promise<void> {
   );
 }
 
+/** Logs many attempts in one statement (the dispatcher's batched success path). */
+export async function insertMany(db: Queryable, attempts: AttemptRecord[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const col = <K extends keyof AttemptRecord>(k: K) => attempts.map((a) => a[k]);
+  await db.query(
+    `insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error, response_snippet)
+     select u.* from unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+       as u(delivery_id, attempt, started_at, duration_ms, response_status, error, response_snippet)
+     where exists (select 1 from webhook_deliveries d where d.id = u.delivery_id)
+     on conflict (delivery_id, attempt) do nothing`,
+    [col('deliveryId'), col('attempt'), col('startedAt'), col('durationMs'), col('responseStatus'), col('error'), col('responseSnippet')],
+  );
+}
+
 export async function listByDeliveries(db: Queryable, deliveryIds: string[]): Promise<AttemptRecord[]> {
   if (deliveryIds.length === 0) return [];
   const { rows } = await db.query<{

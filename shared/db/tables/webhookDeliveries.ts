@@ -98,26 +98,33 @@ export async function nextDueAt(db: Queryable): Promise<Date | null> {
 }
 
 /**
- * Records the outcome of attempt `attempt`. Only the latest claimant may change the status: if the
- * lease ran out and another dispatcher claimed the row meanwhile, this outcome is logged but moot.
+ * Records a failed attempt: due again at `nextAttemptAt`, or failed for good. Only the latest
+ * claimant may change the status: if the lease ran out and another dispatcher claimed the row
+ * meanwhile, this outcome is logged but moot.
  */
 export async function settle(
   db: Queryable,
-  outcome: { id: string; attempt: number } & (
-    | { status: 'delivered' }
-    | { status: 'pending'; nextAttemptAt: Date }
-    | { status: 'failed' }
-  ),
+  outcome: { id: string; attempt: number } & ({ status: 'pending'; nextAttemptAt: Date } | { status: 'failed' }),
 ): Promise<boolean> {
   const next = outcome.status === 'pending' ? outcome.nextAttemptAt : null;
   const { rowCount } = await db.query(
-    `update webhook_deliveries
-        set status = $3, next_attempt_at = $4,
-            delivered_at = case when $3 = 'delivered' then now() else delivered_at end
+    `update webhook_deliveries set status = $3, next_attempt_at = $4
       where id = $1 and attempts = $2 and status = 'pending'`,
     [outcome.id, outcome.attempt, outcome.status, next],
   );
   return rowCount > 0;
+}
+
+/** Records successful attempts (same claimant rule as settle); returns how many took effect. */
+export async function settleDeliveredMany(db: Queryable, attempts: Array<{ id: string; attempt: number }>): Promise<number> {
+  if (attempts.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `update webhook_deliveries d set status = 'delivered', next_attempt_at = null, delivered_at = now()
+       from unnest($1::text[], $2::int[]) as u(id, attempt)
+      where d.id = u.id and d.attempts = u.attempt and d.status = 'pending'`,
+    [attempts.map((a) => a.id), attempts.map((a) => a.attempt)],
+  );
+  return rowCount;
 }
 
 export async function cancelPendingOfWebhook(db: Queryable, webhookId: string): Promise<void> {

@@ -146,12 +146,17 @@ export async function listEnabledByIds(db: Queryable, ids: string[]): Promise<We
   return rows.map(toWebhook);
 }
 
-/** After a 2xx: the endpoint is healthy again. Skips the write when nothing would change much. */
-export async function markSucceeded(db: Queryable, id: string): Promise<void> {
+/**
+ * After 2xx answers: these endpoints are healthy again. Rows that would barely change are not
+ * rewritten (a busy webhook would otherwise be updated on every delivery).
+ */
+export async function markSucceeded(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   await db.query(
     `update webhooks set failing_since = null, last_success_at = now()
-      where id = $1 and (failing_since is not null or last_success_at is null or last_success_at < now() - interval '10 seconds')`,
-    [id],
+      where id = any($1::text[])
+        and (failing_since is not null or last_success_at is null or last_success_at < now() - interval '10 seconds')`,
+    [[...new Set(ids)].sort()],
   );
 }
 
