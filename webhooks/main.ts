@@ -10,7 +10,8 @@ import { startDispatcher } from './startDispatcher.js';
 const config = loadConfig(dispatcherEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher' });
 const shutdown = createShutdown(log);
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+// Room for the two LISTEN sessions, the matcher, claims and batched outcome writes.
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20 });
 shutdown.add('db', () => db.close());
 await assertMigrated(db);
 const dispatcher = await startDispatcher({ db, config, log });

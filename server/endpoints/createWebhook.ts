@@ -62,8 +62,9 @@ export const createWebhook = defineEndpoint({
       });
     }
     const address = identifier.toLowerCase();
-    if (address === ZERO_ADDRESS && filter !== 'ADDRESS') {
-      throw new AppError('BAD_REQUEST', `Invalid parameter "identifier": the zero address is never a ${filter.toLowerCase()}`, {
+    // Nothing is ever sent, deployed, bundled or paid by the zero address: such a webhook would stay silent.
+    if (address === ZERO_ADDRESS) {
+      throw new AppError('BAD_REQUEST', 'Invalid parameter "identifier": the zero address never matches anything', {
         param: 'identifier',
       });
     }
