@@ -37,7 +37,7 @@ export type WebhookBenchOptions = {
 
 export type WebhookBenchResult = {
   store: string;
-  drain: { deliveries: number; seconds: number; perSecond: number };
+  drain: { deliveries: number; seconds: number; perSecond: number; avgBodyBytes: number };
   live: { deliveries: number; perSecond: number; p50Ms: number; p99Ms: number; maxMs: number };
 };
 
@@ -141,6 +141,10 @@ export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}
     const dispatcher = await startDispatcher({ db, config, log });
     await waitUntil(() => sink.firstSeen.size >= expected, 300_000, `${expected} drain deliveries`);
     const drainSeconds = (Date.now() - drainStart) / 1000;
+    // Bodies carry the op in the API's UserOp shape, whose `input` is the whole bundle transaction's.
+    const avgBodyBytes = Math.round(
+      Number((await db.query<{ b: string }>(`select avg(octet_length(body)) as b from webhook_deliveries`)).rows[0]!.b),
+    );
 
     // Live: commit time of each outbox event (its NOTIFY), then traffic for liveSeconds.
     const committedAt = new Map<number, number>();
@@ -178,7 +182,7 @@ export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}
     await indexer.stop();
     return {
       store: scratch.store,
-      drain: { deliveries: expected, seconds: drainSeconds, perSecond: Math.round(expected / drainSeconds) },
+      drain: { deliveries: expected, seconds: drainSeconds, perSecond: Math.round(expected / drainSeconds), avgBodyBytes },
       live: {
         deliveries: sink.firstSeen.size - before,
         perSecond: Math.round((sink.firstSeen.size - before) / liveSeconds),
