@@ -53,3 +53,78 @@ export async function listByFactory(db: Queryable, chainId: number, factory: str
   );
   return rows.map(toAccount);
 }
+
+// Writes (the indexer). An account row is every sender seen: user_ops_count and first/last op
+// block from its ops; factory and created_* from the op whose AccountDeployed deployed it.
+
+export type AccountActivity = {
+  address: string;
+  userOps: number;
+  firstOpBlock: number;
+  lastOpBlock: number;
+  /** Set when this batch holds the op that deployed the account. */
+  deployment: { factory: string; userOpHash: string; txHash: string; blockNumber: number; blockTime: number } | null;
+};
+
+export async function upsertActivity(db: Queryable, chainId: number, rows: AccountActivity[]): Promise<void> {
+  if (rows.length === 0) return;
+  const d = (r: AccountActivity) => r.deployment;
+  await db.query(
+    `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
+       created_tx_hash, created_block_number, created_block_time)
+     select $1, * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+       $9::bigint[], $10::bigint[])
+     on conflict (chain_id, address) do update set
+       user_ops_count = accounts.user_ops_count + excluded.user_ops_count,
+       first_op_block = least(accounts.first_op_block, excluded.first_op_block),
+       last_op_block = greatest(accounts.last_op_block, excluded.last_op_block),
+       factory = coalesce(accounts.factory, excluded.factory),
+       created_user_op_hash = coalesce(accounts.created_user_op_hash, excluded.created_user_op_hash),
+       created_tx_hash = coalesce(accounts.created_tx_hash, excluded.created_tx_hash),
+       created_block_number = coalesce(accounts.created_block_number, excluded.created_block_number),
+       created_block_time = coalesce(accounts.created_block_time, excluded.created_block_time)`,
+    [
+      chainId,
+      rows.map((r) => r.address),
+      rows.map((r) => r.userOps),
+      rows.map((r) => r.firstOpBlock),
+      rows.map((r) => r.lastOpBlock),
+      rows.map((r) => d(r)?.factory ?? null),
+      rows.map((r) => d(r)?.userOpHash ?? null),
+      rows.map((r) => d(r)?.txHash ?? null),
+      rows.map((r) => d(r)?.blockNumber ?? null),
+      rows.map((r) => d(r)?.blockTime ?? null),
+    ],
+  );
+}
+
+/** The factory of each of `addresses` that an indexed AccountDeployed names. */
+export async function listFactories(db: Queryable, chainId: number, addresses: string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const { rows } = await db.query<{ address: string; factory: string }>(
+    `select address, factory from accounts where chain_id = $1 and address = any($2::text[]) and factory is not null`,
+    [chainId, addresses],
+  );
+  return new Map(rows.map((r) => [r.address, r.factory]));
+}
+
+/** Rebuilds `addresses` from user_ops (after a reorg removed rows); an account left without ops disappears. */
+export async function recompute(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await db.query(`delete from accounts where chain_id = $1 and address = any($2::text[])`, [chainId, addresses]);
+  await db.query(
+    `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
+       created_tx_hash, created_block_number, created_block_time)
+     select o.chain_id, o.sender, count(*), min(o.block_number), max(o.block_number), d.factory, d.user_op_hash, d.tx_hash,
+            d.block_number, d.block_time
+     from user_ops o
+     left join lateral (
+       select x.factory, x.user_op_hash, x.tx_hash, x.block_number, x.block_time from user_ops x
+       where x.chain_id = o.chain_id and x.sender = o.sender and x.factory is not null
+       order by x.block_number, x.log_index limit 1
+     ) d on true
+     where o.chain_id = $1 and o.sender = any($2::text[])
+     group by o.chain_id, o.sender, d.factory, d.user_op_hash, d.tx_hash, d.block_number, d.block_time`,
+    [chainId, addresses],
+  );
+}

@@ -61,3 +61,20 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
   );
   return rows.map(toTransaction);
 }
+
+// Writes (the indexer).
+
+export type NewAddressTransaction = { address: string; txHash: string; blockNumber: number; txIndex: number };
+
+export async function insertMany(db: Queryable, chainId: number, rows: NewAddressTransaction[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into address_transactions (chain_id, address, tx_hash, block_number, tx_index)
+     select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::integer[]) on conflict do nothing`,
+    [chainId, rows.map((r) => r.address), rows.map((r) => r.txHash), rows.map((r) => r.blockNumber), rows.map((r) => r.txIndex)],
+  );
+}
+
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`delete from address_transactions where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
+}

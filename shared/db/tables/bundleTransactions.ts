@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
 
 /** Reads of `bundle_transactions`: the transactions that carry at least one bundle. */
 
@@ -64,4 +65,49 @@ export async function findByHash(db: Queryable, chainId: number, txHash: string)
 export async function exists(db: Queryable, chainId: number, txHash: string): Promise<boolean> {
   const { rows } = await db.query(`select 1 from bundle_transactions where chain_id = $1 and tx_hash = $2`, [chainId, txHash]);
   return rows.length > 0;
+}
+
+// Writes (the indexer).
+
+export type NewBundleTransaction = {
+  txHash: string;
+  blockNumber: number;
+  blockHash: string;
+  blockTime: number;
+  txIndex: number;
+  from: string;
+  to: string | null;
+  input: string;
+  status: boolean;
+  gasUsed: bigint;
+  effectiveGasPrice: bigint;
+  fee: bigint;
+};
+
+const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number }>> = [
+  ['chain_id', 'bigint', (t) => t.chainId],
+  ['tx_hash', 'text', (t) => t.txHash],
+  ['block_number', 'bigint', (t) => t.blockNumber],
+  ['block_hash', 'text', (t) => t.blockHash],
+  ['block_time', 'bigint', (t) => t.blockTime],
+  ['tx_index', 'integer', (t) => t.txIndex],
+  ['tx_from', 'text', (t) => t.from],
+  ['tx_to', 'text', (t) => t.to],
+  ['input', 'text', (t) => t.input],
+  ['status', 'boolean', (t) => t.status],
+  ['gas_used', 'numeric', (t) => numeric(t.gasUsed)],
+  ['effective_gas_price', 'numeric', (t) => numeric(t.effectiveGasPrice)],
+  ['fee', 'numeric', (t) => numeric(t.fee)],
+];
+
+/** Inserts the transactions not yet stored; returns the hashes that were new. */
+export async function insertMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<Set<string>> {
+  if (txs.length === 0) return new Set();
+  const { text, values } = unnestInsert('bundle_transactions', NEW_COLUMNS, txs.map((t) => ({ ...t, chainId })), 'on conflict do nothing returning tx_hash');
+  const { rows } = await db.query<{ tx_hash: string }>(text, values);
+  return new Set(rows.map((r) => r.tx_hash));
+}
+
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`delete from bundle_transactions where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Bundle } from '../../models/entities.js';
 import { findNetworkByChainId } from '../../networks.js';
@@ -59,4 +60,54 @@ export async function listLatest(db: Queryable, chainId: number, page: Page): Pr
     [chainId, page.first, page.skip],
   );
   return rows.map(toBundle);
+}
+
+// Writes (the indexer).
+
+export type NewBundle = {
+  txHash: string;
+  bundleIndex: number;
+  blockNumber: number;
+  blockTime: number;
+  entryPoint: string;
+  entryPointVersion: string;
+  bundler: string;
+  beneficiary: string | null;
+  aggregated: boolean;
+  opsCount: number;
+  opsFailed: number;
+  actualGasCostSum: bigint;
+};
+
+const NEW_COLUMNS: ReadonlyArray<Column<NewBundle & { chainId: number }>> = [
+  ['chain_id', 'bigint', (b) => b.chainId],
+  ['tx_hash', 'text', (b) => b.txHash],
+  ['bundle_index', 'integer', (b) => b.bundleIndex],
+  ['block_number', 'bigint', (b) => b.blockNumber],
+  ['block_time', 'bigint', (b) => b.blockTime],
+  ['entry_point', 'text', (b) => b.entryPoint],
+  ['entry_point_version', 'text', (b) => b.entryPointVersion],
+  ['bundler', 'text', (b) => b.bundler],
+  ['beneficiary', 'text', (b) => b.beneficiary],
+  ['aggregated', 'boolean', (b) => b.aggregated],
+  ['ops_count', 'integer', (b) => b.opsCount],
+  ['ops_failed', 'integer', (b) => b.opsFailed],
+  ['actual_gas_cost_sum', 'numeric', (b) => numeric(b.actualGasCostSum)],
+];
+
+/** Inserts the bundles not yet stored; returns `txHash:bundleIndex` of those that were new. */
+export async function insertMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<Set<string>> {
+  if (bundles.length === 0) return new Set();
+  const { text, values } = unnestInsert('bundles', NEW_COLUMNS, bundles.map((b) => ({ ...b, chainId })), 'on conflict do nothing returning tx_hash, bundle_index');
+  const { rows } = await db.query<{ tx_hash: string; bundle_index: number }>(text, values);
+  return new Set(rows.map((r) => `${r.tx_hash}:${r.bundle_index}`));
+}
+
+/** Deletes the bundles above `blockNumber`; returns their UTC days (daily_stats to rebuild). */
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<number[]> {
+  const { rows } = await db.query<{ day: number }>(
+    `delete from bundles where chain_id = $1 and block_number > $2 returning (block_time / 86400)::integer as day`,
+    [chainId, blockNumber],
+  );
+  return [...new Set(rows.map((r) => r.day))];
 }

@@ -62,8 +62,9 @@ export async function listRecent(db: Queryable, chainId: number, days: number): 
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
-            coalesce((select array_agg(w.address order by w.address) from daily_active_wallets w
-                      where w.chain_id = $1 and w.day = t.day), '{}') as active_wallet_list
+            -- JSON, not a text[]: the driver parses it natively (thousands of addresses a day).
+            coalesce((select json_agg(w.address order by w.address) from daily_active_wallets w
+                      where w.chain_id = $1 and w.day = t.day), '[]'::json) as active_wallet_list
      from totals t
      where t.user_ops > 0 and t.day > (select max(day) from daily_stats where chain_id = $1) - $2
      order by t.day desc`,
@@ -85,4 +86,52 @@ export async function sumAll(
   );
   const r = rows[0]!;
   return { userOps: r.user_ops, bundles: r.bundles, walletsCreated: r.wallets_created };
+}
+
+// Writes (the indexer). Per UTC day: user_ops, gas_cost_collected (Σ actualGasCost) and
+// wallets_created (ops that deployed their sender) from user_ops; bundles from bundles;
+// active_wallets from daily_active_wallets.
+
+export type DailyIncrement = { day: number; userOps: number; bundles: number; walletsCreated: number; gasCostCollected: bigint; activeWallets: number };
+
+export async function upsertIncrements(db: Queryable, chainId: number, rows: DailyIncrement[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets)
+     select $1, * from unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::numeric[], $7::bigint[])
+     on conflict (chain_id, day) do update set
+       user_ops = daily_stats.user_ops + excluded.user_ops,
+       bundles = daily_stats.bundles + excluded.bundles,
+       wallets_created = daily_stats.wallets_created + excluded.wallets_created,
+       gas_cost_collected = daily_stats.gas_cost_collected + excluded.gas_cost_collected,
+       active_wallets = daily_stats.active_wallets + excluded.active_wallets`,
+    [
+      chainId,
+      rows.map((r) => r.day),
+      rows.map((r) => r.userOps),
+      rows.map((r) => r.bundles),
+      rows.map((r) => r.walletsCreated),
+      rows.map((r) => r.gasCostCollected.toString()),
+      rows.map((r) => r.activeWallets),
+    ],
+  );
+}
+
+/** Rebuilds `days` from the base tables (daily_active_wallets must be rebuilt first). */
+export async function recompute(db: Queryable, chainId: number, days: number[]): Promise<void> {
+  if (days.length === 0) return;
+  await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[])`, [chainId, days]);
+  await db.query(
+    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets)
+     select $1, d.day,
+       (select count(*) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
+       (select count(*) from bundles b where b.chain_id = $1 and b.block_time / 86400 = d.day),
+       (select count(o.factory) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
+       (select coalesce(sum(o.actual_gas_cost), 0) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
+       (select count(*) from daily_active_wallets w where w.chain_id = $1 and w.day = d.day)
+     from unnest($2::integer[]) as d(day)`,
+    [chainId, days],
+  );
+  // A day the reorg emptied has no row at all, as if it had never been seen.
+  await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[]) and user_ops = 0 and bundles = 0`, [chainId, days]);
 }

@@ -83,3 +83,76 @@ export async function listTopFactories(db: Queryable, chainIds: number[], page: 
   );
   return rows.map(toEntityStats);
 }
+
+// Writes (the indexer). Every total derives from user_ops by the entity's role column, so the
+// incremental upsert and the reorg recompute agree by construction:
+//   user_ops_count = ops, bundles_count = distinct bundles of those ops, accounts_count = those ops
+//   that deployed their sender, actual_gas_cost_sum = Σ actualGasCost, tx_fee_sum = Σ fee of the
+//   distinct bundle transactions holding those ops; first/last seen = their min/max block.
+
+/** What one batch adds to an entity's totals. */
+export type EntityIncrement = {
+  kind: EntityKind;
+  address: string;
+  userOps: number;
+  bundles: number;
+  accounts: number;
+  actualGasCost: bigint;
+  txFee: bigint;
+  firstSeenBlock: number;
+  firstSeenDay: number;
+  lastSeenBlock: number;
+};
+
+export async function upsertIncrements(db: Queryable, chainId: number, rows: EntityIncrement[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `insert into entity_stats (chain_id, kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum,
+       tx_fee_sum, first_seen_block, first_seen_day, last_seen_block)
+     select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::numeric[], $8::numeric[],
+       $9::bigint[], $10::integer[], $11::bigint[])
+     on conflict (chain_id, kind, address) do update set
+       user_ops_count = entity_stats.user_ops_count + excluded.user_ops_count,
+       bundles_count = entity_stats.bundles_count + excluded.bundles_count,
+       accounts_count = entity_stats.accounts_count + excluded.accounts_count,
+       actual_gas_cost_sum = entity_stats.actual_gas_cost_sum + excluded.actual_gas_cost_sum,
+       tx_fee_sum = entity_stats.tx_fee_sum + excluded.tx_fee_sum,
+       first_seen_block = least(entity_stats.first_seen_block, excluded.first_seen_block),
+       first_seen_day = least(entity_stats.first_seen_day, excluded.first_seen_day),
+       last_seen_block = greatest(entity_stats.last_seen_block, excluded.last_seen_block)`,
+    [
+      chainId,
+      rows.map((r) => r.kind),
+      rows.map((r) => r.address),
+      rows.map((r) => r.userOps),
+      rows.map((r) => r.bundles),
+      rows.map((r) => r.accounts),
+      rows.map((r) => r.actualGasCost.toString()),
+      rows.map((r) => r.txFee.toString()),
+      rows.map((r) => r.firstSeenBlock),
+      rows.map((r) => r.firstSeenDay),
+      rows.map((r) => r.lastSeenBlock),
+    ],
+  );
+}
+
+const ROLE_COLUMN: Record<EntityKind, string> = { bundler: 'bundler', paymaster: 'paymaster', factory: 'factory', beneficiary: 'beneficiary' };
+
+/** Rebuilds the totals of `addresses` of one kind from user_ops (after a reorg removed rows). */
+export async function recompute(db: Queryable, chainId: number, kind: EntityKind, addresses: string[]): Promise<void> {
+  if (addresses.length === 0) return;
+  const role = ROLE_COLUMN[kind];
+  await db.query(`delete from entity_stats where chain_id = $1 and kind = $2 and address = any($3::text[])`, [chainId, kind, addresses]);
+  await db.query(
+    `insert into entity_stats (chain_id, kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum,
+       tx_fee_sum, first_seen_block, first_seen_day, last_seen_block)
+     select o.chain_id, $2, o.${role}, count(*), count(distinct (o.tx_hash, o.bundle_index)), count(o.factory),
+            sum(o.actual_gas_cost),
+            coalesce((select sum(t.fee) from bundle_transactions t where t.chain_id = o.chain_id
+                      and t.tx_hash in (select distinct tx_hash from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
+            min(o.block_number), min(o.block_time) / 86400, max(o.block_number)
+     from user_ops o where o.chain_id = $1 and o.${role} = any($3::text[])
+     group by o.chain_id, o.${role}`,
+    [chainId, kind, addresses],
+  );
+}

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
 
 /** Reads of `entry_point_deposits`: EntryPoint stake-manager events. */
 
@@ -15,4 +16,39 @@ export async function latestTotalDeposits(db: Queryable, chainId: number, accoun
     [chainId, accounts],
   );
   return new Map(rows.map((r) => [r.account, r.total_deposit]));
+}
+
+// Writes (the indexer).
+
+export type NewEntryPointDeposit = {
+  blockNumber: number;
+  logIndex: number;
+  txHash: string;
+  entryPoint: string;
+  account: string;
+  event: 'Deposited' | 'Withdrawn' | 'StakeLocked' | 'StakeUnlocked' | 'StakeWithdrawn';
+  amount: bigint | null;
+  totalDeposit: bigint | null;
+};
+
+const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit & { chainId: number }>> = [
+  ['chain_id', 'bigint', (d) => d.chainId],
+  ['block_number', 'bigint', (d) => d.blockNumber],
+  ['log_index', 'integer', (d) => d.logIndex],
+  ['tx_hash', 'text', (d) => d.txHash],
+  ['entry_point', 'text', (d) => d.entryPoint],
+  ['account', 'text', (d) => d.account],
+  ['event', 'text', (d) => d.event],
+  ['amount', 'numeric', (d) => numeric(d.amount)],
+  ['total_deposit', 'numeric', (d) => numeric(d.totalDeposit)],
+];
+
+export async function insertMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
+  if (deposits.length === 0) return;
+  const { text, values } = unnestInsert('entry_point_deposits', NEW_COLUMNS, deposits.map((d) => ({ ...d, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
+}
+
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`delete from entry_point_deposits where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }

@@ -46,3 +46,50 @@ export async function listByChainIds(db: Queryable, chainIds: number[]): Promise
   );
   return rows.map(toIndexerState);
 }
+
+// Writes (the indexer): its cursor, moved in the same transaction as the rows of each batch.
+
+export type Cursor = { indexedBlock: number; indexedBlockHash: string | null; backfillComplete: boolean; reorgEpoch: number };
+
+/** Creates the network's row on first start (nothing indexed yet: the cursor sits before startBlock). */
+export async function insertIfMissing(db: Queryable, state: { chainId: number; network: string; startBlock: number }): Promise<void> {
+  await db.query(
+    `insert into indexer_state (chain_id, network, start_block, indexed_block) values ($1, $2, $3::bigint, $3::bigint - 1)
+     on conflict (chain_id) do nothing`,
+    [state.chainId, state.network, state.startBlock],
+  );
+}
+
+/** The cursor, locked until the end of the caller's transaction (`forUpdate`) so two writers cannot both advance it. */
+export async function findCursor(db: Queryable, chainId: number, forUpdate = false): Promise<Cursor | null> {
+  const { rows } = await db.query<{ indexed_block: string; indexed_block_hash: string | null; backfill_complete: boolean; reorg_epoch: number }>(
+    `select indexed_block, indexed_block_hash, backfill_complete, reorg_epoch from indexer_state where chain_id = $1${forUpdate ? ' for update' : ''}`,
+    [chainId],
+  );
+  const r = rows[0];
+  return r ? { indexedBlock: Number(r.indexed_block), indexedBlockHash: r.indexed_block_hash, backfillComplete: r.backfill_complete, reorgEpoch: r.reorg_epoch } : null;
+}
+
+export async function updateCursor(
+  db: Queryable,
+  cursor: { chainId: number; indexedBlock: number; indexedBlockHash: string; headBlock: number; backfillComplete: boolean },
+): Promise<void> {
+  await db.query(
+    `update indexer_state set indexed_block = $2, indexed_block_hash = $3, head_block = greatest(head_block, $4, $2),
+       backfill_complete = backfill_complete or $5, updated_at = now() where chain_id = $1`,
+    [cursor.chainId, cursor.indexedBlock, cursor.indexedBlockHash, cursor.headBlock, cursor.backfillComplete],
+  );
+}
+
+export async function updateHead(db: Queryable, chainId: number, headBlock: number): Promise<void> {
+  await db.query(`update indexer_state set head_block = $2, updated_at = now() where chain_id = $1`, [chainId, headBlock]);
+}
+
+/** Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised data include it). */
+export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string }): Promise<void> {
+  await db.query(
+    `update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
+     where chain_id = $1`,
+    [chainId, block.number, block.hash],
+  );
+}

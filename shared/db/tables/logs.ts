@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { unnestInsert, type Column } from '../unnest.js';
 import type { Log } from '../../models/log.js';
 
 /**
@@ -50,4 +51,40 @@ export async function find(db: Queryable, chainId: number, txHash: string, logIn
     [chainId, txHash, logIndex],
   );
   return rows[0] ? toLog(rows[0]) : null;
+}
+
+// Writes (the indexer).
+
+export type NewLog = {
+  txHash: string;
+  logIndex: number;
+  txLogIndex: number;
+  blockNumber: number;
+  address: string;
+  topics: string[];
+  data: string;
+  userOpHash: string | null;
+};
+
+const NEW_COLUMNS: ReadonlyArray<Column<NewLog & { chainId: number }>> = [
+  ['chain_id', 'bigint', (l) => l.chainId],
+  ['tx_hash', 'text', (l) => l.txHash],
+  ['log_index', 'integer', (l) => l.logIndex],
+  ['tx_log_index', 'integer', (l) => l.txLogIndex],
+  ['block_number', 'bigint', (l) => l.blockNumber],
+  ['address', 'text', (l) => l.address],
+  // unnest flattens nested arrays: topics travel comma-joined (hex never holds a comma).
+  ['topics', 'text', (l) => l.topics.join(','), (v) => `string_to_array(${v}, ',')`],
+  ['data', 'text', (l) => l.data],
+  ['user_op_hash', 'text', (l) => l.userOpHash],
+];
+
+export async function insertMany(db: Queryable, chainId: number, logs: NewLog[]): Promise<void> {
+  if (logs.length === 0) return;
+  const { text, values } = unnestInsert('logs', NEW_COLUMNS, logs.map((l) => ({ ...l, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
+}
+
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`delete from logs where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }

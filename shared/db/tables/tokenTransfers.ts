@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Erc20Transfer, NftTransfer } from '../../models/address.js';
 
@@ -119,4 +120,49 @@ export async function listErc20ByUserOp(
     [chainId, userOpHash],
   );
   return rows.map((r) => ({ token: r.token, from: r.from_address, to: r.to_address, value: r.value, name: r.name }));
+}
+
+// Writes (the indexer).
+
+export type NewTokenTransfer = {
+  txHash: string;
+  /** Block-level log index; NATIVE: -1 - the op's UserOperationEvent log index. */
+  logIndex: number;
+  /** ERC-1155 TransferBatch position; NATIVE: the call's index in the op. */
+  batchIndex: number;
+  blockNumber: number;
+  blockTime: number;
+  userOpHash: string | null;
+  standard: 'ERC20' | 'ERC721' | 'ERC1155' | 'NATIVE';
+  token: string | null;
+  from: string;
+  to: string;
+  value: bigint;
+  tokenId: bigint | null;
+};
+
+const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer & { chainId: number }>> = [
+  ['chain_id', 'bigint', (t) => t.chainId],
+  ['tx_hash', 'text', (t) => t.txHash],
+  ['log_index', 'integer', (t) => t.logIndex],
+  ['batch_index', 'integer', (t) => t.batchIndex],
+  ['block_number', 'bigint', (t) => t.blockNumber],
+  ['block_time', 'bigint', (t) => t.blockTime],
+  ['user_op_hash', 'text', (t) => t.userOpHash],
+  ['standard', 'text', (t) => t.standard],
+  ['token', 'text', (t) => t.token],
+  ['from_address', 'text', (t) => t.from],
+  ['to_address', 'text', (t) => t.to],
+  ['value', 'numeric', (t) => numeric(t.value)],
+  ['token_id', 'numeric', (t) => numeric(t.tokenId)],
+];
+
+export async function insertMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
+  if (transfers.length === 0) return;
+  const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, transfers.map((t) => ({ ...t, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
+}
+
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`delete from token_transfers where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }

@@ -27,3 +27,24 @@ export async function listSeenBy(db: Queryable, chainId: number, address: string
   );
   return rows;
 }
+
+// Writes (the indexer): metadata is read once per token (name/symbol/decimals by eth_call).
+
+/** Which of `addresses` already have a row (their metadata was read). */
+export async function listKnown(db: Queryable, chainId: number, addresses: string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const { rows } = await db.query<{ address: string }>(
+    `select address from tokens where chain_id = $1 and address = any($2::text[])`,
+    [chainId, addresses],
+  );
+  return new Set(rows.map((r) => r.address));
+}
+
+export async function insertMany(db: Queryable, chainId: number, tokens: Token[]): Promise<void> {
+  if (tokens.length === 0) return;
+  await db.query(
+    `insert into tokens (chain_id, address, standard, name, symbol, decimals)
+     select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[]) on conflict do nothing`,
+    [chainId, tokens.map((t) => t.address), tokens.map((t) => t.standard), tokens.map((t) => t.name), tokens.map((t) => t.symbol), tokens.map((t) => t.decimals)],
+  );
+}

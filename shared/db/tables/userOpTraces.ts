@@ -24,3 +24,22 @@ export async function find(db: Queryable, chainId: number, userOpHash: string): 
   );
   return rows[0] ? { status: rows[0].status, trace: rows[0].trace } : null;
 }
+
+// Writes (the indexer).
+
+export type NewUserOpTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: unknown };
+
+export async function insertMany(db: Queryable, chainId: number, traces: NewUserOpTrace[]): Promise<void> {
+  if (traces.length === 0) return;
+  await db.query(
+    `insert into user_op_traces (chain_id, user_op_hash, status, trace)
+     select $1, u.hash, u.status, u.trace::jsonb from unnest($2::text[], $3::text[], $4::text[]) as u(hash, status, trace)
+     on conflict do nothing`,
+    [chainId, traces.map((t) => t.userOpHash), traces.map((t) => t.status), traces.map((t) => (t.trace === null ? null : JSON.stringify(t.trace)))],
+  );
+}
+
+export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {
+  if (userOpHashes.length === 0) return;
+  await db.query(`delete from user_op_traces where chain_id = $1 and user_op_hash = any($2::text[])`, [chainId, userOpHashes]);
+}

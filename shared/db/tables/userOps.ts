@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
@@ -237,4 +238,131 @@ export async function listIdsByTransactions(
 export async function exists(db: Queryable, chainId: number, hash: string): Promise<boolean> {
   const { rows } = await db.query(`select 1 from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, hash]);
   return rows.length > 0;
+}
+
+// Writes (the indexer).
+
+/** An op as the indexer inserts it (uint256 fields as bigint). */
+export type NewUserOp = {
+  userOpHash: string;
+  entryPoint: string;
+  entryPointVersion: string;
+  sender: string;
+  paymaster: string | null;
+  nonce: bigint;
+  success: boolean;
+  actualGasCost: bigint;
+  actualGasUsed: bigint;
+  failure: string | null;
+  revertReason: string | null;
+  revertMessage: string | null;
+  blockNumber: number;
+  blockHash: string;
+  blockTime: number;
+  txHash: string;
+  txIndex: number;
+  bundleIndex: number;
+  opIndex: number | null;
+  logIndex: number;
+  execLogFrom: number;
+  execLogTo: number;
+  bundler: string;
+  beneficiary: string | null;
+  factory: string | null;
+  aggregator: string | null;
+  initCode: string | null;
+  callData: string | null;
+  signature: string | null;
+  paymasterAndData: string | null;
+  callGasLimit: bigint | null;
+  verificationGasLimit: bigint | null;
+  preVerificationGas: bigint | null;
+  maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
+  paymasterVerificationGasLimit: bigint | null;
+  paymasterPostOpGasLimit: bigint | null;
+  accountGasLimits: string | null;
+  gasFees: string | null;
+  decodeStatus: string;
+};
+
+const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>> = [
+  ['chain_id', 'bigint', (o) => o.chainId],
+  ['user_op_hash', 'text', (o) => o.userOpHash],
+  ['entry_point', 'text', (o) => o.entryPoint],
+  ['entry_point_version', 'text', (o) => o.entryPointVersion],
+  ['sender', 'text', (o) => o.sender],
+  ['paymaster', 'text', (o) => o.paymaster],
+  ['nonce', 'numeric', (o) => numeric(o.nonce)],
+  ['success', 'boolean', (o) => o.success],
+  ['actual_gas_cost', 'numeric', (o) => numeric(o.actualGasCost)],
+  ['actual_gas_used', 'numeric', (o) => numeric(o.actualGasUsed)],
+  ['failure', 'text', (o) => o.failure],
+  ['revert_reason', 'text', (o) => o.revertReason],
+  ['revert_message', 'text', (o) => o.revertMessage],
+  ['block_number', 'bigint', (o) => o.blockNumber],
+  ['block_hash', 'text', (o) => o.blockHash],
+  ['block_time', 'bigint', (o) => o.blockTime],
+  ['tx_hash', 'text', (o) => o.txHash],
+  ['tx_index', 'integer', (o) => o.txIndex],
+  ['bundle_index', 'integer', (o) => o.bundleIndex],
+  ['op_index', 'integer', (o) => o.opIndex],
+  ['log_index', 'integer', (o) => o.logIndex],
+  ['exec_log_from', 'integer', (o) => o.execLogFrom],
+  ['exec_log_to', 'integer', (o) => o.execLogTo],
+  ['bundler', 'text', (o) => o.bundler],
+  ['beneficiary', 'text', (o) => o.beneficiary],
+  ['factory', 'text', (o) => o.factory],
+  ['aggregator', 'text', (o) => o.aggregator],
+  ['init_code', 'text', (o) => o.initCode],
+  ['call_data', 'text', (o) => o.callData],
+  ['signature', 'text', (o) => o.signature],
+  ['paymaster_and_data', 'text', (o) => o.paymasterAndData],
+  ['call_gas_limit', 'numeric', (o) => numeric(o.callGasLimit)],
+  ['verification_gas_limit', 'numeric', (o) => numeric(o.verificationGasLimit)],
+  ['pre_verification_gas', 'numeric', (o) => numeric(o.preVerificationGas)],
+  ['max_fee_per_gas', 'numeric', (o) => numeric(o.maxFeePerGas)],
+  ['max_priority_fee_per_gas', 'numeric', (o) => numeric(o.maxPriorityFeePerGas)],
+  ['paymaster_verification_gas_limit', 'numeric', (o) => numeric(o.paymasterVerificationGasLimit)],
+  ['paymaster_post_op_gas_limit', 'numeric', (o) => numeric(o.paymasterPostOpGasLimit)],
+  ['account_gas_limits', 'text', (o) => o.accountGasLimits],
+  ['gas_fees', 'text', (o) => o.gasFees],
+  ['decode_status', 'text', (o) => o.decodeStatus],
+];
+
+/** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
+export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
+  if (ops.length === 0) return new Set();
+  const { text, values } = unnestInsert('user_ops', NEW_USER_OP_COLUMNS, ops.map((o) => ({ ...o, chainId })), 'on conflict do nothing returning user_op_hash');
+  const { rows } = await db.query<{ user_op_hash: string }>(text, values);
+  return new Set(rows.map((r) => r.user_op_hash));
+}
+
+/** What a reorg needs to know about each op it removes (the aggregates they touched). */
+export type RemovedUserOp = {
+  userOpHash: string;
+  sender: string;
+  paymaster: string | null;
+  bundler: string;
+  beneficiary: string | null;
+  factory: string | null;
+  blockTime: number;
+};
+
+/** Deletes the ops above `blockNumber`; returns them. */
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<RemovedUserOp[]> {
+  const { rows } = await db.query<{ user_op_hash: string; sender: string; paymaster: string | null; bundler: string; beneficiary: string | null; factory: string | null; block_time: string }>(
+    `delete from user_ops where chain_id = $1 and block_number > $2
+     returning user_op_hash, sender, paymaster, bundler, beneficiary, factory, block_time`,
+    [chainId, blockNumber],
+  );
+  return rows.map((r) => ({
+    userOpHash: r.user_op_hash,
+    sender: r.sender,
+    paymaster: r.paymaster,
+    bundler: r.bundler,
+    beneficiary: r.beneficiary,
+    factory: r.factory,
+    blockTime: Number(r.block_time),
+  }));
 }

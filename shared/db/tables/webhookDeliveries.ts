@@ -63,10 +63,15 @@ export type ClaimedDelivery = {
 };
 
 /**
- * Claims up to `limit` due deliveries of enabled webhooks. SKIP LOCKED lets several dispatchers
- * claim at once without waiting on or double-claiming each other's rows.
+ * Claims up to `limit` due deliveries of enabled webhooks, at most `perWebhook` of any one webhook
+ * and none of the `skipWebhooks` (those this dispatcher already keeps busy), so one slow endpoint
+ * cannot take every slot. SKIP LOCKED lets several dispatchers claim at once without waiting on or
+ * double-claiming each other's rows.
  */
-export async function claimDue(db: Queryable, options: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+export async function claimDue(
+  db: Queryable,
+  options: { limit: number; leaseMs: number; perWebhook: number; skipWebhooks: string[] },
+): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<{
     id: string;
     webhook_id: string;
@@ -77,9 +82,16 @@ export async function claimDue(db: Queryable, options: { limit: number; leaseMs:
     url: string;
     secret_ciphertext: string;
   }>(
-    `with due as (
-       select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
-        where d.status = 'pending' and d.next_attempt_at <= now() and w.status = 'enabled'
+    `with candidates as (
+       select d.id, row_number() over (partition by d.webhook_id order by d.next_attempt_at, d.id) as nth
+         from (select id, webhook_id, next_attempt_at from webhook_deliveries
+                where status = 'pending' and next_attempt_at <= now() and not (webhook_id = any($4::text[]))
+                order by next_attempt_at, id
+                limit $1 * 10) d
+         join webhooks w on w.id = d.webhook_id and w.status = 'enabled'
+     ), due as (
+       select d.id from webhook_deliveries d join candidates c on c.id = d.id and c.nth <= $3
+        where d.status = 'pending' and d.next_attempt_at <= now()
         order by d.next_attempt_at, d.id
         limit $1
         for update of d skip locked
@@ -90,7 +102,7 @@ export async function claimDue(db: Queryable, options: { limit: number; leaseMs:
        from due, webhooks w
       where d.id = due.id and w.id = d.webhook_id
      returning d.id, d.webhook_id, d.event_type, d.body, d.attempts, d.created_at, w.url, w.secret_ciphertext`,
-    [options.limit, options.leaseMs],
+    [options.limit, options.leaseMs, options.perWebhook, options.skipWebhooks],
   );
   return rows.map((r) => ({
     id: r.id,

@@ -1,0 +1,258 @@
+/**
+ * Decodes one bundle transaction. Ops come from their UserOperationEvents first (bundleLogs), so
+ * calldata can add fields but never lose an op; calldata comes from tx.input when the transaction
+ * called one EntryPoint directly, otherwise from the trace's handleOps frames. Calldata ops are
+ * matched to events by (EntryPoint, sender, nonce), never by position or nonce alone.
+ */
+import type { EntryPointVersion } from '../../shared/networks.js';
+import { ZERO_ADDRESS } from './abi.js';
+import { decodeAccountCalls } from './accountCalls.js';
+import { splitBundles, type LogBundle, type LogOp } from './bundleLogs.js';
+import { opExecutionFrames, tracedBundleCalls, type TracedBundleCall } from './callFrames.js';
+import { hexToNumber, type RawBundleTx, type RpcReceipt } from './chainTypes.js';
+import type {
+  DecodeStatus,
+  DecodedAddressTx,
+  DecodedBundle,
+  DecodedBundleTx,
+  DecodedLog,
+  DecodedTrace,
+  DecodedTransfer,
+  DecodedUserOp,
+} from './decodedBatch.js';
+import { decoderFor, type CalldataOp, type HandleOpsCall } from './entryPointDecoder.js';
+import { decodeRevertMessage } from './revertReason.js';
+import { transfersOf } from './transfers.js';
+
+export type DecodedTx = {
+  bundleTx: DecodedBundleTx;
+  bundles: DecodedBundle[];
+  userOps: DecodedUserOp[];
+  logs: DecodedLog[];
+  transfers: DecodedTransfer[];
+  traces: DecodedTrace[];
+  addressTxs: DecodedAddressTx[];
+};
+
+export type DecodeContext = {
+  entryPoints: Map<string, EntryPointVersion>;
+  /** Traces were requested for this range (false: no trace rows are produced at all). */
+  tracesRequested: boolean;
+};
+
+type Calldata = { calls: TracedBundleCall[]; status: DecodeStatus };
+
+/** The handleOps calls of the transaction, and what to record when there are none. */
+function bundleCalls(raw: RawBundleTx, bundles: LogBundle[], ctx: DecodeContext): Calldata {
+  const to = raw.tx.to?.toLowerCase();
+  const version = to ? ctx.entryPoints.get(to) : undefined;
+  try {
+    if (to && version && bundles.length === 1) {
+      const call = decoderFor(version).decodeHandleOps(raw.tx.input);
+      if (call) return { calls: [{ entryPoint: to, call }], status: 'ok' };
+    }
+    if (raw.trace) return { calls: tracedBundleCalls(raw.trace, ctx.entryPoints), status: 'ok' };
+  } catch {
+    return { calls: [], status: 'decode_failed' };
+  }
+  return { calls: [], status: raw.trace ? 'calldata_missing' : 'trace_needed' };
+}
+
+/** Whether this transaction's calldata can only be recovered from a trace (indirect or multi-bundle). */
+export function needsTrace(receipt: RpcReceipt, entryPoints: Map<string, EntryPointVersion>): boolean {
+  const to = receipt.to?.toLowerCase();
+  if (!to || !entryPoints.has(to)) return true;
+  return splitBundles(receipt.logs, entryPoints).length !== 1;
+}
+
+type Match = { op: CalldataOp; call: HandleOpsCall };
+
+function matchIndex(calls: TracedBundleCall[]): Map<string, Match> {
+  const index = new Map<string, Match>();
+  for (const { entryPoint, call } of calls) {
+    for (const op of call.ops) index.set(`${entryPoint}:${op.sender}:${op.nonce}`, { op, call });
+  }
+  return index;
+}
+
+function toUserOp(e: LogOp, match: Match | undefined, status: DecodeStatus, raw: RawBundleTx): DecodedUserOp {
+  const c = match?.op;
+  const receipt = raw.receipt;
+  return {
+    userOpHash: e.userOpHash,
+    entryPoint: e.entryPoint,
+    entryPointVersion: e.version,
+    sender: e.sender,
+    paymaster: e.paymaster,
+    nonce: e.nonce,
+    success: e.success,
+    actualGasCost: e.actualGasCost,
+    actualGasUsed: e.actualGasUsed,
+    failure: e.failure,
+    revertReason: e.revertReason,
+    revertMessage: decodeRevertMessage(e.revertReason),
+    blockNumber: hexToNumber(receipt.blockNumber),
+    blockHash: receipt.blockHash.toLowerCase(),
+    blockTime: raw.blockTime,
+    txHash: receipt.transactionHash.toLowerCase(),
+    txIndex: hexToNumber(receipt.transactionIndex),
+    bundleIndex: e.bundleIndex,
+    opIndex: c?.opIndex ?? null,
+    logIndex: e.logIndex,
+    execLogFrom: e.execLogFrom,
+    execLogTo: e.execLogTo,
+    bundler: receipt.from.toLowerCase(),
+    beneficiary: match?.call.beneficiary ?? null,
+    factory: e.deployment?.factory ?? null,
+    deployedLogIndex: e.deployment?.logIndex ?? null,
+    aggregator: e.aggregator ?? c?.aggregator ?? null,
+    initCode: c?.initCode ?? null,
+    callData: c?.callData ?? null,
+    signature: c?.signature ?? null,
+    paymasterAndData: c?.paymasterAndData ?? null,
+    callGasLimit: c?.callGasLimit ?? null,
+    verificationGasLimit: c?.verificationGasLimit ?? null,
+    preVerificationGas: c?.preVerificationGas ?? null,
+    maxFeePerGas: c?.maxFeePerGas ?? null,
+    maxPriorityFeePerGas: c?.maxPriorityFeePerGas ?? null,
+    paymasterVerificationGasLimit: c?.paymasterVerificationGasLimit ?? null,
+    paymasterPostOpGasLimit: c?.paymasterPostOpGasLimit ?? null,
+    accountGasLimits: c?.accountGasLimits ?? null,
+    gasFees: c?.gasFees ?? null,
+    decodeStatus: c ? 'ok' : status === 'ok' ? 'calldata_missing' : status,
+    calls: c ? decodeAccountCalls(c.callData) : [],
+  };
+}
+
+function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
+  const r = raw.receipt;
+  const gasUsed = BigInt(r.gasUsed);
+  const effectiveGasPrice = BigInt(r.effectiveGasPrice);
+  return {
+    txHash: r.transactionHash.toLowerCase(),
+    blockNumber: hexToNumber(r.blockNumber),
+    blockHash: r.blockHash.toLowerCase(),
+    blockTime: raw.blockTime,
+    txIndex: hexToNumber(r.transactionIndex),
+    from: r.from.toLowerCase(),
+    to: r.to?.toLowerCase() ?? null,
+    input: raw.tx.input.toLowerCase(),
+    status: BigInt(r.status) === 1n,
+    gasUsed,
+    effectiveGasPrice,
+    fee: gasUsed * effectiveGasPrice + (r.l1Fee ? BigInt(r.l1Fee) : 0n),
+  };
+}
+
+export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): DecodedTx {
+  const bundleTx = toBundleTx(raw);
+  const logBundles = splitBundles(raw.receipt.logs, ctx.entryPoints);
+  const calldata = bundleCalls(raw, logBundles, ctx);
+  const matches = matchIndex(calldata.calls);
+
+  const userOps: DecodedUserOp[] = [];
+  const bundles: DecodedBundle[] = logBundles.map((b) => {
+    const ops = b.ops.map((e) => toUserOp(e, matches.get(`${e.entryPoint}:${e.sender}:${e.nonce}`), calldata.status, raw));
+    userOps.push(...ops);
+    return {
+      txHash: bundleTx.txHash,
+      bundleIndex: b.bundleIndex,
+      blockNumber: bundleTx.blockNumber,
+      blockTime: bundleTx.blockTime,
+      entryPoint: b.entryPoint,
+      entryPointVersion: b.version,
+      bundler: bundleTx.from,
+      beneficiary: ops.find((o) => o.beneficiary)?.beneficiary ?? null,
+      aggregated: b.aggregated || ops.some((o) => o.aggregator !== null),
+      opsCount: ops.length,
+      opsFailed: ops.filter((o) => !o.success).length,
+      actualGasCostSum: ops.reduce((sum, o) => sum + o.actualGasCost, 0n),
+    };
+  });
+
+  const logs = assignLogs(raw, userOps);
+  const transfers = collectTransfers(raw, bundleTx, logs, userOps);
+  return {
+    bundleTx,
+    bundles,
+    userOps,
+    logs,
+    transfers,
+    traces: ctx.tracesRequested ? opTraces(raw, userOps, ctx) : [],
+    addressTxs: addressTransactions(bundleTx, userOps, transfers),
+  };
+}
+
+/** Every receipt log, tagged with the op whose execution slice holds it (innermost op first). */
+function assignLogs(raw: RawBundleTx, userOps: DecodedUserOp[]): DecodedLog[] {
+  const logs: DecodedLog[] = raw.receipt.logs.map((l, i) => ({
+    txHash: raw.receipt.transactionHash.toLowerCase(),
+    logIndex: hexToNumber(l.logIndex),
+    txLogIndex: i,
+    blockNumber: hexToNumber(l.blockNumber),
+    address: l.address.toLowerCase(),
+    topics: l.topics.map((t) => t.toLowerCase()),
+    data: l.data.toLowerCase(),
+    userOpHash: null,
+  }));
+  const byIndex = new Map(logs.map((l) => [l.logIndex, l]));
+  // Nested bundles: an inner op's event precedes the outer op's, so inner ops claim their logs first.
+  for (const op of [...userOps].sort((a, b) => a.logIndex - b.logIndex)) {
+    for (let i = op.execLogFrom; i < op.execLogTo; i++) {
+      const log = byIndex.get(i);
+      if (log && log.userOpHash === null) log.userOpHash = op.userOpHash;
+    }
+  }
+  return logs;
+}
+
+function collectTransfers(raw: RawBundleTx, tx: DecodedBundleTx, logs: DecodedLog[], userOps: DecodedUserOp[]): DecodedTransfer[] {
+  const opOfLog = new Map(logs.map((l) => [l.logIndex, l.userOpHash]));
+  const base = { txHash: tx.txHash, blockNumber: tx.blockNumber, blockTime: tx.blockTime };
+  const transfers: DecodedTransfer[] = raw.receipt.logs.flatMap((log) =>
+    transfersOf(log).map((t) => ({ ...base, ...t, userOpHash: opOfLog.get(t.logIndex) ?? null })),
+  );
+  // Native value leaves the account only when the op's execution succeeded.
+  for (const op of userOps) {
+    if (!op.success) continue;
+    op.calls.forEach((call, i) => {
+      if (call.value === 0n) return;
+      transfers.push({
+        ...base,
+        logIndex: -1 - op.logIndex,
+        batchIndex: i,
+        userOpHash: op.userOpHash,
+        standard: 'NATIVE',
+        token: null,
+        from: op.sender,
+        to: call.target,
+        value: call.value,
+        tokenId: null,
+      });
+    });
+  }
+  return transfers;
+}
+
+function opTraces(raw: RawBundleTx, userOps: DecodedUserOp[], ctx: DecodeContext): DecodedTrace[] {
+  const frames = raw.trace ? opExecutionFrames(raw.trace, ctx.entryPoints) : new Map();
+  return userOps.map((op) => {
+    const frame = frames.get(op.userOpHash);
+    return frame ? { userOpHash: op.userOpHash, status: 'ok', trace: frame } : { userOpHash: op.userOpHash, status: 'unavailable', trace: null };
+  });
+}
+
+/** Who took part in the transaction: op senders, the bundler, call targets, transfer parties. */
+function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], transfers: DecodedTransfer[]): DecodedAddressTx[] {
+  const addresses = new Set<string>([tx.from]);
+  for (const op of userOps) {
+    addresses.add(op.sender);
+    for (const call of op.calls) addresses.add(call.target);
+  }
+  for (const t of transfers) {
+    addresses.add(t.from);
+    addresses.add(t.to);
+  }
+  addresses.delete(ZERO_ADDRESS);
+  return [...addresses].map((address) => ({ address, txHash: tx.txHash, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
+}

@@ -1,0 +1,47 @@
+/**
+ * Human-readable revert messages from raw revert data: Error(string), Panic(uint256), and v0.8
+ * BaseAccount's ExecuteError(uint256 index, bytes inner) unwrapped. Anything else is named by its
+ * selector; empty data has no message. The raw bytes are always stored too.
+ */
+import { AbiCoder } from 'ethers';
+
+const abi = AbiCoder.defaultAbiCoder();
+
+const ERROR_STRING = '0x08c379a0';
+const PANIC = '0x4e487b71';
+const EXECUTE_ERROR = '0x5a154675';
+
+/** Solidity panic codes. @see https://docs.soliditylang.org/en/latest/control-structures.html#panic-via-assert-and-error-via-require */
+const PANIC_REASONS: Record<number, string> = {
+  0x00: 'generic compiler panic',
+  0x01: 'assertion failed',
+  0x11: 'arithmetic overflow or underflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'invalid enum value',
+  0x22: 'invalid storage byte array encoding',
+  0x31: 'pop on empty array',
+  0x32: 'array index out of bounds',
+  0x41: 'out of memory',
+  0x51: 'call to uninitialised function',
+};
+
+export function decodeRevertMessage(data: string | null, depth = 0): string | null {
+  if (!data || data.length < 10) return null;
+  const selector = data.slice(0, 10).toLowerCase();
+  const body = `0x${data.slice(10)}`;
+  try {
+    if (selector === ERROR_STRING) return String(abi.decode(['string'], body)[0]);
+    if (selector === PANIC) {
+      const code = Number(abi.decode(['uint256'], body)[0]);
+      return `Panic(0x${code.toString(16).padStart(2, '0')}): ${PANIC_REASONS[code] ?? 'unknown panic code'}`;
+    }
+    if (selector === EXECUTE_ERROR && depth < 4) {
+      const [index, inner] = abi.decode(['uint256', 'bytes'], body);
+      const innerMessage = decodeRevertMessage(String(inner), depth + 1);
+      return `call ${String(index)} reverted${innerMessage ? `: ${innerMessage}` : ''}`;
+    }
+  } catch {
+    // Truncated (v0.7+ cuts reasons at 2048 bytes) or malformed: fall through to the selector.
+  }
+  return `custom error ${selector}`;
+}

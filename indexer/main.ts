@@ -1,0 +1,22 @@
+/**
+ * `npm run indexer` (Procfile `indexer:`): reads the environment, opens the database (refusing
+ * one that is not migrated), and indexes every configured network until SIGINT/SIGTERM.
+ */
+import { indexerEnvSchema, loadConfig } from '../shared/config.js';
+import { createDb } from '../shared/db/client.js';
+import { assertMigrated } from '../shared/db/migrate.js';
+import { createShutdown } from '../shared/lifecycle.js';
+import { createLogger } from '../shared/log.js';
+import { startIndexer } from './index.js';
+
+const config = loadConfig(indexerEnvSchema, process.env);
+const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer' });
+const shutdown = createShutdown(log);
+
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+shutdown.add('database', () => db.close());
+await assertMigrated(db);
+
+const indexer = startIndexer({ db, config, log });
+shutdown.add('indexer', () => indexer.stop());
+log.info({ networks: config.networks.map((n) => n.name) }, 'indexer started');

@@ -1,0 +1,104 @@
+/**
+ * Writes one decoded block range in ONE transaction: the base rows, the aggregates they add
+ * (counted for rows inserted for the first time only), the outbox events, the recent headers and
+ * the cursor. The cursor row is locked and checked first, so a batch lands exactly once, right
+ * after the previous one, and on the chain the previous one ended on.
+ */
+import type { Db, Queryable } from '../../shared/db/client.js';
+import * as accounts from '../../shared/db/tables/accounts.js';
+import * as addressTransactions from '../../shared/db/tables/addressTransactions.js';
+import * as blocks from '../../shared/db/tables/blocks.js';
+import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
+import * as bundles from '../../shared/db/tables/bundles.js';
+import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
+import * as dailyStats from '../../shared/db/tables/dailyStats.js';
+import * as entityStats from '../../shared/db/tables/entityStats.js';
+import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
+import * as logs from '../../shared/db/tables/logs.js';
+import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
+import * as tokens from '../../shared/db/tables/tokens.js';
+import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
+import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
+import * as userOps from '../../shared/db/tables/userOps.js';
+import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
+import type { DecodedBatch } from '../decode/decodedBatch.js';
+import { accountActivity, dailyIncrements, dayOf, entityIncrements } from './aggregates.js';
+import { opEvents } from './outbox.js';
+
+/** The batch does not continue the stored chain: the previous block's hash differs (a reorg). */
+export class ParentMismatchError extends Error {
+  constructor(readonly blockNumber: number) {
+    super(`block ${blockNumber} does not extend the indexed chain`);
+    this.name = 'ParentMismatchError';
+  }
+}
+
+/** The cursor is not where this batch starts (another writer, or a stale pipeline). */
+export class CursorMovedError extends Error {}
+
+export type PersistOptions = {
+  /** The chain head when the range was planned (indexer_state.head_block). */
+  headBlock: number;
+  /** Headers below this block are pruned (outside the reorg window). */
+  keepHeadersFrom: number;
+  backfillComplete: boolean;
+};
+
+export type PersistResult = { newUserOps: number; newBundles: number };
+
+export async function persistBatch(db: Db, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
+  return db.transaction((tx) => writeBatch(tx, batch, options));
+}
+
+async function checkCursor(tx: Queryable, batch: DecodedBatch): Promise<void> {
+  const cursor = await indexerState.findCursor(tx, batch.chainId, true);
+  if (!cursor) throw new CursorMovedError(`no indexer_state row for chain ${batch.chainId}`);
+  if (cursor.indexedBlock !== batch.fromBlock - 1) {
+    throw new CursorMovedError(`cursor at ${cursor.indexedBlock}, batch starts at ${batch.fromBlock}`);
+  }
+  const first = batch.headers.find((h) => h.number === batch.fromBlock);
+  if (cursor.indexedBlockHash && first && first.parentHash !== cursor.indexedBlockHash) throw new ParentMismatchError(batch.fromBlock);
+}
+
+async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
+  const chainId = batch.chainId;
+  await checkCursor(tx, batch);
+
+  await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
+  const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
+  const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
+  const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
+  const newBundles = batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`));
+
+  await userOpCalls.insertMany(tx, chainId, newOps.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c }))));
+  await logs.insertMany(tx, chainId, batch.logs);
+  await tokenTransfers.insertMany(tx, chainId, batch.transfers);
+  await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
+  await userOpTraces.insertMany(tx, chainId, batch.traces.filter((t) => newHashes.has(t.userOpHash)));
+  await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
+  await tokens.insertMany(tx, chainId, batch.tokenMetadata);
+
+  // Aggregates: only what is new in this transaction counts.
+  const senderFactories = await accounts.listFactories(tx, chainId, [...new Set(newOps.map((o) => o.sender))]);
+  const txFees = new Map(batch.bundleTxs.map((t) => [t.txHash, t.fee]));
+  await entityStats.upsertIncrements(tx, chainId, entityIncrements(newOps, txFees));
+  const activePairs = [...new Map(newOps.map((o) => [`${dayOf(o.blockTime)}:${o.sender}`, { day: dayOf(o.blockTime), address: o.sender }])).values()];
+  const newActive = await dailyActiveWallets.insertMany(tx, chainId, activePairs);
+  await dailyStats.upsertIncrements(tx, chainId, dailyIncrements(newOps, newBundles, newActive));
+  await accounts.upsertActivity(tx, chainId, accountActivity(newOps));
+  await outboxEvents.insertMany(tx, chainId, opEvents(newOps, batch.transfers, senderFactories));
+
+  await blocks.upsertMany(tx, chainId, batch.headers);
+  await blocks.deleteBelow(tx, chainId, Math.min(options.keepHeadersFrom, batch.toBlock));
+  const last = batch.headers.find((h) => h.number === batch.toBlock);
+  if (!last) throw new Error(`batch ${batch.fromBlock}-${batch.toBlock} lacks the header of its last block`);
+  await indexerState.updateCursor(tx, {
+    chainId,
+    indexedBlock: batch.toBlock,
+    indexedBlockHash: last.hash,
+    headBlock: options.headBlock,
+    backfillComplete: options.backfillComplete,
+  });
+  return { newUserOps: newOps.length, newBundles: newBundles.length };
+}

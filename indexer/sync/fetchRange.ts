@@ -1,0 +1,186 @@
+/**
+ * Fetches everything one block range needs: the EntryPoint logs (fetchLogs), then in JSON-RPC
+ * batches the receipt and transaction of each bundle transaction, the headers the reorg checks
+ * need (first and last block, the recent window) and, only when logs carry no blockTimestamp,
+ * the headers of blocks with activity; traces where the calldata needs one (or all, for op
+ * traces). Answers are checked against each other (receipt and header hashes against the logs',
+ * the last header before and after): a range fetched across a reorg is refused and fetched again.
+ */
+import type { EntryPointVersion } from '../../shared/networks.js';
+import { RetryableError } from '../../shared/errors.js';
+import { TOPICS } from '../decode/abi.js';
+import {
+  hexToNumber,
+  type BlockHeader,
+  type CallFrame,
+  type RawBundleTx,
+  type RawRange,
+  type RpcBlockHeader,
+  type RpcLog,
+  type RpcReceipt,
+  type RpcTransaction,
+} from '../decode/chainTypes.js';
+import { needsTrace } from '../decode/decodeTransaction.js';
+import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
+import type { RpcClient, RpcRequest } from './rpcClient.js';
+import { isUnsupported } from './rpcErrors.js';
+
+export type ChainSource = {
+  rpc: RpcClient;
+  chainId: number;
+  entryPoints: Map<string, EntryPointVersion>;
+  estimator: LogRangeEstimator;
+  /** Fetch a trace of every bundle transaction (op traces), not only where calldata needs one. */
+  traceAll: boolean;
+  /** Learned on the first debug_traceTransaction: false when the node has no debug namespace. */
+  traceSupport: { supported?: boolean };
+  onSkippedLog?: (log: RpcLog) => void;
+};
+
+/** The range was fetched while the chain changed under it; fetching it again is the fix. */
+export class InconsistentRangeError extends RetryableError {}
+
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
+const hex = (n: number): string => `0x${n.toString(16)}`;
+
+export const toHeader = (b: RpcBlockHeader): BlockHeader => ({
+  number: hexToNumber(b.number),
+  hash: b.hash.toLowerCase(),
+  parentHash: b.parentHash.toLowerCase(),
+  timestamp: hexToNumber(b.timestamp),
+});
+
+const isHeader = (b: unknown, n: number): boolean => {
+  const h = b as RpcBlockHeader | null;
+  return !!h && typeof h.hash === 'string' && typeof h.parentHash === 'string' && typeof h.timestamp === 'string' && hexToNumber(h.number) === n;
+};
+
+/** Headers of `numbers` in one batch (a missing block — beyond the head — is retried). */
+export async function fetchHeaders(rpc: RpcClient, numbers: number[]): Promise<BlockHeader[]> {
+  const requests = numbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] }));
+  const blocks = await rpc.batch<RpcBlockHeader>(requests, (b, r) => isHeader(b, hexToNumber(String(r.params[0]))));
+  return blocks.map(toHeader);
+}
+
+/** Groups the range's logs by transaction; a transaction with BeforeExecution or a UserOperationEvent holds a bundle. */
+function bundleTransactions(logs: RpcLog[], source: ChainSource): Map<string, RpcLog> {
+  const txs = new Map<string, RpcLog>();
+  for (const log of logs) {
+    if (log.transactionHash === ZERO_HASH) {
+      source.onSkippedLog?.(log);
+      continue;
+    }
+    const topic0 = log.topics[0];
+    if (topic0 === TOPICS.beforeExecution || topic0 === TOPICS.userOperationEvent) {
+      if (!txs.has(log.transactionHash)) txs.set(log.transactionHash, log);
+    }
+  }
+  return txs;
+}
+
+type Fetched = { receipts: Map<string, RpcReceipt>; txs: Map<string, RpcTransaction>; headers: Map<number, BlockHeader>; traces: Map<string, CallFrame | null> };
+
+const check = (result: unknown, r: RpcRequest): boolean => {
+  if (r.method === 'eth_getBlockByNumber') return isHeader(result, hexToNumber(String(r.params[0])));
+  const o = result as { transactionHash?: string; hash?: string; logs?: unknown; input?: unknown; blockHash?: unknown } | null;
+  if (!o || typeof o !== 'object') return false;
+  if (r.method === 'eth_getTransactionReceipt') return o.transactionHash?.toLowerCase() === String(r.params[0]).toLowerCase() && Array.isArray(o.logs) && typeof o.blockHash === 'string';
+  if (r.method === 'eth_getTransactionByHash') return o.hash?.toLowerCase() === String(r.params[0]).toLowerCase() && typeof o.input === 'string';
+  return typeof (result as CallFrame).type === 'string' && typeof (result as CallFrame).from === 'string';
+};
+
+async function fetchDetails(source: ChainSource, txHashes: string[], headerNumbers: number[], traceHashes: string[]): Promise<Fetched> {
+  const requests: RpcRequest[] = [
+    ...txHashes.flatMap((h) => [
+      { method: 'eth_getTransactionReceipt', params: [h] },
+      { method: 'eth_getTransactionByHash', params: [h] },
+    ]),
+    ...headerNumbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
+    ...(source.traceSupport.supported === false ? [] : traceHashes.map((h) => ({ method: 'debug_traceTransaction', params: [h, { tracer: 'callTracer' }] }))),
+  ];
+  const settled = await source.rpc.batchSettled<unknown>(requests, check);
+  const out: Fetched = { receipts: new Map(), txs: new Map(), headers: new Map(), traces: new Map() };
+  settled.forEach((s, i) => {
+    const r = requests[i]!;
+    if (!s.ok) {
+      if (r.method === 'debug_traceTransaction' && isUnsupported(s.error)) {
+        source.traceSupport.supported = false;
+        out.traces.set(String(r.params[0]), null);
+        return;
+      }
+      throw s.error;
+    }
+    const key = String(r.params[0]);
+    if (r.method === 'eth_getTransactionReceipt') out.receipts.set(key, s.value as RpcReceipt);
+    else if (r.method === 'eth_getTransactionByHash') out.txs.set(key, s.value as RpcTransaction);
+    else if (r.method === 'eth_getBlockByNumber') out.headers.set(hexToNumber(key), toHeader(s.value as RpcBlockHeader));
+    else {
+      source.traceSupport.supported = true;
+      out.traces.set(key, s.value as CallFrame);
+    }
+  });
+  return out;
+}
+
+/**
+ * Fetches [fromBlock, toBlock]. Headers of blocks ≥ `windowFrom` are all fetched (kept for reorg
+ * detection near the head).
+ */
+export async function fetchRange(source: ChainSource, range: { fromBlock: number; toBlock: number; windowFrom: number }): Promise<RawRange> {
+  const { fromBlock, toBlock } = range;
+  const [lastBefore] = await fetchHeaders(source.rpc, [toBlock]);
+  const logs = await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator);
+
+  const blockHashes = new Map<number, string>();
+  const blockTimes = new Map<number, number>();
+  for (const log of logs) {
+    const n = hexToNumber(log.blockNumber);
+    const seen = blockHashes.get(n);
+    if (seen && seen !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`logs of block ${n} come from two forks`);
+    blockHashes.set(n, log.blockHash.toLowerCase());
+    if (log.blockTimestamp) blockTimes.set(n, hexToNumber(log.blockTimestamp));
+  }
+  const headerNumbers = new Set<number>([fromBlock, toBlock]);
+  for (let n = Math.max(fromBlock, range.windowFrom); n <= toBlock; n++) headerNumbers.add(n);
+  for (const n of blockHashes.keys()) if (!blockTimes.has(n)) headerNumbers.add(n);
+
+  const bundleTxs = bundleTransactions(logs, source);
+  const txHashes = [...bundleTxs.keys()];
+  let traceHashes = source.traceAll ? txHashes : [];
+  let fetched = await fetchDetails(source, txHashes, [...headerNumbers], traceHashes);
+  // Traces needed only to recover calldata (wrapper or multi-bundle transactions): a second round.
+  if (!source.traceAll && source.traceSupport.supported !== false) {
+    traceHashes = txHashes.filter((h) => needsTrace(fetched.receipts.get(h)!, source.entryPoints));
+    if (traceHashes.length > 0) fetched = { ...fetched, traces: (await fetchDetails(source, [], [], traceHashes)).traces };
+  }
+
+  const headers = [...fetched.headers.values()].sort((a, b) => a.number - b.number);
+  for (const h of headers) {
+    const logHash = blockHashes.get(h.number);
+    if (logHash && logHash !== h.hash) throw new InconsistentRangeError(`block ${h.number} changed while its range was fetched`);
+    blockTimes.set(h.number, blockTimes.get(h.number) ?? h.timestamp);
+  }
+  const last = fetched.headers.get(toBlock)!;
+  if (last.hash !== lastBefore!.hash) throw new InconsistentRangeError(`block ${toBlock} changed while its range was fetched`);
+
+  const rawTxs: RawBundleTx[] = txHashes.map((h) => {
+    const receipt = fetched.receipts.get(h)!;
+    const log = bundleTxs.get(h)!;
+    // A load-balanced RPC may answer from another fork than the logs came from.
+    if (receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`receipt of ${h} is from another block than its logs`);
+    const trace = fetched.traces.get(h);
+    return { receipt, tx: fetched.txs.get(h)!, trace: trace === undefined ? (source.traceSupport.supported === false ? null : undefined) : trace, blockTime: blockTimes.get(hexToNumber(receipt.blockNumber))! };
+  });
+  rawTxs.sort((a, b) => hexToNumber(a.receipt.blockNumber) - hexToNumber(b.receipt.blockNumber) || hexToNumber(a.receipt.transactionIndex) - hexToNumber(b.receipt.transactionIndex));
+
+  return {
+    chainId: source.chainId,
+    fromBlock,
+    toBlock,
+    headers,
+    entryPointLogs: logs,
+    bundleTxs: rawTxs,
+    blockTimes,
+    tracesSupported: source.traceSupport.supported !== false,
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * Brings one network's indexed data up to the chain head: checks the stored tip against the
+ * chain (a reorg is repaired first), then fetches ranges ahead (prefetch) while the previous one
+ * is decoded and persisted, in order, one transaction per range. Safe to stop between batches:
+ * the cursor only moves with the data.
+ */
+import pRetry from 'p-retry';
+import type { Db } from '../../shared/db/client.js';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
+import * as tokens from '../../shared/db/tables/tokens.js';
+import type { NetworkConfig } from '../../shared/config.js';
+import type { Logger } from '../../shared/log.js';
+import type { EntryPointVersion } from '../../shared/networks.js';
+import type { RawRange } from '../decode/chainTypes.js';
+import type { DecodedBatch } from '../decode/decodedBatch.js';
+import { decodeRange } from '../decode/decodeRange.js';
+import { ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
+import { rollbackTo } from '../persist/rollback.js';
+import { Progress } from '../progress.js';
+import type { IndexerTuning } from '../tuning.js';
+import { describeTokens } from './describeTokens.js';
+import { LogRangeEstimator } from './fetchLogs.js';
+import { InconsistentRangeError, fetchRange, type ChainSource } from './fetchRange.js';
+import { chainHashes, findCommonAncestor } from './findCommonAncestor.js';
+import { findStartBlock } from './findStartBlock.js';
+import { RpcClient } from './rpcClient.js';
+
+export class NetworkSync {
+  readonly rpc: RpcClient;
+  private readonly source: ChainSource;
+  private readonly entryPoints: Map<string, EntryPointVersion>;
+  /** Tokens whose metadata is stored (saves a lookup per batch). */
+  private readonly knownTokens = new Set<string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly network: NetworkConfig,
+    private readonly log: Logger,
+    private readonly tuning: IndexerTuning,
+  ) {
+    this.rpc = new RpcClient({
+      urls: network.rpcUrls,
+      log,
+      timeoutMs: tuning.rpcTimeoutMs,
+      batchSize: tuning.rpcBatchSize,
+      concurrency: tuning.rpcConcurrency,
+      retries: tuning.rpcRetries,
+      minRetryDelayMs: tuning.rpcMinRetryDelayMs,
+      maxRetryDelayMs: tuning.rpcMaxRetryDelayMs,
+    });
+    this.entryPoints = new Map(network.entryPoints.map((e) => [e.address.toLowerCase(), e.version]));
+    this.source = {
+      rpc: this.rpc,
+      chainId: network.chainId,
+      entryPoints: this.entryPoints,
+      estimator: new LogRangeEstimator({ initialRange: tuning.initialLogRange, maxRange: tuning.maxLogRange, targetLogs: tuning.targetLogsPerRange }),
+      traceAll: tuning.opTraces,
+      traceSupport: {},
+      onSkippedLog: (l) => log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
+    };
+  }
+
+  private get chainId(): number {
+    return this.network.chainId;
+  }
+
+  async head(): Promise<number> {
+    return Number(await this.rpc.call<string>('eth_blockNumber', [], (h) => typeof h === 'string' && /^0x[0-9a-f]+$/i.test(h)));
+  }
+
+  /** Creates the cursor on first start: START_BLOCK_<NAME>, else the EntryPoints' deployment block. */
+  async init(): Promise<void> {
+    if (await indexerState.findCursor(this.db, this.chainId)) return;
+    const startBlock = this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
+    await indexerState.insertIfMissing(this.db, { chainId: this.chainId, network: this.network.name, startBlock });
+    this.log.info({ startBlock }, 'indexer state created');
+  }
+
+  /** Indexes up to the head (re-read after each pass) unless `shouldStop()` turns true. */
+  async catchUp(shouldStop: () => boolean): Promise<void> {
+    while (!shouldStop()) {
+      const head = await this.head();
+      const cursor = await indexerState.findCursor(this.db, this.chainId);
+      if (!cursor) throw new Error(`no indexer_state for ${this.network.name}; init() first`);
+      if (await this.tipReplaced(cursor, head)) {
+        await this.repairReorg(Math.min(cursor.indexedBlock, head));
+        continue;
+      }
+      if (cursor.indexedBlock >= head) {
+        await indexerState.updateHead(this.db, this.chainId, head);
+        return;
+      }
+      try {
+        await this.indexRange(cursor.indexedBlock + 1, head, shouldStop);
+      } catch (err) {
+        if (!(err instanceof ParentMismatchError)) throw err;
+        await this.repairReorg(err.blockNumber - 1);
+      }
+    }
+  }
+
+  /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
+  private async tipReplaced(cursor: indexerState.Cursor, head: number): Promise<boolean> {
+    if (!cursor.indexedBlockHash) return false;
+    if (head < cursor.indexedBlock) return true;
+    const [hash] = await chainHashes(this.rpc, [cursor.indexedBlock]);
+    return hash !== cursor.indexedBlockHash;
+  }
+
+  private async repairReorg(fromBlock: number): Promise<void> {
+    const ancestor = await findCommonAncestor(this.db, this.rpc, this.chainId, fromBlock);
+    const result = await rollbackTo(this.db, this.chainId, ancestor);
+    this.log.warn({ commonAncestor: ancestor.number, ...result }, 'reorg: rolled back to the common ancestor');
+  }
+
+  private fetch(range: { fromBlock: number; toBlock: number; windowFrom: number }): Promise<RawRange> {
+    // Only a range caught mid-reorg is fetched again here; RPC failures were retried below.
+    return pRetry(() => fetchRange(this.source, range), {
+      retries: 4,
+      minTimeout: 200,
+      shouldRetry: (err) => err instanceof InconsistentRangeError,
+    });
+  }
+
+  private async indexRange(from: number, head: number, shouldStop: () => boolean): Promise<void> {
+    const windowFrom = head - this.network.finalityDepth - this.tuning.reorgMarginBlocks;
+    const progress = new Progress(this.log, from, head);
+    const queue: Array<{ toBlock: number; raw: Promise<RawRange> }> = [];
+    let next = from;
+    const plan = (): void => {
+      const toBlock = Math.min(head, next + this.source.estimator.size - 1);
+      const raw = this.fetch({ fromBlock: next, toBlock, windowFrom });
+      raw.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
+      queue.push({ toBlock, raw });
+      next = toBlock + 1;
+    };
+    while ((next <= head || queue.length > 0) && !shouldStop()) {
+      while (queue.length < this.tuning.prefetchRanges && next <= head) plan();
+      const item = queue.shift()!;
+      const batch = decodeRange(await item.raw, this.entryPoints, this.tuning.opTraces);
+      batch.tokenMetadata = await this.newTokenMetadata(batch);
+      const result = await persistBatch(this.db, batch, { headBlock: head, keepHeadersFrom: windowFrom, backfillComplete: item.toBlock >= head });
+      for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
+      progress.add(item.toBlock, result.newUserOps);
+    }
+  }
+
+  private async newTokenMetadata(batch: DecodedBatch): Promise<DecodedBatch['tokenMetadata']> {
+    const unseen = batch.tokens.filter((t) => !this.knownTokens.has(t.address));
+    if (unseen.length === 0) return [];
+    const stored = await tokens.listKnown(this.db, this.chainId, unseen.map((t) => t.address));
+    for (const a of stored) this.knownTokens.add(a);
+    const missing = unseen.filter((t) => !stored.has(t.address));
+    return missing.length === 0 ? [] : describeTokens(this.rpc, missing);
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * JSON-RPC over HTTP for the indexer: calls go out in batches (one HTTP request per chunk of up
+ * to `batchSize` calls, a few chunks in flight), every failure that may be transient (timeouts,
+ * 429, 5xx, malformed or missing answers, answers a caller's check rejects) is retried with
+ * p-retry's backoff on the next URL of the network's list, and only the calls still unanswered
+ * are sent again. The batch size halves when a provider refuses it.
+ */
+import pRetry from 'p-retry';
+import { RetryableError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/log.js';
+import { RpcCallError, isBatchLimitError, isLogRangeError, isRevert, isUnsupported } from './rpcErrors.js';
+
+export type RpcRequest = { method: string; params: unknown[] };
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: RpcCallError };
+/** Returns false for an answer that cannot be right (null receipt, wrong hash): it is retried. */
+export type ResultCheck<T> = (result: T, request: RpcRequest) => boolean;
+
+export type RpcClientOptions = {
+  urls: string[];
+  log: Logger;
+  timeoutMs?: number;
+  batchSize?: number;
+  /** Chunks in flight at once. */
+  concurrency?: number;
+  retries?: number;
+  minRetryDelayMs?: number;
+  maxRetryDelayMs?: number;
+};
+
+export type RpcStats = { calls: number; httpRequests: number; failedHttpRequests: number; retriedCalls: number };
+
+type Response = { id?: unknown; result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+
+/** Errors a caller has to act on itself, never retried here. */
+function isFinal(e: RpcCallError): boolean {
+  return isUnsupported(e) || isRevert(e) || isLogRangeError(e);
+}
+
+export class RpcClient {
+  readonly stats: RpcStats = { calls: 0, httpRequests: 0, failedHttpRequests: 0, retriedCalls: 0 };
+  private current = 0;
+  private nextId = 1;
+  private batchSize: number;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+
+  constructor(private readonly options: RpcClientOptions) {
+    if (options.urls.length === 0) throw new Error('RpcClient needs at least one URL');
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.batchSize = options.batchSize ?? 100;
+    this.concurrency = options.concurrency ?? 4;
+  }
+
+  /** One call; throws RpcCallError for an answer that retrying cannot change. */
+  async call<T>(method: string, params: unknown[], check?: ResultCheck<T>): Promise<T> {
+    const [only] = await this.batch<T>([{ method, params }], check);
+    return only as T;
+  }
+
+  /** Every call answered, in request order; throws the first final error. */
+  async batch<T>(requests: RpcRequest[], check?: ResultCheck<T>): Promise<T[]> {
+    const settled = await this.batchSettled<T>(requests, check);
+    return settled.map((s) => {
+      if (!s.ok) throw s.error;
+      return s.value;
+    });
+  }
+
+  /** Every call answered or finally failed, in request order. */
+  async batchSettled<T>(requests: RpcRequest[], check?: ResultCheck<T>): Promise<Array<Settled<T>>> {
+    const results: Array<Settled<T> | undefined> = new Array(requests.length);
+    this.stats.calls += requests.length;
+    let attempt = 0;
+    await pRetry(
+      async () => {
+        const pending = requests.map((_, i) => i).filter((i) => results[i] === undefined);
+        if (attempt++ > 0) this.stats.retriedCalls += pending.length;
+        const chunks: number[][] = [];
+        for (let i = 0; i < pending.length; i += this.batchSize) chunks.push(pending.slice(i, i + this.batchSize));
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < chunks.length) await this.sendChunk(chunks[next++]!, requests, results, check);
+        };
+        await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
+        const left = results.filter((r) => r === undefined).length;
+        if (left > 0) throw new RetryableError(`${left} of ${requests.length} JSON-RPC calls unanswered`);
+      },
+      {
+        retries: this.options.retries ?? 8,
+        minTimeout: this.options.minRetryDelayMs ?? 100,
+        maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
+        factor: 2,
+        onFailedAttempt: (err) => {
+          this.failover();
+          this.options.log.debug({ err: err.message, attempt: err.attemptNumber, url: this.url }, 'retrying JSON-RPC calls');
+        },
+      },
+    );
+    return results as Array<Settled<T>>;
+  }
+
+  get url(): string {
+    return this.options.urls[this.current]!;
+  }
+
+  private failover(): void {
+    this.current = (this.current + 1) % this.options.urls.length;
+  }
+
+  /** Sends one chunk; settles what was answered, leaves the rest for the next attempt. */
+  private async sendChunk<T>(indices: number[], requests: RpcRequest[], results: Array<Settled<T> | undefined>, check?: ResultCheck<T>): Promise<void> {
+    const firstId = this.nextId;
+    this.nextId += indices.length;
+    const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));
+    let responses: Response[];
+    try {
+      responses = await this.post(body.length === 1 ? body[0] : body);
+    } catch (err) {
+      this.stats.failedHttpRequests++;
+      this.options.log.debug({ err: (err as Error).message, url: this.url, calls: indices.length }, 'JSON-RPC request failed');
+      return;
+    }
+    const byId = new Map<unknown, Response>(responses.map((r) => [r.id, r]));
+    indices.forEach((i, k) => {
+      const request = requests[i]!;
+      const r = byId.get(firstId + k);
+      if (!r || typeof r !== 'object') return;
+      if (r.error) {
+        const error = new RpcCallError(request.method, Number(r.error.code ?? 0), String(r.error.message ?? 'error'), r.error.data);
+        if (isBatchLimitError(error)) this.batchSize = Math.max(1, Math.floor(indices.length / 2));
+        else if (isFinal(error)) results[i] = { ok: false, error };
+        return;
+      }
+      if (!('result' in r)) return;
+      const value = r.result as T;
+      if (check && !check(value, request)) return;
+      results[i] = { ok: true, value };
+    });
+  }
+
+  private async post(body: unknown): Promise<Response[]> {
+    this.stats.httpRequests++;
+    const res = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.text();
+    if (res.status === 413) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
+    if (!res.ok) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);
+    const json: unknown = JSON.parse(text);
+    if (Array.isArray(json)) return json as Response[];
+    if (json && typeof json === 'object') {
+      const single = json as Response;
+      // A batch answered with one error object: the provider refused the batch as a whole.
+      if (Array.isArray(body) && single.error) {
+        const e = { code: Number(single.error.code ?? 0), message: String(single.error.message ?? '') };
+        if (isBatchLimitError(e)) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
+        throw new RetryableError(`JSON-RPC batch refused: ${e.message}`);
+      }
+      return [single];
+    }
+    throw new RetryableError('malformed JSON-RPC answer');
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Knobs of the indexer with their defaults. Production runs on the defaults; tests and the
+ * benchmark pass overrides to startIndexer (short timeouts against a fault proxy, no traces).
+ */
+export type IndexerTuning = {
+  /** Per HTTP request to the node. */
+  rpcTimeoutMs: number;
+  /** Calls per JSON-RPC batch (halves when a provider refuses a batch). */
+  rpcBatchSize: number;
+  /** JSON-RPC batches in flight per network. */
+  rpcConcurrency: number;
+  rpcRetries: number;
+  rpcMinRetryDelayMs: number;
+  rpcMaxRetryDelayMs: number;
+  /** eth_getLogs block range to start with; it adapts (research/indexer.md §4.2). */
+  initialLogRange: number;
+  maxLogRange: number;
+  /** EntryPoint logs per range the range size aims at (bounds batch size and memory). */
+  targetLogsPerRange: number;
+  /** Ranges fetched ahead of the one being written. */
+  prefetchRanges: number;
+  /** Fetch a callTracer trace of every bundle transaction for user_op_traces. */
+  opTraces: boolean;
+  /** Headers kept beyond the finality depth for reorg detection. */
+  reorgMarginBlocks: number;
+  /** How often a standby process retries the network's writer lock. */
+  lockRetryMs: number;
+};
+
+export const DEFAULT_TUNING: IndexerTuning = {
+  rpcTimeoutMs: 30_000,
+  rpcBatchSize: 100,
+  rpcConcurrency: 4,
+  rpcRetries: 8,
+  rpcMinRetryDelayMs: 100,
+  rpcMaxRetryDelayMs: 5_000,
+  initialLogRange: 500,
+  maxLogRange: 10_000,
+  targetLogsPerRange: 4_000,
+  prefetchRanges: 3,
+  opTraces: true,
+  reorgMarginBlocks: 64,
+  lockRetryMs: 5_000,
+};

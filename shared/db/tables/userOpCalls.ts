@@ -1,0 +1,26 @@
+import type { Queryable } from '../client.js';
+import { numeric, unnestInsert, type Column } from '../unnest.js';
+
+/** `user_op_calls`: the account calls decoded from each op's callData (execute / executeBatch / ERC-7579). */
+
+export type NewUserOpCall = { userOpHash: string; callIndex: number; target: string; value: bigint; data: string };
+
+const COLUMNS: ReadonlyArray<Column<NewUserOpCall & { chainId: number }>> = [
+  ['chain_id', 'bigint', (c) => c.chainId],
+  ['user_op_hash', 'text', (c) => c.userOpHash],
+  ['call_index', 'integer', (c) => c.callIndex],
+  ['target', 'text', (c) => c.target],
+  ['value', 'numeric', (c) => numeric(c.value)],
+  ['data', 'text', (c) => c.data],
+];
+
+export async function insertMany(db: Queryable, chainId: number, calls: NewUserOpCall[]): Promise<void> {
+  if (calls.length === 0) return;
+  const { text, values } = unnestInsert('user_op_calls', COLUMNS, calls.map((c) => ({ ...c, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
+}
+
+export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {
+  if (userOpHashes.length === 0) return;
+  await db.query(`delete from user_op_calls where chain_id = $1 and user_op_hash = any($2::text[])`, [chainId, userOpHashes]);
+}

@@ -1,0 +1,30 @@
+/**
+ * Multi-row writes as one statement: each column travels as one typed array parameter and
+ * `unnest` turns the arrays back into rows (`insert … select … from unnest($1::text[], …)`), so a
+ * batch of any size is one round trip with a fixed, parameterised SQL text.
+ */
+
+/**
+ * A column: its name, the SQL element type of its array parameter, how a row supplies it, and
+ * optionally how the unnested value `v` becomes the stored one (e.g. `v::jsonb`, or
+ * `string_to_array(v, ',')` for a text[] column, since unnest flattens nested arrays).
+ */
+export type Column<TRow> = readonly [name: string, sqlType: string, value: (row: TRow) => unknown, convert?: (v: string) => string];
+
+/** bigint → decimal string (numeric), null kept; what every uint256 column is sent as. */
+export const numeric = (v: bigint | null | undefined): string | null => (v === null || v === undefined ? null : v.toString());
+
+/**
+ * `insert into <table> (<columns>) select … from unnest(...) <tail>` and its parameters.
+ * `tail` is the conflict / returning clause, e.g. `on conflict do nothing returning user_op_hash`.
+ */
+export function unnestInsert<TRow>(table: string, columns: ReadonlyArray<Column<TRow>>, rows: readonly TRow[], tail = ''): { text: string; values: unknown[] } {
+  const names = columns.map(([name]) => name).join(', ');
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const aliases = columns.map((_, i) => `c${i}`).join(', ');
+  const selects = columns.map(([, , , convert], i) => (convert ? convert(`u.c${i}`) : `u.c${i}`)).join(', ');
+  return {
+    text: `insert into ${table} (${names}) select ${selects} from unnest(${arrays}) as u(${aliases}) ${tail}`,
+    values: columns.map(([, , value]) => rows.map(value)),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Reads what the indexer stored back into the devnet ground truth's shapes (devnet/truth.ts), so
+ * tests compare every field of every op, bundle, account, transfer and day with deep equality.
+ */
+import type { Queryable } from '../../shared/db/client.js';
+import type { TruthAccount, TruthBundle, TruthDay, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
+
+export type StoredTruth = {
+  userOps: TruthUserOp[];
+  bundles: TruthBundle[];
+  accounts: TruthAccount[];
+  transfers: TruthTransfer[];
+  days: TruthDay[];
+};
+
+type Row = Record<string, string | number | boolean | null>;
+const num = (v: unknown): number => Number(v);
+const str = (v: unknown): string => String(v);
+
+export async function readStoredTruth(db: Queryable, chainId: number): Promise<StoredTruth> {
+  const q = async (sql: string): Promise<Row[]> => (await db.query<Row>(sql, [chainId])).rows;
+  const calls = new Map<string, Array<{ target: string; value: string; data: string }>>();
+  for (const c of await q('select user_op_hash, target, value::text, data from user_op_calls where chain_id = $1 order by user_op_hash, call_index')) {
+    const list = calls.get(str(c.user_op_hash)) ?? [];
+    list.push({ target: str(c.target), value: str(c.value), data: str(c.data) });
+    calls.set(str(c.user_op_hash), list);
+  }
+  const userOps: TruthUserOp[] = (await q('select * from user_ops where chain_id = $1 order by block_number, log_index')).map((o) => ({
+    userOpHash: str(o.user_op_hash),
+    sender: str(o.sender),
+    nonce: str(o.nonce),
+    entryPoint: str(o.entry_point),
+    entryPointVersion: str(o.entry_point_version) as TruthUserOp['entryPointVersion'],
+    paymaster: o.paymaster as string | null,
+    factory: o.factory as string | null,
+    success: Boolean(o.success),
+    // The ground truth records UserOperationRevertReason only (PostOpRevertReason is stored with failure postop_reverted).
+    revertReason: o.failure === 'execution_reverted' ? (o.revert_reason as string | null) : null,
+    actualGasCost: str(o.actual_gas_cost),
+    actualGasUsed: str(o.actual_gas_used),
+    transactionHash: str(o.tx_hash),
+    blockNumber: num(o.block_number),
+    blockTime: num(o.block_time),
+    bundleIndex: num(o.bundle_index),
+    logIndex: num(o.log_index),
+    bundler: str(o.bundler),
+    beneficiary: str(o.beneficiary),
+    callData: str(o.call_data),
+    initCode: str(o.init_code),
+    paymasterAndData: str(o.paymaster_and_data),
+    signature: str(o.signature),
+    callGasLimit: str(o.call_gas_limit),
+    verificationGasLimit: str(o.verification_gas_limit),
+    preVerificationGas: str(o.pre_verification_gas),
+    maxFeePerGas: str(o.max_fee_per_gas),
+    maxPriorityFeePerGas: str(o.max_priority_fee_per_gas),
+    calls: calls.get(str(o.user_op_hash)) ?? [],
+  }));
+  const opsByBundle = new Map<string, string[]>();
+  for (const o of userOps) {
+    const key = `${o.transactionHash}:${o.bundleIndex}`;
+    opsByBundle.set(key, [...(opsByBundle.get(key) ?? []), o.userOpHash]);
+  }
+  const bundles: TruthBundle[] = (
+    await q(`select b.*, t.status, t.fee::text as fee from bundles b join bundle_transactions t on t.chain_id = b.chain_id and t.tx_hash = b.tx_hash
+             where b.chain_id = $1 order by b.block_number, t.tx_index, b.bundle_index`)
+  ).map((b) => ({
+    transactionHash: str(b.tx_hash),
+    bundleIndex: num(b.bundle_index),
+    blockNumber: num(b.block_number),
+    blockTime: num(b.block_time),
+    bundler: str(b.bundler),
+    beneficiary: str(b.beneficiary),
+    entryPoint: str(b.entry_point),
+    userOpHashes: opsByBundle.get(`${str(b.tx_hash)}:${num(b.bundle_index)}`) ?? [],
+    success: Boolean(b.status),
+    transactionFee: str(b.fee),
+  }));
+  const accounts: TruthAccount[] = (
+    await q('select * from accounts where chain_id = $1 and factory is not null order by created_block_number, address')
+  ).map((a) => ({
+    address: str(a.address),
+    factory: str(a.factory),
+    userOpHash: str(a.created_user_op_hash),
+    transactionHash: str(a.created_tx_hash),
+    blockNumber: num(a.created_block_number),
+    blockTime: num(a.created_block_time),
+  }));
+  const transfers: TruthTransfer[] = (
+    await q(`select * from token_transfers where chain_id = $1 and user_op_hash is not null
+             order by block_number, tx_hash, (case when log_index < 0 then -log_index else log_index end), batch_index`)
+  ).map((t) => ({
+    userOpHash: str(t.user_op_hash),
+    standard: str(t.standard) as TruthTransfer['standard'],
+    token: t.token as string | null,
+    from: str(t.from_address),
+    to: str(t.to_address),
+    value: str(t.value),
+    tokenId: t.token_id === null ? null : str(t.token_id),
+    transactionHash: str(t.tx_hash),
+    logIndex: num(t.log_index) < 0 ? null : num(t.log_index),
+  }));
+  const wallets = new Map<number, string[]>();
+  for (const w of await q('select day, address from daily_active_wallets where chain_id = $1 order by day, address')) {
+    wallets.set(num(w.day), [...(wallets.get(num(w.day)) ?? []), str(w.address)]);
+  }
+  const days: TruthDay[] = (await q('select * from daily_stats where chain_id = $1 order by day')).map((d) => ({
+    day: num(d.day),
+    userOps: num(d.user_ops),
+    bundles: num(d.bundles),
+    walletsCreated: num(d.wallets_created),
+    gasCostCollected: str(d.gas_cost_collected),
+    activeWallets: wallets.get(num(d.day)) ?? [],
+  }));
+  return { userOps, bundles, accounts, transfers, days };
+}
+
+/** `list` sorted by a string key (so stored and truth lists compare whatever their natural order). */
+export function sortByKey<T>(list: T[], key: (x: T) => string): T[] {
+  return [...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+const pad = (n: number): string => String(n).padStart(10, '0');
+
+/** Every list of a ground truth (or a stored one) in one canonical order. */
+export function canonical(t: StoredTruth): StoredTruth {
+  return {
+    userOps: sortByKey(t.userOps, (o) => `${pad(o.blockNumber)}:${pad(o.logIndex)}`),
+    bundles: sortByKey(t.bundles, (b) => `${pad(b.blockNumber)}:${b.transactionHash}:${b.bundleIndex}`),
+    accounts: sortByKey(t.accounts, (a) => a.address),
+    transfers: sortByKey(t.transfers, (x) => `${x.transactionHash}:${x.userOpHash}:${pad((x.logIndex ?? -1) + 1)}:${x.to}:${x.value}`),
+    days: sortByKey(t.days, (d) => pad(d.day)),
+  };
+}
