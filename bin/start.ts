@@ -1,22 +1,69 @@
-import { loadConfig, webEnvSchema } from '../shared/config.js';
+import { allInOneEnvSchema, loadConfig } from '../shared/config.js';
 import { createDb } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
+import * as indexerState from '../shared/db/tables/indexerState.js';
+import { generateApiKey } from '../shared/apiKeys.js';
+import * as apiKeys from '../shared/db/tables/apiKeys.js';
 import { createShutdown } from '../shared/lifecycle.js';
+import { envSuffix } from '../shared/networks.js';
 import { createLogger } from '../shared/log.js';
 import { closeServer, startWeb } from '../server/web.js';
+import { rollbackTo, startIndexer } from '../indexer/index.js';
+import { startDispatcher } from '../webhooks/startDispatcher.js';
+import { DEVNET_CHAIN_ID, generate, startContinuous, startDevnet } from '../devnet/index.js';
 
 /**
- * `npm start`: the whole product in one process on the embedded defaults — migrations, then the
- * web process. With PGlite only one process may open the store, so the processes of the
- * Procfile share this one.
+ * `npm start`: the whole product in one process on the embedded defaults — migrations, the web
+ * process, the indexer and the webhook dispatcher (with PGlite only one process may open the
+ * store, so the processes of the Procfile share this one). When the `devnet` network is indexed
+ * and no RPC_URL_DEVNET is given, it also starts a local chain with the real EntryPoints and
+ * generated ERC-4337 traffic, so a newcomer sees the whole product work.
  */
-const config = loadConfig(webEnvSchema, process.env);
+const DEMO_OPS = 300;
+const DEMO_TICK_MS = 3000;
+
+const env: Record<string, string | undefined> = { ...process.env };
+let config = loadConfig(allInOneEnvSchema, env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan' });
 const shutdown = createShutdown(log);
+
 const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
 shutdown.add('db', () => db.close());
 await migrate(db);
 
+const devnetNetwork = config.networks.find((n) => n.chainId === DEVNET_CHAIN_ID);
+if (devnetNetwork && devnetNetwork.rpcUrls.length === 0) {
+  const devnet = await startDevnet();
+  shutdown.add('devnet', () => devnet.stop());
+  // The demo chain is new on every start: rows indexed from a previous run's chain describe
+  // blocks that no longer exist, so they go first (as a reorg down to genesis would).
+  if (await indexerState.findCursor(db, DEVNET_CHAIN_ID)) {
+    await rollbackTo(db, DEVNET_CHAIN_ID, { number: -1, hash: '0x' });
+  }
+  log.info({ rpcUrl: devnet.rpcUrl, ops: DEMO_OPS }, 'devnet started; generating demo traffic');
+  await generate(devnet, { ops: DEMO_OPS, days: 3 });
+  const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
+  shutdown.add('devnet traffic', () => traffic.stop());
+  env[`RPC_URL_${envSuffix(devnetNetwork.name)}`] = devnet.rpcUrl;
+  config = loadConfig(allInOneEnvSchema, env);
+}
+
+// A first run has no key yet, and with the embedded store no other process may open it to make
+// one: create a demo key and show it once.
+if ((await apiKeys.list(db)).every((k) => k.revokedAt)) {
+  const { key, prefix, hash } = generateApiKey();
+  await apiKeys.insert(db, { prefix, hash, name: 'demo' });
+  log.info({ prefix }, 'created an API key "demo" (shown only now): %s', key);
+}
+
 const server = await startWeb({ db, config, log }, config.PORT);
 shutdown.add('web', () => closeServer(server));
-log.info({ url: `http://127.0.0.1:${config.PORT}`, store: db.kind }, 'opscan is running');
+const indexer = startIndexer({ db, config, log });
+shutdown.add('indexer', () => indexer.stop());
+const dispatcher = await startDispatcher({ db, config, log });
+shutdown.add('dispatcher', () => dispatcher.stop());
+
+log.info(
+  { url: `http://127.0.0.1:${config.PORT}`, store: db.kind, networks: config.networks.map((n) => n.name) },
+  'opscan is running',
+);
