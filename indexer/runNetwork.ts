@@ -69,7 +69,7 @@ export function runNetwork(deps: { db: Db; log: Logger; network: NetworkConfig; 
     try {
       await Promise.race([stopSignal, lostSignal]);
     } finally {
-      await task.stop();
+      task.destroy();
       await running;
       ready = null;
     }

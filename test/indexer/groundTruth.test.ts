@@ -7,180 +7,188 @@ import { expect } from 'chai';
 import { generate, startDevnet, type Devnet, type GroundTruth } from '../../devnet/index.js';
 import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { SELECTORS } from '../../indexer/decode/abi.js';
+import type { Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
 import { canonical, readStoredTruth, type StoredTruth } from './storedTruth.js';
 import { devnetConfig, quietLogger } from './support.js';
 
 describe('indexer vs devnet ground truth', function () {
   this.timeout(300_000);
+  // Outer hooks: the database outlives the indexer (inner after hooks run first).
   const t = useTestDb();
-  let devnet: Devnet;
-  let truth: GroundTruth;
-  let stored: StoredTruth;
-  let indexer: Indexer;
-
-  before(async () => {
-    devnet = await startDevnet();
-    truth = structuredClone(await generate(devnet, { ops: Number(process.env.GT_OPS ?? 500), days: 3, seed: 21 }));
-    indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger() });
-    await indexer.syncNow();
-    stored = await readStoredTruth(t.db, devnet.chainId);
-  });
-
-  after(async () => {
-    await indexer?.stop();
-    await devnet?.stop();
-  });
-
-  const expected = (): StoredTruth => canonical(truth);
-
-  it('stores every user operation with every field equal to the truth', () => {
-    const want = expected().userOps;
-    const got = canonical(stored).userOps;
-    expect(got.length).to.equal(want.length);
-    for (let i = 0; i < want.length; i++) expect(got[i], `op ${want[i]!.userOpHash}`).to.deep.equal(want[i]);
-  });
-
-  it('stores every bundle (index, bundler, beneficiary, ops, status, fee)', () => {
-    expect(canonical(stored).bundles).to.deep.equal(expected().bundles);
-  });
-
-  it('stores every deployed account with its factory and creation op', () => {
-    expect(canonical(stored).accounts).to.deep.equal(expected().accounts);
-  });
-
-  it('stores every token and native transfer attributed to its op', () => {
-    expect(canonical(stored).transfers).to.deep.equal(expected().transfers);
-  });
-
-  it('stores the daily metrics (ops, bundles, wallets created, gas collected, active wallets)', () => {
-    expect(canonical(stored).days).to.deep.equal(expected().days);
-  });
-
-  it('counts ops per account for every sender', async () => {
-    const want = new Map<string, number>();
-    for (const o of truth.userOps) want.set(o.sender, (want.get(o.sender) ?? 0) + 1);
-    const { rows } = await t.db.query<{ address: string; user_ops_count: string }>('select address, user_ops_count from accounts where chain_id = $1', [devnet.chainId]);
-    expect(new Map(rows.map((r) => [r.address, Number(r.user_ops_count)]))).to.deep.equal(want);
-  });
-
-  it('keeps entity stats per bundler, paymaster, factory and beneficiary', async () => {
-    const want = new Map<string, { ops: number; gas: bigint; accounts: number }>();
-    const add = (kind: string, address: string | null, o: GroundTruth['userOps'][number]) => {
-      if (!address) return;
-      const e = want.get(`${kind}:${address}`) ?? { ops: 0, gas: 0n, accounts: 0 };
-      e.ops++;
-      e.gas += BigInt(o.actualGasCost);
-      if (o.factory) e.accounts++;
-      want.set(`${kind}:${address}`, e);
-    };
-    for (const o of truth.userOps) {
-      add('bundler', o.bundler, o);
-      add('paymaster', o.paymaster, o);
-      add('factory', o.factory, o);
-      add('beneficiary', o.beneficiary, o);
-    }
-    const { rows } = await t.db.query<{ kind: string; address: string; user_ops_count: string; actual_gas_cost_sum: string; accounts_count: string; bundles_count: string }>(
-      'select * from entity_stats where chain_id = $1',
-      [devnet.chainId],
-    );
-    const got = new Map(rows.map((r) => [`${r.kind}:${r.address}`, { ops: Number(r.user_ops_count), gas: BigInt(r.actual_gas_cost_sum), accounts: Number(r.accounts_count) }]));
-    expect(got).to.deep.equal(want);
-    const bundlesPerBundler = new Map<string, number>();
-    for (const b of truth.bundles) bundlesPerBundler.set(b.bundler, (bundlesPerBundler.get(b.bundler) ?? 0) + 1);
-    for (const r of rows.filter((r) => r.kind === 'bundler')) expect(Number(r.bundles_count), r.address).to.equal(bundlesPerBundler.get(r.address));
-  });
-
-  it('writes one user_operation outbox event per op and one account_deployed per account, with the contract payload', async () => {
-    const { rows } = await t.db.query<{ type: string; user_op_hash: string; payload: Record<string, unknown> }>(
-      'select type, user_op_hash, payload from outbox_events where chain_id = $1 order by id',
-      [devnet.chainId],
-    );
-    const ops = rows.filter((r) => r.type === 'user_operation');
-    expect(ops.map((r) => r.user_op_hash)).to.deep.equal(canonical(truth).userOps.map((o) => o.userOpHash));
-    const factoryOf = new Map(truth.accounts.map((a) => [a.address, a.factory]));
-    const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
-    const partiesOf = new Map<string, Set<string>>();
-    for (const x of truth.transfers) {
-      const set = partiesOf.get(x.userOpHash) ?? new Set();
-      for (const a of [x.from, x.to]) if (a !== '0x0000000000000000000000000000000000000000') set.add(a);
-      partiesOf.set(x.userOpHash, set);
-    }
-    for (const r of ops) {
-      const o = byHash.get(r.user_op_hash)!;
-      expect(r.payload, o.userOpHash).to.deep.equal({
-        userOpHash: o.userOpHash,
-        sender: o.sender,
-        paymaster: o.paymaster,
-        bundler: o.bundler,
-        beneficiary: o.beneficiary,
-        factory: factoryOf.get(o.sender) ?? null,
-        targets: [...new Set(o.calls.map((c) => c.target))],
-        transferParties: r.payload.transferParties,
-        blockNumber: o.blockNumber,
-        blockHash: r.payload.blockHash,
-        transactionHash: o.transactionHash,
-        bundleIndex: o.bundleIndex,
-        logIndex: o.logIndex,
-      });
-      expect(new Set(r.payload.transferParties as string[]), `${o.userOpHash} transfer parties`).to.deep.equal(partiesOf.get(o.userOpHash) ?? new Set());
-    }
-    const deployed = rows.filter((r) => r.type === 'account_deployed').map((r) => r.payload);
-    expect(deployed.map((p) => p.account).sort()).to.deep.equal(truth.accounts.map((a) => a.address).sort());
-    for (const p of deployed) expect(p.factory).to.equal(factoryOf.get(String(p.account)));
-  });
-
-  it('stores token metadata once per token', async () => {
-    const { rows } = await t.db.query<{ address: string; standard: string; symbol: string | null; decimals: number | null }>(
-      'select address, standard, symbol, decimals from tokens where chain_id = $1 order by address',
-      [devnet.chainId],
-    );
-    const c = truth.contracts;
-    const byAddress = new Map(rows.map((r) => [r.address, r]));
-    expect(byAddress.get(c['erc20.usd6']!)).to.include({ standard: 'ERC20', decimals: 6 });
-    expect(byAddress.get(c['erc20.dai18']!)).to.include({ standard: 'ERC20', decimals: 18 });
-    expect(byAddress.get(c.erc721!)).to.include({ standard: 'ERC721', decimals: null });
-    expect(byAddress.get(c.erc1155!)).to.include({ standard: 'ERC1155' });
-  });
-
-  it('stores the execution trace of every op (its innerHandleOp frame)', async () => {
-    const { rows } = await t.db.query<{ user_op_hash: string; status: string; trace: { to: string; input: string } | null }>(
-      'select user_op_hash, status, trace from user_op_traces where chain_id = $1',
-      [devnet.chainId],
-    );
-    expect(rows).to.have.length(truth.userOps.length);
-    const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
-    for (const r of rows) {
-      expect(r.status, r.user_op_hash).to.equal('ok');
-      expect(r.trace!.to).to.equal(byHash.get(r.user_op_hash)!.entryPoint);
-      expect([SELECTORS.innerHandleOpV06, SELECTORS.innerHandleOpV07]).to.include(r.trace!.input.slice(0, 10));
-    }
-  });
-
-  it('stores every log of every bundle transaction, tagged with the op whose slice holds it', async () => {
-    const { rows } = await t.db.query<{ n: string; tagged: string }>(
-      'select count(*) as n, count(user_op_hash) as tagged from logs where chain_id = $1',
-      [devnet.chainId],
-    );
-    const txs = new Set(truth.bundles.map((b) => b.transactionHash));
-    const { rows: perTx } = await t.db.query<{ tx_hash: string }>('select distinct tx_hash from logs where chain_id = $1', [devnet.chainId]);
-    expect(new Set(perTx.map((r) => r.tx_hash))).to.deep.equal(txs);
-    expect(Number(rows[0]!.tagged)).to.be.greaterThan(truth.userOps.length);
-    // Each op's UserOperationEvent lies in its own slice.
-    const { rows: own } = await t.db.query<{ n: string }>(
-      `select count(*) as n from user_ops o join logs l on l.chain_id = o.chain_id and l.tx_hash = o.tx_hash and l.log_index = o.log_index
-       where o.chain_id = $1 and l.user_op_hash = o.user_op_hash`,
-      [devnet.chainId],
-    );
-    expect(Number(own[0]!.n)).to.equal(truth.userOps.length);
-  });
-
-  it('reports its state for getNetworkStatus', async () => {
-    const { rows } = await t.db.query<{ indexed_block: string; head_block: string; backfill_complete: boolean }>(
-      'select indexed_block, head_block, backfill_complete from indexer_state where chain_id = $1',
-      [devnet.chainId],
-    );
-    const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
-    expect(rows[0]).to.deep.equal({ indexed_block: String(head), head_block: String(head), backfill_complete: true });
-  });
+  describe('a backfill of generated traffic', defineTests(t));
 });
+
+function defineTests(t: { readonly db: Db }) {
+  return function (this: Mocha.Suite) {
+    let devnet: Devnet;
+    let truth: GroundTruth;
+    let stored: StoredTruth;
+    let indexer: Indexer;
+
+    before(async () => {
+      devnet = await startDevnet();
+      truth = structuredClone(await generate(devnet, { ops: Number(process.env.GT_OPS ?? 500), days: 3, seed: 21 }));
+      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger() });
+      await indexer.syncNow();
+      stored = await readStoredTruth(t.db, devnet.chainId);
+    });
+
+    after(async () => {
+      await indexer?.stop();
+      await devnet?.stop();
+    });
+
+    const expected = (): StoredTruth => canonical(truth);
+
+    it('stores every user operation with every field equal to the truth', () => {
+      const want = expected().userOps;
+      const got = canonical(stored).userOps;
+      expect(got.length).to.equal(want.length);
+      for (let i = 0; i < want.length; i++) expect(got[i], `op ${want[i]!.userOpHash}`).to.deep.equal(want[i]);
+    });
+
+    it('stores every bundle (index, bundler, beneficiary, ops, status, fee)', () => {
+      expect(canonical(stored).bundles).to.deep.equal(expected().bundles);
+    });
+
+    it('stores every deployed account with its factory and creation op', () => {
+      expect(canonical(stored).accounts).to.deep.equal(expected().accounts);
+    });
+
+    it('stores every token and native transfer attributed to its op', () => {
+      expect(canonical(stored).transfers).to.deep.equal(expected().transfers);
+    });
+
+    it('stores the daily metrics (ops, bundles, wallets created, gas collected, active wallets)', () => {
+      expect(canonical(stored).days).to.deep.equal(expected().days);
+    });
+
+    it('counts ops per account for every sender', async () => {
+      const want = new Map<string, number>();
+      for (const o of truth.userOps) want.set(o.sender, (want.get(o.sender) ?? 0) + 1);
+      const { rows } = await t.db.query<{ address: string; user_ops_count: string }>('select address, user_ops_count from accounts where chain_id = $1', [devnet.chainId]);
+      expect(new Map(rows.map((r) => [r.address, Number(r.user_ops_count)]))).to.deep.equal(want);
+    });
+
+    it('keeps entity stats per bundler, paymaster, factory and beneficiary', async () => {
+      const want = new Map<string, { ops: number; gas: bigint; accounts: number }>();
+      const add = (kind: string, address: string | null, o: GroundTruth['userOps'][number]) => {
+        if (!address) return;
+        const e = want.get(`${kind}:${address}`) ?? { ops: 0, gas: 0n, accounts: 0 };
+        e.ops++;
+        e.gas += BigInt(o.actualGasCost);
+        if (o.factory) e.accounts++;
+        want.set(`${kind}:${address}`, e);
+      };
+      for (const o of truth.userOps) {
+        add('bundler', o.bundler, o);
+        add('paymaster', o.paymaster, o);
+        add('factory', o.factory, o);
+        add('beneficiary', o.beneficiary, o);
+      }
+      const { rows } = await t.db.query<{ kind: string; address: string; user_ops_count: string; actual_gas_cost_sum: string; accounts_count: string; bundles_count: string }>(
+        'select * from entity_stats where chain_id = $1',
+        [devnet.chainId],
+      );
+      const got = new Map(rows.map((r) => [`${r.kind}:${r.address}`, { ops: Number(r.user_ops_count), gas: BigInt(r.actual_gas_cost_sum), accounts: Number(r.accounts_count) }]));
+      expect(got).to.deep.equal(want);
+      const bundlesPerBundler = new Map<string, number>();
+      for (const b of truth.bundles) bundlesPerBundler.set(b.bundler, (bundlesPerBundler.get(b.bundler) ?? 0) + 1);
+      for (const r of rows.filter((r) => r.kind === 'bundler')) expect(Number(r.bundles_count), r.address).to.equal(bundlesPerBundler.get(r.address));
+    });
+
+    it('writes one user_operation outbox event per op and one account_deployed per account, with the contract payload', async () => {
+      const { rows } = await t.db.query<{ type: string; user_op_hash: string; payload: Record<string, unknown> }>(
+        'select type, user_op_hash, payload from outbox_events where chain_id = $1 order by id',
+        [devnet.chainId],
+      );
+      const ops = rows.filter((r) => r.type === 'user_operation');
+      expect(ops.map((r) => r.user_op_hash)).to.deep.equal(canonical(truth).userOps.map((o) => o.userOpHash));
+      const factoryOf = new Map(truth.accounts.map((a) => [a.address, a.factory]));
+      const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
+      const partiesOf = new Map<string, Set<string>>();
+      for (const x of truth.transfers) {
+        const set = partiesOf.get(x.userOpHash) ?? new Set();
+        for (const a of [x.from, x.to]) if (a !== '0x0000000000000000000000000000000000000000') set.add(a);
+        partiesOf.set(x.userOpHash, set);
+      }
+      for (const r of ops) {
+        const o = byHash.get(r.user_op_hash)!;
+        expect(r.payload, o.userOpHash).to.deep.equal({
+          userOpHash: o.userOpHash,
+          sender: o.sender,
+          paymaster: o.paymaster,
+          bundler: o.bundler,
+          beneficiary: o.beneficiary,
+          factory: factoryOf.get(o.sender) ?? null,
+          targets: [...new Set(o.calls.map((c) => c.target))],
+          transferParties: r.payload.transferParties,
+          blockNumber: o.blockNumber,
+          blockHash: r.payload.blockHash,
+          transactionHash: o.transactionHash,
+          bundleIndex: o.bundleIndex,
+          logIndex: o.logIndex,
+        });
+        expect(new Set(r.payload.transferParties as string[]), `${o.userOpHash} transfer parties`).to.deep.equal(partiesOf.get(o.userOpHash) ?? new Set());
+      }
+      const deployed = rows.filter((r) => r.type === 'account_deployed').map((r) => r.payload);
+      expect(deployed.map((p) => p.account).sort()).to.deep.equal(truth.accounts.map((a) => a.address).sort());
+      for (const p of deployed) expect(p.factory).to.equal(factoryOf.get(String(p.account)));
+    });
+
+    it('stores token metadata once per token', async () => {
+      const { rows } = await t.db.query<{ address: string; standard: string; symbol: string | null; decimals: number | null }>(
+        'select address, standard, symbol, decimals from tokens where chain_id = $1 order by address',
+        [devnet.chainId],
+      );
+      const c = truth.contracts;
+      const byAddress = new Map(rows.map((r) => [r.address, r]));
+      expect(byAddress.get(c['erc20.usd6']!)).to.include({ standard: 'ERC20', decimals: 6 });
+      expect(byAddress.get(c['erc20.dai18']!)).to.include({ standard: 'ERC20', decimals: 18 });
+      expect(byAddress.get(c.erc721!)).to.include({ standard: 'ERC721', decimals: null });
+      expect(byAddress.get(c.erc1155!)).to.include({ standard: 'ERC1155' });
+    });
+
+    it('stores the execution trace of every op (its innerHandleOp frame)', async () => {
+      const { rows } = await t.db.query<{ user_op_hash: string; status: string; trace: { to: string; input: string } | null }>(
+        'select user_op_hash, status, trace from user_op_traces where chain_id = $1',
+        [devnet.chainId],
+      );
+      expect(rows).to.have.length(truth.userOps.length);
+      const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
+      for (const r of rows) {
+        expect(r.status, r.user_op_hash).to.equal('ok');
+        expect(r.trace!.to).to.equal(byHash.get(r.user_op_hash)!.entryPoint);
+        expect([SELECTORS.innerHandleOpV06, SELECTORS.innerHandleOpV07]).to.include(r.trace!.input.slice(0, 10));
+      }
+    });
+
+    it('stores every log of every bundle transaction, tagged with the op whose slice holds it', async () => {
+      const { rows } = await t.db.query<{ n: string; tagged: string }>(
+        'select count(*) as n, count(user_op_hash) as tagged from logs where chain_id = $1',
+        [devnet.chainId],
+      );
+      const txs = new Set(truth.bundles.map((b) => b.transactionHash));
+      const { rows: perTx } = await t.db.query<{ tx_hash: string }>('select distinct tx_hash from logs where chain_id = $1', [devnet.chainId]);
+      expect(new Set(perTx.map((r) => r.tx_hash))).to.deep.equal(txs);
+      expect(Number(rows[0]!.tagged)).to.be.greaterThan(truth.userOps.length);
+      // Each op's UserOperationEvent lies in its own slice.
+      const { rows: own } = await t.db.query<{ n: string }>(
+        `select count(*) as n from user_ops o join logs l on l.chain_id = o.chain_id and l.tx_hash = o.tx_hash and l.log_index = o.log_index
+         where o.chain_id = $1 and l.user_op_hash = o.user_op_hash`,
+        [devnet.chainId],
+      );
+      expect(Number(own[0]!.n)).to.equal(truth.userOps.length);
+    });
+
+    it('reports its state for getNetworkStatus', async () => {
+      const { rows } = await t.db.query<{ indexed_block: string; head_block: string; backfill_complete: boolean }>(
+        'select indexed_block, head_block, backfill_complete from indexer_state where chain_id = $1',
+        [devnet.chainId],
+      );
+      const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
+      expect(rows[0]).to.deep.equal({ indexed_block: String(head), head_block: String(head), backfill_complete: true });
+    });
+  };
+}
