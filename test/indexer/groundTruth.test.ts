@@ -9,7 +9,7 @@ import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { SELECTORS } from '../../indexer/decode/abi.js';
 import type { Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
-import { canonical, readStoredTruth, type StoredTruth } from './storedTruth.js';
+import { canonical, entityTotalsFromTruth, opsPerSender, readEntityTotals, readOpsPerAccount, readStoredTruth, type StoredTruth } from './storedTruth.js';
 import { devnetConfig, quietLogger } from './support.js';
 
 describe('indexer vs devnet ground truth', function () {
@@ -65,37 +65,20 @@ function defineTests(t: { readonly db: Db }) {
     });
 
     it('counts ops per account for every sender', async () => {
-      const want = new Map<string, number>();
-      for (const o of truth.userOps) want.set(o.sender, (want.get(o.sender) ?? 0) + 1);
-      const { rows } = await t.db.query<{ address: string; user_ops_count: string }>('select address, user_ops_count from accounts where chain_id = $1', [devnet.chainId]);
-      expect(new Map(rows.map((r) => [r.address, Number(r.user_ops_count)]))).to.deep.equal(want);
+      expect(await readOpsPerAccount(t.db, devnet.chainId)).to.deep.equal(opsPerSender(truth));
     });
 
-    it('keeps entity stats per bundler, paymaster, factory and beneficiary', async () => {
-      const want = new Map<string, { ops: number; gas: bigint; accounts: number }>();
-      const add = (kind: string, address: string | null, o: GroundTruth['userOps'][number]) => {
-        if (!address) return;
-        const e = want.get(`${kind}:${address}`) ?? { ops: 0, gas: 0n, accounts: 0 };
-        e.ops++;
-        e.gas += BigInt(o.actualGasCost);
-        if (o.factory) e.accounts++;
-        want.set(`${kind}:${address}`, e);
-      };
-      for (const o of truth.userOps) {
-        add('bundler', o.bundler, o);
-        add('paymaster', o.paymaster, o);
-        add('factory', o.factory, o);
-        add('beneficiary', o.beneficiary, o);
+    it('keeps entity stats per bundler, paymaster, factory and beneficiary (ops, bundles, accounts, gas)', async () => {
+      expect(await readEntityTotals(t.db, devnet.chainId)).to.deep.equal(entityTotalsFromTruth(truth));
+      const { rows } = await t.db.query<{ address: string; tx_fee_sum: string }>(`select address, tx_fee_sum::text from entity_stats where chain_id = $1 and kind = 'bundler'`, [devnet.chainId]);
+      const fees = new Map<string, bigint>();
+      const seen = new Set<string>();
+      for (const b of truth.bundles) {
+        if (seen.has(b.transactionHash)) continue;
+        seen.add(b.transactionHash);
+        fees.set(b.bundler, (fees.get(b.bundler) ?? 0n) + BigInt(b.transactionFee));
       }
-      const { rows } = await t.db.query<{ kind: string; address: string; user_ops_count: string; actual_gas_cost_sum: string; accounts_count: string; bundles_count: string }>(
-        'select * from entity_stats where chain_id = $1',
-        [devnet.chainId],
-      );
-      const got = new Map(rows.map((r) => [`${r.kind}:${r.address}`, { ops: Number(r.user_ops_count), gas: BigInt(r.actual_gas_cost_sum), accounts: Number(r.accounts_count) }]));
-      expect(got).to.deep.equal(want);
-      const bundlesPerBundler = new Map<string, number>();
-      for (const b of truth.bundles) bundlesPerBundler.set(b.bundler, (bundlesPerBundler.get(b.bundler) ?? 0) + 1);
-      for (const r of rows.filter((r) => r.kind === 'bundler')) expect(Number(r.bundles_count), r.address).to.equal(bundlesPerBundler.get(r.address));
+      expect(new Map(rows.map((r) => [r.address, BigInt(r.tx_fee_sum)]))).to.deep.equal(fees);
     });
 
     it('writes one user_operation outbox event per op and one account_deployed per account, with the contract payload', async () => {

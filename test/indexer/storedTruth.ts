@@ -132,3 +132,52 @@ export function canonical(t: StoredTruth): StoredTruth {
     days: sortByKey(t.days, (d) => pad(d.day)),
   };
 }
+
+export type EntityTotals = Map<string, { ops: number; bundles: number; accounts: number; gas: string }>;
+
+/** entity_stats as the ground truth implies it: per role address, ops, bundles, deployments and Σ actualGasCost. */
+export function entityTotalsFromTruth(truth: { userOps: TruthUserOp[] }): EntityTotals {
+  const acc = new Map<string, { ops: number; bundles: Set<string>; accounts: number; gas: bigint }>();
+  for (const o of truth.userOps) {
+    const roles: Array<[string, string | null]> = [['bundler', o.bundler], ['paymaster', o.paymaster], ['factory', o.factory], ['beneficiary', o.beneficiary]];
+    for (const [kind, address] of roles) {
+      if (!address) continue;
+      const e = acc.get(`${kind}:${address}`) ?? { ops: 0, bundles: new Set<string>(), accounts: 0, gas: 0n };
+      e.ops++;
+      e.bundles.add(`${o.transactionHash}:${o.bundleIndex}`);
+      if (o.factory) e.accounts++;
+      e.gas += BigInt(o.actualGasCost);
+      acc.set(`${kind}:${address}`, e);
+    }
+  }
+  return new Map([...acc].map(([k, e]) => [k, { ops: e.ops, bundles: e.bundles.size, accounts: e.accounts, gas: e.gas.toString() }]));
+}
+
+export async function readEntityTotals(db: Queryable, chainId: number): Promise<EntityTotals> {
+  const { rows } = await db.query<{ kind: string; address: string; user_ops_count: string; bundles_count: string; accounts_count: string; actual_gas_cost_sum: string }>(
+    'select kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum::text from entity_stats where chain_id = $1',
+    [chainId],
+  );
+  return new Map(rows.map((r) => [`${r.kind}:${r.address}`, { ops: Number(r.user_ops_count), bundles: Number(r.bundles_count), accounts: Number(r.accounts_count), gas: r.actual_gas_cost_sum }]));
+}
+
+/** Ops per sender, as accounts.user_ops_count must hold it. */
+export function opsPerSender(truth: { userOps: TruthUserOp[] }): Map<string, number> {
+  const want = new Map<string, number>();
+  for (const o of truth.userOps) want.set(o.sender, (want.get(o.sender) ?? 0) + 1);
+  return want;
+}
+
+export async function readOpsPerAccount(db: Queryable, chainId: number): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ address: string; user_ops_count: string }>('select address, user_ops_count from accounts where chain_id = $1', [chainId]);
+  return new Map(rows.map((r) => [r.address, Number(r.user_ops_count)]));
+}
+
+/** Everything the stored data must match after any sequence of batches, restarts and reorgs. */
+export async function expectMatchesTruth(db: Queryable, truth: { chainId: number } & StoredTruth, expectFn: (got: unknown, want: unknown, what: string) => void): Promise<void> {
+  const got = canonical(await readStoredTruth(db, truth.chainId));
+  const want = canonical(truth);
+  for (const key of ['userOps', 'bundles', 'accounts', 'transfers', 'days'] as const) expectFn(got[key], want[key], key);
+  expectFn(await readEntityTotals(db, truth.chainId), entityTotalsFromTruth(truth), 'entity_stats');
+  expectFn(await readOpsPerAccount(db, truth.chainId), opsPerSender(truth), 'accounts.user_ops_count');
+}

@@ -86,7 +86,7 @@ export async function updateHead(db: Queryable, chainId: number, headBlock: numb
 }
 
 /** Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised data include it). */
-export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string }): Promise<void> {
+export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string | null }): Promise<void> {
   await db.query(
     `update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
      where chain_id = $1`,
