@@ -6,6 +6,8 @@ import type { Wakeup } from './wakeup.js';
 export type SenderSettings = {
   /** Requests in flight at once (per dispatcher process). */
   concurrency: number;
+  /** Requests in flight to one webhook at once (per process): a slow endpoint keeps the others' slots free. */
+  perWebhook: number;
   /** How long a claim holds a delivery; past it, another dispatcher may send it again. */
   leaseMs: number;
   /** Longest sleep when nothing is due (retries falling due, missed notifications). */
@@ -26,10 +28,15 @@ export async function runSender(
   settings: SenderSettings,
 ): Promise<void> {
   const inFlight = new Set<Promise<unknown>>();
+  const perWebhook = new Map<string, number>();
   const start = (d: ClaimedDelivery) => {
+    perWebhook.set(d.webhookId, (perWebhook.get(d.webhookId) ?? 0) + 1);
     const task = sendDelivery(deps, d)
       .catch((err: unknown) => deps.log.error({ err, deliveryId: d.id }, 'recording a delivery attempt failed'))
       .finally(() => {
+        const left = perWebhook.get(d.webhookId)! - 1;
+        if (left > 0) perWebhook.set(d.webhookId, left);
+        else perWebhook.delete(d.webhookId);
         inFlight.delete(task);
         deps.wakeup.wake();
       });
@@ -39,12 +46,20 @@ export async function runSender(
   while (deps.isRunning()) {
     try {
       const room = Math.min(settings.concurrency - inFlight.size, MAX_CLAIM);
+      const busy = [...perWebhook].filter(([, n]) => n >= settings.perWebhook).map(([id]) => id);
       if (room > 0) {
-        const claimed = await webhookDeliveries.claimDue(deps.db, { limit: room, leaseMs: settings.leaseMs });
+        const claimed = await webhookDeliveries.claimDue(deps.db, {
+          limit: room,
+          leaseMs: settings.leaseMs,
+          perWebhook: settings.perWebhook,
+          skipWebhooks: busy,
+        });
         claimed.forEach(start);
         if (claimed.length === room) continue; // more may be due right now
       }
-      await deps.wakeup.wait(room > 0 ? await msUntilNextDue(deps, settings.pollIntervalMs) : settings.pollIntervalMs);
+      // While some webhooks are at their cap, what is due may be theirs: a finished send wakes us.
+      const idle = room > 0 && busy.length === 0;
+      await deps.wakeup.wait(idle ? await msUntilNextDue(deps, settings.pollIntervalMs) : settings.pollIntervalMs);
     } catch (err) {
       deps.log.error({ err }, 'webhook sender loop failed; retrying');
       await deps.wakeup.wait(settings.pollIntervalMs);

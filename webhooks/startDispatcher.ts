@@ -29,6 +29,8 @@ export type DispatcherOptions = {
   leaseMs?: number;
   timeoutMs?: number;
   concurrency?: number;
+  /** Requests in flight to one webhook (default: a quarter of `concurrency`). */
+  perWebhook?: number;
   batchSize?: number;
   retrySchedule?: readonly number[];
   random?: () => number;
@@ -52,6 +54,7 @@ export async function startDispatcher(deps: {
   const log = deps.log.child({ module: 'dispatcher' });
   const pollIntervalMs = options.pollIntervalMs ?? POLL_INTERVAL_MS;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const concurrency = options.concurrency ?? config.WEBHOOK_CONCURRENCY ?? 64;
   const chains: ChainToMatch[] = config.networks.map((n) => ({ chainId: n.chainId, network: n.name, finalityDepth: n.finalityDepth }));
   for (const chain of chains) await cursors.ensure(db, chain.chainId);
 
@@ -95,7 +98,8 @@ export async function startDispatcher(deps: {
       settings: { timeoutMs, schedule: options.retrySchedule, random: options.random },
     },
     {
-      concurrency: options.concurrency ?? config.WEBHOOK_CONCURRENCY ?? 64,
+      concurrency,
+      perWebhook: options.perWebhook ?? Math.max(1, Math.floor(concurrency / 4)),
       leaseMs: options.leaseMs ?? LEASE_MS,
       pollIntervalMs,
     },

@@ -182,6 +182,22 @@ describe('webhook dispatcher: failures, retries, SSRF', function () {
     expect(recovering.received[1]!.at - recovering.received[0]!.at).to.be.at.least(600);
   });
 
+  it('keeps a slow endpoint from taking every slot', async () => {
+    const slow = await receiver(() => ({ delayMs: 1000 }));
+    const fast = await receiver();
+    const [a, b] = [randomAddress(), randomAddress()];
+    await h.createWebhook(slow.url, 'ADDRESS', a);
+    await h.createWebhook(fast.url, 'ADDRESS', b);
+    await insertOps(h.db, 20, a); // queued first
+    const started = Date.now();
+    await h.startDispatcher({ concurrency: 8, perWebhook: 2 });
+    for (let i = 0; i < 10; i++) await insertOp(h.db, makeOp({ sender: b, blockNumber: 30 + i }));
+    await setIndexedBlock(h.db, 40);
+    await fast.waitFor(() => fast.received.length === 10);
+    // With every slot on the slow endpoint, the fast one would wait for 20 one-second answers.
+    expect(Date.now() - started).to.be.below(2500);
+  });
+
   it('shares the queue between two dispatchers without sending anything twice', async () => {
     const sink = await receiver(() => ({ delayMs: 5 }));
     const sender = randomAddress();

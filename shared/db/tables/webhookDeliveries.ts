@@ -87,7 +87,7 @@ export async function claimDue(
          from (select id, webhook_id, next_attempt_at from webhook_deliveries
                 where status = 'pending' and next_attempt_at <= now() and not (webhook_id = any($4::text[]))
                 order by next_attempt_at, id
-                limit $1 * 10) d
+                limit $1 * 4) d
          join webhooks w on w.id = d.webhook_id and w.status = 'enabled'
      ), due as (
        select d.id from webhook_deliveries d join candidates c on c.id = d.id and c.nth <= $3
