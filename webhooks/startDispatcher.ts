@@ -7,6 +7,7 @@ import { keyringFor } from '../shared/webhookKeyring.js';
 import type { ResolveHost } from '../shared/webhookUrls.js';
 import { fanOutChain, type ChainToMatch } from './fanOut.js';
 import { createGuardedAgent } from './guardedAgent.js';
+import { pruneDeliveries, PRUNE_INTERVAL_MS } from './pruneDeliveries.js';
 import { runSender } from './runSender.js';
 import { createSuccessBatcher } from './successBatcher.js';
 import { Wakeup } from './wakeup.js';
@@ -104,6 +105,9 @@ export async function startDispatcher(deps: {
       pollIntervalMs,
     },
   );
+  const prune = () => void pruneDeliveries(db, log).catch((err: unknown) => log.error({ err }, 'pruning webhook deliveries failed'));
+  const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
+  pruneTimer.unref();
   log.info({ chains: chains.map((c) => c.chainId) }, 'webhook dispatcher started');
 
   let stopping: Promise<void> | undefined;
@@ -111,6 +115,7 @@ export async function startDispatcher(deps: {
     stop() {
       stopping ??= (async () => {
         running = false;
+        clearInterval(pruneTimer);
         matcherWakeup.wake();
         senderWakeup.wake();
         await Promise.all([matcher, sender]);

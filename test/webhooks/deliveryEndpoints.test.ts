@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { createLogger } from '../../shared/log.js';
+import { pruneDeliveries } from '../../webhooks/pruneDeliveries.js';
 import { createTestKey } from '../helpers/app.js';
 import { insertOp, makeOp, randomAddress, setIndexedBlock } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
@@ -19,13 +21,8 @@ describe('webhook delivery endpoints: log, replay, test', function () {
     await insertOp(h.db, makeOp({ sender, blockNumber: 3 }));
     await setIndexedBlock(h.db, 3);
     await h.startDispatcher();
-    await receiver.waitFor(() => receiver.received.length === 1);
-    // The receiver has the request before the dispatcher has recorded its answer.
-    let log = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id }).set('x-api-key', h.key);
-    for (let i = 0; i < 100 && log.body.deliveries[0]?.status !== 'delivered'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      log = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id }).set('x-api-key', h.key);
-    }
+    await h.waitForDeliveries('delivered', 1);
+    const log = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id }).set('x-api-key', h.key);
     expect(log.status).to.equal(200);
     const [delivery] = log.body.deliveries;
     expect(delivery).to.include({ eventType: 'user_operation', status: 'delivered', attempts: 1 });
@@ -74,5 +71,22 @@ describe('webhook delivery endpoints: log, replay, test', function () {
     expect(page2.body.nextCursor).to.equal(null);
     const ids = [...page1.body.deliveries, ...page2.body.deliveries].map((d: { id: string }) => d.id);
     expect(ids).to.deep.equal([...ids].sort().reverse());
+  });
+
+  it('prunes settled deliveries past the retention, never pending ones', async () => {
+    const sender = randomAddress();
+    const hook = await h.createWebhook(receiver.url, 'ADDRESS', sender);
+    for (let i = 1; i <= 3; i++) await insertOp(h.db, makeOp({ sender, blockNumber: i }));
+    await setIndexedBlock(h.db, 3);
+    await h.startDispatcher();
+    await h.waitForDeliveries('delivered', 3);
+    const log = createLogger({ level: 'silent', name: 'test' });
+    // Two delivered long ago, one pending long ago: only the two go.
+    await h.db.query(`update webhook_deliveries set status = 'delivered', created_at = now() - interval '40 days'`);
+    await h.db.query(`update webhook_deliveries set status = 'pending', next_attempt_at = now() + interval '1 day'
+                       where id = (select min(id) from webhook_deliveries)`);
+    expect(await pruneDeliveries(h.db, log)).to.equal(2);
+    const left = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id }).set('x-api-key', h.key);
+    expect(left.body.deliveries.map((d: { status: string }) => d.status)).to.deep.equal(['pending']);
   });
 });

@@ -302,3 +302,18 @@ export const DUE_CHANNEL = 'opscan_webhook_deliveries';
 export async function notifyDue(db: Queryable): Promise<void> {
   await db.query(`select pg_notify($1, '')`, [DUE_CHANNEL]);
 }
+
+/**
+ * Deletes up to `limit` settled deliveries (and their attempts) created before `cutoff`; returns
+ * how many. Pending ones are kept whatever their age.
+ */
+export async function deleteSettledBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `delete from webhook_deliveries where id in (
+       select id from webhook_deliveries
+        where status <> 'pending' and created_at < $1
+        order by created_at limit $2)`,
+    [cutoff, limit],
+  );
+  return rowCount;
+}

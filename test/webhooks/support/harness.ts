@@ -55,6 +55,16 @@ export function useWebhookHarness(env: Record<string, string> = {}) {
       if (res.status !== 200) throw new Error(`createWebhook: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.webhook.id, secret: res.body.webhook.secret };
     },
+    /** Waits until `count` deliveries have `status` (the receiver sees a request before its outcome is recorded). */
+    async waitForDeliveries(status: string, count: number, timeoutMs = 10_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from webhook_deliveries where status = $1`, [status]);
+        if (Number(rows[0]!.n) >= count) return;
+        if (Date.now() > deadline) throw new Error(`fewer than ${count} deliveries ${status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     async startDispatcher(options: DispatcherOptions = {}, extraEnv: Record<string, string> = {}): Promise<Dispatcher> {
       const dispatcher = await startDispatcher({
         db: t.db,
