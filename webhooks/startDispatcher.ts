@@ -59,6 +59,9 @@ export async function startDispatcher(deps: {
   const chains: ChainToMatch[] = config.networks.map((n) => ({ chainId: n.chainId, network: n.name, finalityDepth: n.finalityDepth }));
   for (const chain of chains) await cursors.ensure(db, chain.chainId);
 
+  if (config.WEBHOOK_ALLOW_PRIVATE_URLS) {
+    log.warn('WEBHOOK_ALLOW_PRIVATE_URLS=true: webhooks may reach private and loopback addresses (development only)');
+  }
   const keyring = await keyringFor(db, config.WEBHOOK_SECRET_KEY);
   const agent = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS, resolve: options.resolve, responseTimeoutMs: timeoutMs });
   const matcherWakeup = new Wakeup();
