@@ -68,7 +68,8 @@ export class RpcClient {
 
   /** Every call answered or finally failed, in request order. */
   async batchSettled<T>(requests: RpcRequest[], check?: ResultCheck<T>): Promise<Array<Settled<T>>> {
-    const results: Array<Settled<T> | undefined> = new Array(requests.length);
+    // Filled, not sparse: filter() and findIndex() below must see the unanswered slots.
+    const results: Array<Settled<T> | undefined> = Array.from({ length: requests.length }, () => undefined);
     this.stats.calls += requests.length;
     let attempt = 0;
     await pRetry(

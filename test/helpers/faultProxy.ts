@@ -1,0 +1,129 @@
+/**
+ * A flaky JSON-RPC endpoint for tests: an HTTP proxy on 127.0.0.1 in front of a real node that
+ * fails a share of requests the ways public providers do — timeouts (the request hangs), HTTP 429
+ * and 5xx, malformed answers (cut-off JSON, a batch missing an answer, an answer swapped for an
+ * internal error) — and can enforce provider limits (eth_getLogs block range, batch size).
+ * Bounded: it stops itself after `lifetimeMs`, and hung requests are dropped after `hangMs`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type Fault = 'timeout' | 'http429' | 'http5xx' | 'truncated' | 'missingAnswer' | 'internalError';
+
+export type FaultProxyOptions = {
+  upstream: string;
+  /** Share of requests that get a fault (0..1). */
+  faultRate: number;
+  faults?: Fault[];
+  /** eth_getLogs spanning more blocks is refused with a provider-style error. */
+  maxLogRange?: number;
+  /** Batches larger than this are refused (-32014). */
+  maxBatchSize?: number;
+  hangMs?: number;
+  lifetimeMs?: number;
+  /** Deterministic fault choice. */
+  seed?: number;
+};
+
+export type FaultProxy = { url: string; stats: Record<Fault | 'requests' | 'rangeRefusals' | 'batchRefusals', number>; stop(): Promise<void> };
+
+type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
+
+const ALL_FAULTS: Fault[] = ['timeout', 'http429', 'http5xx', 'truncated', 'missingAnswer', 'internalError'];
+
+function rangeSpan(msg: RpcMessage): number {
+  const filter = (msg.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
+  if (!filter.fromBlock || !filter.toBlock || !filter.toBlock.startsWith('0x')) return 0;
+  return Number.parseInt(filter.toBlock, 16) - Number.parseInt(filter.fromBlock, 16) + 1;
+}
+
+export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
+  const faults = options.faults ?? ALL_FAULTS;
+  const hangMs = options.hangMs ?? 2_000;
+  let state = options.seed ?? 1;
+  const random = (): number => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+  const stats: FaultProxy['stats'] = { requests: 0, rangeRefusals: 0, batchRefusals: 0, timeout: 0, http429: 0, http5xx: 0, truncated: 0, missingAnswer: 0, internalError: 0 };
+  const hung = new Set<ServerResponse>();
+
+  const forward = async (body: string): Promise<string> => {
+    const res = await fetch(options.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    return res.text();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString();
+    stats.requests++;
+    const parsed = JSON.parse(body) as RpcMessage | RpcMessage[];
+    const messages = Array.isArray(parsed) ? parsed : [parsed];
+    const send = (status: number, text: string): void => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    };
+
+    if (options.maxBatchSize && Array.isArray(parsed) && parsed.length > options.maxBatchSize) {
+      stats.batchRefusals++;
+      return send(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32014, message: `batch size too large: max ${options.maxBatchSize}` } }));
+    }
+    const tooWide = options.maxLogRange ? messages.find((m) => m.method === 'eth_getLogs' && rangeSpan(m) > options.maxLogRange!) : undefined;
+    if (tooWide) {
+      stats.rangeRefusals++;
+      const error = { code: -32005, message: `query exceeds max block range ${options.maxLogRange}` };
+      const answers = messages.map((m) => ({ jsonrpc: '2.0', id: m.id, error }));
+      return send(200, JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+    }
+
+    if (random() >= options.faultRate) return send(200, await forward(body));
+    const fault = faults[Math.floor(random() * faults.length)]!;
+    stats[fault]++;
+    switch (fault) {
+      case 'timeout':
+        hung.add(res);
+        setTimeout(() => {
+          hung.delete(res);
+          res.destroy();
+        }, hangMs);
+        return;
+      case 'http429':
+        return send(429, '{"error":"rate limited"}');
+      case 'http5xx':
+        return send(random() < 0.5 ? 502 : 503, '<html>bad gateway</html>');
+      case 'truncated': {
+        const text = await forward(body);
+        return send(200, text.slice(0, Math.floor(text.length / 2)));
+      }
+      case 'missingAnswer': {
+        const answer = JSON.parse(await forward(body)) as unknown;
+        if (Array.isArray(answer) && answer.length > 1) return send(200, JSON.stringify(answer.slice(1)));
+        return send(200, JSON.stringify({ jsonrpc: '2.0', id: 999_999_999, result: null }));
+      }
+      case 'internalError': {
+        const answers = messages.map((m) => ({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'internal error' } }));
+        return send(200, JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= new Promise<void>((resolve) => {
+      clearTimeout(lifetime);
+      for (const res of hung) res.destroy();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return stopping;
+  };
+  const lifetime = setTimeout(() => void stop(), options.lifetimeMs ?? 300_000);
+  lifetime.unref();
+  return { url: `http://127.0.0.1:${port}`, stats, stop };
+}

@@ -1,0 +1,19 @@
+/**
+ * An indexer in its own process, for the crash test: `tsx indexerProcess.ts DB_URL RPC_URL RANGE`
+ * indexes the devnet into DB_URL with eth_getLogs ranges of RANGE blocks (many small batches, so
+ * a SIGKILL lands at random points of the backfill), prints "ready", and runs until killed.
+ */
+import { createDb } from '../../shared/db/client.js';
+import { startIndexer } from '../../indexer/index.js';
+import { devnetConfig, quietLogger } from './support.js';
+
+const [databaseUrl, rpcUrl, range] = process.argv.slice(2);
+if (!databaseUrl || !rpcUrl || !range) throw new Error('usage: indexerProcess.ts DB_URL RPC_URL RANGE');
+const db = await createDb({ databaseUrl, max: 3 });
+startIndexer({
+  db,
+  config: devnetConfig(rpcUrl),
+  log: quietLogger(),
+  tuning: { initialLogRange: Number(range), maxLogRange: Number(range), prefetchRanges: 2 },
+});
+process.stdout.write('ready\n');
