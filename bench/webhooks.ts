@@ -102,7 +102,7 @@ const countDeliveries = async (db: Db) =>
 
 export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}): Promise<WebhookBenchResult> {
   const o = { ...DEFAULT_WEBHOOK_BENCH, ...options };
-  const log = createLogger({ level: 'warn', name: 'bench' });
+  const log = createLogger({ level: 'error', name: 'bench' });
   const devnet = await startDevnet();
   const scratch = await scratchDatabase(o.databaseUrl);
   const sink = await startSink();
