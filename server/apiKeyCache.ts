@@ -18,12 +18,12 @@ export function createApiKeyCache(): ApiKeyCache {
   const entries = new Map<string, { key: ApiKey | null; expiresAt: number }>();
   return {
     async find(db, key) {
-      const hash = hashApiKey(key);
-      const cached = entries.get(hash);
+      // Keyed by the key as sent: a remembered key costs no hashing either.
+      const cached = entries.get(key);
       if (cached && cached.expiresAt > Date.now()) return cached.key;
-      const found = await apiKeys.findByHash(db, hash);
-      entries.delete(hash);
-      entries.set(hash, { key: found, expiresAt: Date.now() + (found ? FOUND_TTL_MS : MISSING_TTL_MS) });
+      const found = await apiKeys.findByHash(db, hashApiKey(key));
+      entries.delete(key);
+      entries.set(key, { key: found, expiresAt: Date.now() + (found ? FOUND_TTL_MS : MISSING_TTL_MS) });
       if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
       return found;
     },

@@ -10,14 +10,29 @@ import { rateLimitHeaders } from './http/rateLimitHeaders.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
 
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-cache'];
+
 /** Browsers call the API from other origins with a custom header; preflight needs no key. */
-const corsMiddleware = cors({
+const preflight = cors({
   origin: '*',
   methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
   allowedHeaders: ['x-api-key', 'content-type', 'authorization', 'accept', 'x-request-id'],
-  exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-cache'],
+  exposedHeaders: EXPOSED_HEADERS,
   maxAge: 86400,
 });
+
+/** Any origin may read the answers: the two CORS headers of a simple request are constant. */
+const corsMiddleware: express.RequestHandler = (req, res, next) => {
+  if (req.method === 'OPTIONS') return preflight(req, res, next);
+  res.setHeader('access-control-allow-origin', '*');
+  res.setHeader('access-control-expose-headers', EXPOSED_HEADERS.join(','));
+  next();
+};
+
+/** Only POST and DELETE carry a body (webhook mutations, tRPC mutations). */
+const jsonBody = express.json({ limit: '64kb' });
+const jsonBodyParser: express.RequestHandler = (req, res, next) =>
+  req.method === 'POST' || req.method === 'DELETE' ? jsonBody(req, res, next) : next();
 
 const isRateLimited = (e: unknown) => e instanceof AppError && e.code === 'TOO_MANY_REQUESTS';
 
@@ -30,13 +45,7 @@ export function createApp(deps: Deps): express.Express {
   // Behind N proxies the client address (rate limits of keyless calls) is N hops back.
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(corsMiddleware);
-  app.use(express.json({ limit: '64kb' }));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/metrics', createMetricsRoute(deps));
-  app.use(createDocsRouter());
+  app.use(jsonBodyParser);
 
   app.use('/v0', createRestRouter(deps));
   app.use(
@@ -53,6 +62,13 @@ export function createApp(deps: Deps): express.Express {
       },
     }),
   );
+
+  // After the API, which most requests are for.
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/metrics', createMetricsRoute(deps));
+  app.use(createDocsRouter());
 
   app.use((req, res) => {
     res.status(404).json({ message: `No endpoint ${req.method} ${req.path}`, code: 'NOT_FOUND' });

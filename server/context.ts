@@ -27,8 +27,8 @@ export type RequestHeaders = {
 export type Ctx = Deps & {
   requestId: string;
   headers: RequestHeaders;
-  /** The caller's address (rate limits of keyless endpoints). */
-  clientIp: string;
+  /** The caller's address (rate limits of keyless endpoints); resolved on demand, behind TRUST_PROXY hops. */
+  clientIp: () => string;
   /** The caller's key once authenticated (set by callEndpoint for endpoints that need one). */
   apiKey: ApiKey | null;
   /** The caller's rate-limit standing after its latest call (for the RateLimit headers). */
@@ -37,7 +37,7 @@ export type Ctx = Deps & {
 
 export function createContext(
   deps: Deps,
-  request: { requestId: string; headers: RequestHeaders; clientIp?: string },
+  request: { requestId: string; headers: RequestHeaders; clientIp?: () => string },
 ): Ctx {
-  return { ...deps, clientIp: 'unknown', ...request, apiKey: null, rateLimit: null };
+  return { ...deps, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null };
 }

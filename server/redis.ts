@@ -10,6 +10,8 @@ import type { Logger } from '../shared/log.js';
 export function createRedis(url: string, log: Logger): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
+    // Commands issued in the same tick (a rate-limit check and a cache read) share one write.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 0,
     commandTimeout: 250,
     connectTimeout: 1000,

@@ -27,12 +27,17 @@ export type WebServices = {
   close(): Promise<void>;
 };
 
+/** Size of the in-process near cache in front of Redis (characters of JSON). */
+const NEAR_CACHE_CHARS = 32 * 1024 * 1024;
+
 export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger }): WebServices {
   const { config, log } = deps;
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
-  const store = redis ? createRedisStore(redis, `${config.REDIS_KEY_PREFIX}cache:`) : createMemoryStore();
+  const cache = redis
+    ? createResponseCache(createRedisStore(redis, `${config.REDIS_KEY_PREFIX}cache:`), log, createMemoryStore(NEAR_CACHE_CHARS))
+    : createResponseCache(createMemoryStore(), log);
   return {
-    cache: createResponseCache(store, log),
+    cache,
     limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
     indexer: createIndexerView(deps.db, config.networks, { log }),
     apiKeys: createApiKeyCache(),

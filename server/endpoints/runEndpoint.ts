@@ -10,31 +10,51 @@ import type { Endpoint } from './defineEndpoint.js';
 /**
  * The one path both transports take for every procedure call: authenticate, count it against the
  * caller's rate limit (so each call of a tRPC batch counts), validate, then answer through the
- * read-through cache when the endpoint declares a cache policy.
+ * read-through cache when the endpoint declares a cache policy. The rate-limit check (a Redis round
+ * trip) runs alongside validation and the cache lookup; nothing is computed and nothing is answered
+ * before its verdict, so a refused call is a 429 whatever it asked.
  */
 export async function runEndpoint(ctx: Ctx, name: string, endpoint: Endpoint, rawInput: unknown): Promise<Answer> {
   if (endpoint.auth !== 'none') ctx.apiKey = await authenticate(ctx, ctx.headers);
-  ctx.rateLimit = await ctx.services.limiter.consume(
-    ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp}`,
-    ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND,
-  );
-  const input = parseInput(endpoint.input, rawInput ?? {}) as z.output<z.ZodType>;
+  const admitted = ctx.services.limiter
+    .consume(ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp()}`, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND)
+    .then((state) => {
+      ctx.rateLimit = state;
+    });
+  // Awaited below on every path; this only keeps a refusal that lands meanwhile from counting as unhandled.
+  admitted.catch(() => {});
+  let input: z.output<z.ZodType>;
+  try {
+    input = parseInput(endpoint.input, rawInput ?? {});
+  } catch (invalid) {
+    await admitted;
+    throw invalid;
+  }
   const policy = endpoint.cache ?? 'none';
-  if (policy === 'none') return { value: await endpoint.handler(ctx, input), maxAgeSeconds: 0, cache: 'none' };
+  if (policy === 'none') {
+    await admitted;
+    return { value: await endpoint.handler(ctx, input), maxAgeSeconds: 0, cache: 'none' };
+  }
 
   const networks = networksOf(ctx.config, input);
   const states = await ctx.services.indexer.current();
   const epoch = policy === 'live' ? ANY_EPOCH : epochTag(networks, states);
-  return ctx.services.cache.remember(cacheKey(name, input), epoch, async () => {
-    const value = await endpoint.handler(ctx, input);
-    const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
-    return { value, ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
-  });
+  const key = cacheKey(name, input);
+  const hit = ctx.services.cache.lookup(key, epoch);
+  await admitted;
+  return (
+    (await hit) ??
+    ctx.services.cache.fill(key, epoch, async () => {
+      const value = await endpoint.handler(ctx, input);
+      const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
+      return { value, ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
+    })
+  );
 }
 
-/** The answer as JSON text (REST writes it as is) or as a value (tRPC), whichever is at hand. */
-export const answerText = (answer: Answer): string => answer.text ?? JSON.stringify(answer.value);
-export const answerValue = (answer: Answer): unknown => (answer.value !== undefined ? answer.value : JSON.parse(answer.text!));
+/** The answer as JSON bytes (REST writes them as they are) or as a value (tRPC), whichever is at hand. */
+export const answerJson = (answer: Answer): Buffer => answer.json ?? Buffer.from(JSON.stringify(answer.value));
+export const answerValue = (answer: Answer): unknown => (answer.value !== undefined ? answer.value : JSON.parse(answer.json!.toString()));
 
 /** The networks an input's answer depends on: the one it names, else every served network. */
 function networksOf(config: WebConfig, input: unknown): NetworkConfig[] {

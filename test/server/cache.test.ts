@@ -20,9 +20,10 @@ describe('response cache', () => {
   });
 
   /** An app on the devnet data; recent blocks are unfinalised (depth 5) so reorgs matter. */
-  function appWith(env: Record<string, string> = {}) {
+  async function appWith(env: Record<string, string> = {}) {
     const deps = testDeps(d.db, { RATE_LIMIT_PER_SECOND: '100000', FINALITY_DEPTH_DEVNET: '5', ...env });
     opened.push(deps);
+    await deps.services.ready();
     const app = createApp(deps);
     return { deps, get: (name: string, query: Record<string, unknown>) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', d.key) };
   }
@@ -33,7 +34,7 @@ describe('response cache', () => {
   for (const [storeName, storeEnv] of stores) {
     describe(`with the ${storeName} store`, () => {
       it('answers a repeated request from the cache, keyed by the normalised input', async () => {
-        const { deps, get } = appWith(storeEnv());
+        const { deps, get } = await appWith(storeEnv());
         expect(deps.services.cache.kind).to.equal(storeName === 'redis' ? 'redis' : 'memory');
         const sender = d.truth.userOps[0]!.sender;
         const first = await get('getAddressActivity', { address: sender, network: 'devnet', first: 4 });
@@ -51,7 +52,7 @@ describe('response cache', () => {
         const recentOp = ops[ops.length - 1]!;
         // The oldest op is exactly at the finality depth, the newest within the reorg window.
         const depth = String(recentOp.blockNumber - oldOp.blockNumber);
-        const { deps, get } = appWith({ ...storeEnv(), FINALITY_DEPTH_DEVNET: depth });
+        const { deps, get } = await appWith({ ...storeEnv(), FINALITY_DEPTH_DEVNET: depth });
         // Unfinalised entries live about one block (1 s on devnet): read the epoch on every request
         // so the reorg is seen before they expire on their own.
         deps.services.indexer = createIndexerView(deps.db, deps.config.networks, { log: deps.log, maxAgeMs: 0 });
@@ -80,7 +81,7 @@ describe('response cache', () => {
       });
 
       it('computes concurrent misses of one key once (single flight)', async () => {
-        const { deps } = appWith(storeEnv());
+        const { deps } = await appWith(storeEnv());
         let listQueries = 0;
         const counting: Deps = {
           ...deps,
@@ -104,7 +105,7 @@ describe('response cache', () => {
 
   it('keeps answering from Postgres, with no errors to callers, when Redis is down', async () => {
     // A closed local port: every Redis command fails at once.
-    const { deps, get } = appWith({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: redis.prefix });
+    const { deps, get } = await appWith({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: redis.prefix });
     for (let i = 0; i < 5; i++) {
       const started = Date.now();
       const res = await get('getLatestUserOps', { network: 'devnet', first: 3 });
@@ -112,30 +113,29 @@ describe('response cache', () => {
       expect(res.body.userOps).to.have.length(3);
       expect(Date.now() - started).to.be.lessThan(1000);
     }
+    // Every Redis read failed (counted), and the answers came from Postgres (or the near cache).
     expect(deps.services.cache.stats.errors).to.be.greaterThan(0);
-    expect(deps.services.cache.stats.hits).to.equal(0);
   });
 
   it('shares entries between web processes through Redis', async function () {
     if (!TEST_REDIS_URL) this.skip();
     const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}shared:` };
-    const a = appWith(env);
-    const b = appWith(env);
-    await Promise.all([a.deps.services.ready(), b.deps.services.ready()]);
+    const a = await appWith(env);
+    const b = await appWith(env);
     expect((await a.get('getTopPaymasters', { network: 'devnet' })).headers['x-cache']).to.equal('miss');
     await sleep(50); // the write is not awaited by the answer
     expect((await b.get('getTopPaymasters', { network: 'devnet' })).headers['x-cache']).to.equal('hit');
   });
 
   it('exposes hit and miss counts at /metrics', async () => {
-    const { deps, get } = appWith();
+    const { deps, get } = await appWith();
     await get('getGlobalCounts', { network: 'devnet' });
     await get('getGlobalCounts', { network: 'devnet' });
     const res = await request(createApp(deps)).get('/metrics');
     expect(res.status).to.equal(200);
     expect(res.text).to.include('opscan_cache_requests_total{store="memory",outcome="hit"} 1');
     expect(res.text).to.include('opscan_cache_requests_total{store="memory",outcome="miss"} 1');
-    const guarded = appWith({ METRICS_TOKEN: 'a-token-long-enough-123' });
+    const guarded = await appWith({ METRICS_TOKEN: 'a-token-long-enough-123' });
     expect((await request(createApp(guarded.deps)).get('/metrics')).status).to.equal(401);
     expect((await request(createApp(guarded.deps)).get('/metrics').set('authorization', 'Bearer a-token-long-enough-123')).status).to.equal(200);
   });

@@ -1,0 +1,167 @@
+/**
+ * API benchmark: loads synthetic user ops through the indexer's persistence (bench/apiData.ts) into
+ * a scratch PostgreSQL database, then drives the API (bench/apiServer.ts, a separate process) from
+ * this process over loopback, for a bounded time per scenario: req/s, p50 and p99 of getUserOp (cache
+ * hit and miss), getLatestUserOps, getAddressActivity, getTopPaymasters and getDailyMetrics, cached
+ * and uncached, beside a bare Express route, at two sizes (100k then 1M ops by default).
+ * Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses Redis for the cache when REDIS_URL is set.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { generateApiKey } from '../shared/apiKeys.js';
+import { createDb, type Db } from '../shared/db/client.js';
+import { migrate } from '../shared/db/migrate.js';
+import * as apiKeys from '../shared/db/tables/apiKeys.js';
+import { loadUserOps, type BenchSample } from './apiData.js';
+import { sampleLoad, summarize, type LoadResult, type LoadSamples } from './apiLoad.js';
+
+export type ApiBenchOptions = {
+  databaseUrl?: string;
+  redisUrl?: string;
+  /** Ops loaded before each round of measurements (ascending). */
+  sizes: number[];
+  connections: number;
+  durationMs: number;
+};
+
+export const DEFAULT_API_BENCH: Omit<ApiBenchOptions, 'databaseUrl' | 'redisUrl'> = {
+  sizes: [100_000, 1_000_000],
+  // A closed loop on a small machine: enough to keep the server busy, not so many that the numbers are queueing.
+  connections: 8,
+  durationMs: 4000,
+};
+
+type Scenario = { name: string; server: 'cached' | 'uncached'; nextPath: () => string };
+
+const BARE = 'bare express route';
+const SLICE_MS = 1000;
+const isCached = (name: string) => name.includes('(cached)') || name.includes('(cache hit)');
+
+function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  return client.connect().then(() => fn(client).finally(() => client.end()));
+}
+
+async function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; ports: { cached: number; uncached: number } }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./apiServer.ts', import.meta.url).pathname], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`bench API server exited with ${code}`)));
+  });
+  return { child, ports: JSON.parse(firstLine) as { cached: number; uncached: number } };
+}
+
+function scenarios(sample: BenchSample): Scenario[] {
+  const pick = <T>(items: T[]) => items[Math.floor(Math.random() * items.length)]!;
+  let unseen = 0;
+  const hot = { hash: sample.userOpHashes[0]!, sender: sample.senders[0]! };
+  return [
+    { name: BARE, server: 'cached', nextPath: () => '/bare' },
+    { name: 'getUserOp (cache hit)', server: 'cached', nextPath: () => `/v0/getUserOp?hash=${hot.hash}` },
+    // Each hash once: a true miss, then written to the cache.
+    { name: 'getUserOp (cache miss)', server: 'cached', nextPath: () => `/v0/getUserOp?hash=${sample.userOpHashes[1 + (unseen++ % (sample.userOpHashes.length - 1))]}&network=devnet` },
+    { name: 'getLatestUserOps (cached)', server: 'cached', nextPath: () => '/v0/getLatestUserOps?network=devnet&first=10&skip=0' },
+    { name: 'getAddressActivity (cached)', server: 'cached', nextPath: () => `/v0/getAddressActivity?address=${hot.sender}&network=devnet&first=10&skip=0` },
+    { name: 'getTopPaymasters (cached)', server: 'cached', nextPath: () => '/v0/getTopPaymasters?network=devnet&first=10&skip=0' },
+    { name: 'getDailyMetrics (cached)', server: 'cached', nextPath: () => '/v0/getDailyMetrics?network=devnet&noOfDays=7' },
+    { name: 'getUserOp (uncached)', server: 'uncached', nextPath: () => `/v0/getUserOp?hash=${pick(sample.userOpHashes)}` },
+    { name: 'getLatestUserOps (uncached)', server: 'uncached', nextPath: () => `/v0/getLatestUserOps?network=devnet&first=10&skip=${10 * Math.floor(Math.random() * 50)}` },
+    { name: 'getAddressActivity (uncached)', server: 'uncached', nextPath: () => `/v0/getAddressActivity?address=${pick(sample.senders)}&network=devnet&first=10&skip=0` },
+    { name: 'getTopPaymasters (uncached)', server: 'uncached', nextPath: () => `/v0/getTopPaymasters?network=devnet&first=10&skip=${Math.floor(Math.random() * 90)}` },
+    { name: 'getDailyMetrics (uncached)', server: 'uncached', nextPath: () => `/v0/getDailyMetrics?network=devnet&noOfDays=${pick([1, 2, 3, 4, 5, 6, 7])}` },
+  ];
+}
+
+async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOptions, sample: BenchSample) {
+  const { key, prefix, hash } = generateApiKey();
+  await apiKeys.insert(db, { prefix, hash, name: 'bench', rateLimitPerSecond: 1_000_000_000 });
+  const { child, ports } = await startServer({
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: options.redisUrl,
+    REDIS_KEY_PREFIX: `opscan_bench_${Date.now()}:`,
+  });
+  try {
+    const results: Record<string, LoadResult> = {};
+    const origin = (server: Scenario['server']) => `http://127.0.0.1:${ports[server]}`;
+    const slice = (server: Scenario['server'], nextPath: () => string) =>
+      sampleLoad({ origin: origin(server), nextPath, headers: { 'x-api-key': key }, connections: options.connections, warmupMs: 200, durationMs: SLICE_MS });
+    for (const s of scenarios(sample)) {
+      // The machine is shared: a cached scenario and the bare route sending a body of the same
+      // size alternate in short slices, so a load change elsewhere hits both alike.
+      const own: LoadSamples[] = [];
+      const bare: LoadSamples[] = [];
+      for (let i = 0; i < Math.max(1, Math.round(options.durationMs / SLICE_MS)); i++) {
+        own.push(await slice(s.server, s.nextPath));
+        if (isCached(s.name)) bare.push(await slice('cached', () => `/bare/${own.at(-1)!.bytes}`));
+      }
+      results[s.name] = summarize(own);
+      console.error(`  ${s.name}: ${JSON.stringify(results[s.name])}`);
+      if (bare.length > 0) {
+        const name = `${BARE} (${results[s.name]!.bytes} bytes)`;
+        results[name] = summarize(bare);
+        console.error(`  ${name}: ${JSON.stringify(results[name])}`);
+      }
+    }
+    return results;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/**
+ * How the round compares with the aims: cached answers ≥ 70 % of the bare route's req/s (the bare
+ * route sending a body of the same size, and the small one), uncached p99 ≤ 25 ms.
+ */
+function verdicts(results: Record<string, LoadResult>) {
+  const entries = Object.entries(results);
+  const share = (r: LoadResult, bare: LoadResult | undefined) => (bare ? Math.round((r.perSecond / bare.perSecond) * 100) / 100 : null);
+  return {
+    cachedShareOfBare: Object.fromEntries(
+      entries
+        .filter(([n]) => isCached(n))
+        .map(([n, r]) => [n, { sameSizeBody: share(r, results[`${BARE} (${r.bytes} bytes)`]), smallBody: share(r, results[BARE]) }]),
+    ),
+    uncachedP99Ms: Object.fromEntries(entries.filter(([n]) => n.includes('uncached') || n.includes('miss')).map(([n, r]) => [n, r.p99Ms])),
+  };
+}
+
+export async function runApiBench(partial: Partial<ApiBenchOptions> = {}) {
+  const options: ApiBenchOptions = { ...DEFAULT_API_BENCH, ...partial };
+  if (!options.databaseUrl) throw new Error('the API benchmark needs PostgreSQL: set BENCH_DATABASE_URL or DATABASE_URL');
+  const name = `opscan_bench_api_${Date.now()}`;
+  await withAdmin(options.databaseUrl, (admin) => admin.query(`create database ${name}`));
+  const url = new URL(options.databaseUrl);
+  url.pathname = `/${name}`;
+  const db = await createDb({ databaseUrl: url.toString(), max: 4 });
+  const rounds: Record<string, unknown> = {};
+  try {
+    await migrate(db);
+    const sample: BenchSample = { userOpHashes: [], senders: [] };
+    for (const size of options.sizes) {
+      const started = Date.now();
+      await loadUserOps(db, size, sample);
+      const loadSeconds = (Date.now() - started) / 1000;
+      await db.query('analyze');
+      console.error(`api bench: ${size} ops loaded (${loadSeconds} s); measuring`);
+      const results = await measureRound(db, url.toString(), options, sample);
+      rounds[String(size)] = { loadSeconds, results, ...verdicts(results) };
+    }
+  } finally {
+    await db.close();
+    await withAdmin(options.databaseUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+  }
+  const [small, large] = options.sizes.map((s) => (rounds[String(s)] as { results: Record<string, LoadResult> }).results);
+  const growth =
+    small && large
+      ? Object.fromEntries(
+          Object.keys(small)
+            .filter((n) => n.includes('uncached') || n.includes('miss'))
+            .map((n) => [n, { p50: Math.round((large[n]!.p50Ms / small[n]!.p50Ms) * 100) / 100, p99: Math.round((large[n]!.p99Ms / small[n]!.p99Ms) * 100) / 100 }]),
+        )
+      : undefined;
+  return { store: options.redisUrl ? 'redis' : 'in-process', connections: options.connections, rounds, largeOverSmallLatency: growth };
+}

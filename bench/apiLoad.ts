@@ -1,0 +1,82 @@
+/**
+ * A closed-loop HTTP load generator for the API benchmark: `connections` keep-alive connections on
+ * loopback, each sending its next request as soon as the previous answer is read in full, for a
+ * fixed time. Latency is measured per request, from send to the last byte of the body.
+ */
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+
+export type LoadResult = {
+  requests: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Answers other than 200 (the scenario is then not meaningful). */
+  errors: number;
+  /** Body size of the last answer. */
+  bytes: number;
+};
+
+export type LoadOptions = {
+  origin: string;
+  /** The path of the next request (varied for uncached scenarios). */
+  nextPath: () => string;
+  headers?: Record<string, string>;
+  connections?: number;
+  warmupMs?: number;
+  durationMs?: number;
+};
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** A measurement's raw samples, to merge several slices of one scenario. */
+export type LoadSamples = { latencies: number[]; seconds: number; errors: number; bytes: number };
+
+export function summarize(slices: LoadSamples[]): LoadResult {
+  const latencies = slices.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const seconds = slices.reduce((t, s) => t + s.seconds, 0);
+  return {
+    requests: latencies.length,
+    perSecond: Math.round(latencies.length / seconds),
+    p50Ms: round(quantile(latencies, 0.5)),
+    p99Ms: round(quantile(latencies, 0.99)),
+    errors: slices.reduce((n, s) => n + s.errors, 0),
+    bytes: slices.at(-1)?.bytes ?? 0,
+  };
+}
+
+export async function measureLoad(options: LoadOptions): Promise<LoadResult> {
+  return summarize([await sampleLoad(options)]);
+}
+
+export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
+  const connections = options.connections ?? 16;
+  const pool = new Pool(options.origin, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let bytes = 0;
+  let recording = false;
+  const stopAt = performance.now() + (options.warmupMs ?? 500) + (options.durationMs ?? 4000);
+  const recordFrom = performance.now() + (options.warmupMs ?? 500);
+
+  async function worker(): Promise<void> {
+    while (performance.now() < stopAt) {
+      const started = performance.now();
+      const res = await pool.request({ origin: options.origin, path: options.nextPath(), method: 'GET', headers: options.headers });
+      const body = await res.body.arrayBuffer();
+      const ended = performance.now();
+      if (!recording && started >= recordFrom) recording = true;
+      if (!recording) continue;
+      latencies.push(ended - started);
+      bytes = body.byteLength;
+      if (res.statusCode !== 200) errors++;
+    }
+  }
+
+  const began = performance.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  const seconds = (performance.now() - Math.max(began, recordFrom)) / 1000;
+  await pool.close();
+  return { latencies, seconds, errors, bytes };
+}
