@@ -42,20 +42,24 @@ export type DecodeContext = {
 
 type Calldata = { calls: TracedBundleCall[]; status: DecodeStatus };
 
-/** The handleOps calls of the transaction, and what to record when there are none. */
-function bundleCalls(raw: RawBundleTx, bundles: LogBundle[], ctx: DecodeContext): Calldata {
+/**
+ * The handleOps calls of the transaction, and what to record when there are none: tx.input when
+ * it calls an EntryPoint directly, plus every live handleOps frame of the trace (wrappers,
+ * multicalls, bundles nested in an op's execution).
+ */
+function bundleCalls(raw: RawBundleTx, ctx: DecodeContext): Calldata {
   const to = raw.tx.to?.toLowerCase();
   const version = to ? ctx.entryPoints.get(to) : undefined;
+  const calls: TracedBundleCall[] = [];
   try {
-    if (to && version && bundles.length === 1) {
-      const call = decoderFor(version).decodeHandleOps(raw.tx.input);
-      if (call) return { calls: [{ entryPoint: to, call }], status: 'ok' };
-    }
-    if (raw.trace) return { calls: tracedBundleCalls(raw.trace, ctx.entryPoints), status: 'ok' };
+    const direct = to && version ? decoderFor(version).decodeHandleOps(raw.tx.input) : null;
+    if (direct && to) calls.push({ entryPoint: to, call: direct });
+    if (raw.trace) calls.push(...tracedBundleCalls(raw.trace, ctx.entryPoints));
   } catch {
-    return { calls: [], status: 'decode_failed' };
+    return { calls, status: 'decode_failed' };
   }
-  return { calls: [], status: raw.trace ? 'calldata_missing' : 'trace_needed' };
+  if (calls.length > 0) return { calls, status: 'ok' };
+  return { calls, status: raw.trace ? 'calldata_missing' : 'trace_needed' };
 }
 
 /** Whether this transaction's calldata can only be recovered from a trace (indirect or multi-bundle). */
@@ -147,7 +151,7 @@ function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
 export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): DecodedTx {
   const bundleTx = toBundleTx(raw);
   const logBundles = splitBundles(raw.receipt.logs, ctx.entryPoints);
-  const calldata = bundleCalls(raw, logBundles, ctx);
+  const calldata = bundleCalls(raw, ctx);
   const matches = matchIndex(calldata.calls);
 
   const userOps: DecodedUserOp[] = [];

@@ -25,6 +25,13 @@ const PANIC_REASONS: Record<number, string> = {
   0x51: 'call to uninitialised function',
 };
 
+/** The readable start of an Error(string) whose data was cut (offset word, length word, then UTF-8). */
+function truncatedErrorString(data: string): string | null {
+  const text = data.slice(10 + 128);
+  if (text.length === 0) return null;
+  return `${Buffer.from(text.slice(0, text.length - (text.length % 2)), 'hex').toString('utf8')}… (truncated)`;
+}
+
 export function decodeRevertMessage(data: string | null, depth = 0): string | null {
   if (!data || data.length < 10) return null;
   const selector = data.slice(0, 10).toLowerCase();
@@ -41,7 +48,8 @@ export function decodeRevertMessage(data: string | null, depth = 0): string | nu
       return `call ${String(index)} reverted${innerMessage ? `: ${innerMessage}` : ''}`;
     }
   } catch {
-    // Truncated (v0.7+ cuts reasons at 2048 bytes) or malformed: fall through to the selector.
+    // v0.7+ cuts reasons at 2048 bytes: show what survived of a cut Error(string).
+    if (selector === ERROR_STRING) return truncatedErrorString(data);
   }
   return `custom error ${selector}`;
 }
