@@ -104,12 +104,15 @@ function createPostgresDb(url: string, options: DbOptions): Db {
     async listen(channel, onNotify) {
       const client = await pool.connect();
       listeners.push(client);
-      client.on('notification', (msg) => {
+      const onNotification = (msg: pg.Notification) => {
         if (msg.channel === channel) onNotify(msg.payload ?? '');
-      });
+      };
+      client.on('notification', onNotification);
       await client.query(`listen ${pg.escapeIdentifier(channel)}`);
       return async () => {
         await client.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => {});
+        // The pooled client outlives this subscription: its handler must not.
+        client.off('notification', onNotification);
         listeners.splice(listeners.indexOf(client), 1);
         client.release();
       };
