@@ -115,7 +115,8 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           decodeStatus: 'ok', calls: [{ target: token, value: 0n, data: inner }],
         });
         for (const p of [sender, token, ...(transfers ? [recipient] : [])]) parties.add(p);
-        if (sample.userOpHashes.length < 200_000 && random() < 0.05) sample.userOpHashes.push(userOpHash);
+        // Enough hashes that the cache-miss scenario never asks for one twice.
+        if (sample.userOpHashes.length < 250_000 && random() < 0.25) sample.userOpHashes.push(userOpHash);
         if (deploys && sample.senders.length < 50_000) sample.senders.push(sender);
       }
       const input = `0x765e827f${ops.map((o) => `${o.callData!.slice(2)}${o.signature!.slice(2)}`).join('')}`;

@@ -1,12 +1,10 @@
 import { z } from 'zod';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
-import { bundlerDetailsSchema, bundlerSummarySchema } from '../../shared/models/index.js';
+import { bundlerDetailsSchema, bundlerSummarySchema, ZERO_ADDRESS } from '../../shared/models/index.js';
 import { toBundlerUserOp } from './bundlerOps.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { indexedNetwork, networkInput, pageInput } from './inputs.js';
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export const getTopBundlers = defineEndpoint({
   summary: 'Bundlers ranked by user operations submitted (ties by address).',

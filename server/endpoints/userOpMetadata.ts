@@ -1,5 +1,5 @@
 import type { CallFrame } from '../../shared/db/tables/userOpTraces.js';
-import type { TraceNode, UserOp, UserOpMetadata } from '../../shared/models/index.js';
+import { ZERO_ADDRESS, type TraceNode, type UserOp, type UserOpMetadata } from '../../shared/models/index.js';
 
 /** Builders of getUserOpMetadata's parts from stored rows (pure). */
 
@@ -49,8 +49,8 @@ const hex = (value: string | undefined, fallback = '0x'): string => (value ?? fa
 export function toTraceNode(frame: CallFrame, root = true): TraceNode {
   return {
     traceData: {
-      from: hex(frame.from, '0x0000000000000000000000000000000000000000'),
-      to: hex(frame.to, '0x0000000000000000000000000000000000000000'),
+      from: hex(frame.from, ZERO_ADDRESS),
+      to: hex(frame.to, ZERO_ADDRESS),
       input: hex(frame.input),
       type: frame.type ?? 'CALL',
       gas: hex(frame.gas, '0x0'),

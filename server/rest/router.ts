@@ -26,7 +26,7 @@ type Method = 'GET' | 'POST' | 'DELETE';
 /**
  * Serves every endpoint at `/<name>` (any case, as Express routes are) for its methods; the input is
  * the query string (and a JSON body on POST). One route looks the name up in a map, rather than one
- * route per endpoint tried in turn. A cached answer is written as the stored JSON text, without a parse.
+ * route per endpoint tried in turn. A cached answer is written as the stored JSON bytes, without a parse.
  */
 export function createRestRouter(deps: Deps): express.Router {
   const byName = new Map<string, { name: EndpointName; methods: ReadonlyArray<Method> }>();

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
+import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
 
@@ -9,8 +10,6 @@ import { findNetworkByChainId } from '../../networks.js';
  * `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
  * webhook payloads both use it.
  */
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export type UserOpRow = {
   chain_id: string;
