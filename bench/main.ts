@@ -5,6 +5,7 @@
  */
 import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
+import { runIndexerBench } from './indexer.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
@@ -17,6 +18,8 @@ const PARTS: Record<string, () => Promise<unknown>> = {
       sizes: process.env.BENCH_API_OPS ? process.env.BENCH_API_OPS.split(',').map(Number) : DEFAULT_API_BENCH.sizes,
     }),
   webhooks: () => runWebhookBench({ databaseUrl }),
+  // BENCH_INDEXER_OPS (default 20000): devnet ops generated, then backfilled and compared with a bare fetch.
+  indexer: () => runIndexerBench({ databaseUrl, ops: Number(process.env.BENCH_INDEXER_OPS ?? 20_000) }),
 };
 
 const wanted = process.argv.slice(2);

@@ -19,6 +19,8 @@ export type IndexerTuning = {
   targetLogsPerRange: number;
   /** Ranges fetched ahead of the one being written. */
   prefetchRanges: number;
+  /** Batches written at once: the next one's base rows go in while the previous one commits. */
+  concurrentWrites: number;
   /** Fetch a callTracer trace of every bundle transaction for user_op_traces. */
   opTraces: boolean;
   /** Headers kept beyond the finality depth for reorg detection. */
@@ -34,10 +36,11 @@ export const DEFAULT_TUNING: IndexerTuning = {
   rpcRetries: 8,
   rpcMinRetryDelayMs: 100,
   rpcMaxRetryDelayMs: 5_000,
-  initialLogRange: 500,
+  initialLogRange: 100,
   maxLogRange: 10_000,
   targetLogsPerRange: 4_000,
   prefetchRanges: 3,
+  concurrentWrites: 2,
   opTraces: true,
   reorgMarginBlocks: 64,
   lockRetryMs: 5_000,

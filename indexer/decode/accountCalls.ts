@@ -2,99 +2,91 @@
  * The calls an op's callData asks its account to make: `execute`, every `executeBatch` variant,
  * ERC-7579 `execute(mode, executionCalldata)`, Kernel v2, Safe 4337 module, Biconomy v2, and the
  * v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
+ * Read straight from the hex (hexAbi.ts): this runs for every op.
  * @see research/indexer.md §1.4 (account "execute" selectors)
  */
-import { AbiCoder, Interface, type Result } from 'ethers';
+import { HexReader, argumentsOf } from './hexAbi.js';
 
 export type AccountCall = { target: string; value: bigint; data: string };
-
-const ACCOUNTS = new Interface([
-  'function execute(address target, uint256 value, bytes data)',
-  'function executeBatch(address[] targets, bytes[] datas)',
-  'function executeBatch(address[] targets, uint256[] values, bytes[] datas)',
-  'function executeBatch((address target, uint256 value, bytes data)[] calls)',
-  'function execute(bytes32 mode, bytes executionCalldata)',
-  'function execute(address to, uint256 value, bytes data, uint8 operation)',
-  'function executeUserOp(address to, uint256 value, bytes data, uint8 operation)',
-  'function executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)',
-  'function execute_ncC(address to, uint256 value, bytes data)',
-  'function executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)',
-  'function executeCall(address to, uint256 value, bytes data)',
-  'function execFromEntryPoint(address to, uint256 value, bytes data)',
-]);
-
-const abi = AbiCoder.defaultAbiCoder();
-const sig = (signature: string): string => ACCOUNTS.getFunction(signature)!.selector;
 
 /** IAccountExecute.executeUserOp(PackedUserOperation,bytes32): the account reads callData[4:] itself. */
 export const EXECUTE_USER_OP_SELECTOR = '0x8dd7712f';
 
-type Decoder = (args: Result) => AccountCall[];
+type Decoder = (r: HexReader) => AccountCall[];
 
-const single: Decoder = (a) => [{ target: String(a[0]), value: a[1] as bigint, data: String(a[2]) }];
+/** (address target, uint256 value, bytes data, …) at the head of the arguments. */
+const single: Decoder = (r) => [{ target: r.address(0), value: r.uint(32), data: r.bytes(0, 64) }];
 
-const parallelArrays: Decoder = (a) => {
-  const targets = a[0] as string[];
-  const values = a[1] as bigint[];
-  const datas = a[2] as string[];
-  // SimpleAccount v0.7 / LightAccount v2: an empty value array means every value is zero.
-  return targets.map((t, i) => ({ target: String(t), value: values.length === 0 ? 0n : (values[i] ?? 0n), data: String(datas[i] ?? '0x') }));
+/** (address[] targets, uint256[] values, bytes[] datas): an empty value array means all zero. */
+const parallelArrays: Decoder = (r) => {
+  const targets = r.array(0, 0);
+  const values = r.array(0, 32);
+  const datas = r.array(0, 64);
+  return Array.from({ length: targets.length }, (_, i) => ({
+    target: r.address(targets.start + i * 32),
+    value: values.length === 0 ? 0n : r.uint(values.start + i * 32),
+    data: r.bytes(datas.start, datas.start + i * 32),
+  }));
 };
 
-const DECODERS = new Map<string, { signature: string; decode: Decoder }>([
-  [sig('execute(address,uint256,bytes)'), { signature: 'execute(address,uint256,bytes)', decode: single }],
-  [sig('executeBatch(address[],bytes[])'), {
-    signature: 'executeBatch(address[],bytes[])',
-    decode: (a) => (a[0] as string[]).map((t, i) => ({ target: String(t), value: 0n, data: String((a[1] as string[])[i] ?? '0x') })),
-  }],
-  [sig('executeBatch(address[],uint256[],bytes[])'), { signature: 'executeBatch(address[],uint256[],bytes[])', decode: parallelArrays }],
-  [sig('executeBatch((address,uint256,bytes)[])'), {
-    signature: 'executeBatch((address,uint256,bytes)[])',
-    decode: (a) => (a[0] as Result[]).map((c) => ({ target: String(c[0]), value: c[1] as bigint, data: String(c[2]) })),
-  }],
-  [sig('execute(bytes32,bytes)'), { signature: 'execute(bytes32,bytes)', decode: (a) => decodeErc7579(String(a[0]), String(a[1])) }],
-  [sig('execute(address,uint256,bytes,uint8)'), { signature: 'execute(address,uint256,bytes,uint8)', decode: single }],
-  [sig('executeUserOp(address,uint256,bytes,uint8)'), { signature: 'executeUserOp(address,uint256,bytes,uint8)', decode: single }],
-  [sig('executeUserOpWithErrorString(address,uint256,bytes,uint8)'), { signature: 'executeUserOpWithErrorString(address,uint256,bytes,uint8)', decode: single }],
-  [sig('execute_ncC(address,uint256,bytes)'), { signature: 'execute_ncC(address,uint256,bytes)', decode: single }],
-  [sig('executeBatch_y6U(address[],uint256[],bytes[])'), { signature: 'executeBatch_y6U(address[],uint256[],bytes[])', decode: parallelArrays }],
-  [sig('executeCall(address,uint256,bytes)'), { signature: 'executeCall(address,uint256,bytes)', decode: single }],
-  [sig('execFromEntryPoint(address,uint256,bytes)'), { signature: 'execFromEntryPoint(address,uint256,bytes)', decode: single }],
-]);
+/** (address,uint256,bytes)[] whose head word is at `headOffset` relative to `base`. */
+const callStructs = (r: HexReader, base: number, headOffset: number): AccountCall[] => {
+  const list = r.array(base, headOffset);
+  return Array.from({ length: list.length }, (_, i) => {
+    const p = r.dynamicItem(list.start, i);
+    return { target: r.address(p), value: r.uint(p + 32), data: r.bytes(p, p + 64) };
+  });
+};
 
 /**
- * ERC-7579 execution: byte 0 of `mode` is the call type. 0x00 single = target(20) ‖ value(32) ‖
- * data (packed); 0x01 batch = abi.encode((address,uint256,bytes)[]); 0xff delegatecall =
- * target(20) ‖ data (no value). @see https://eips.ethereum.org/EIPS/eip-7579
+ * ERC-7579 execute(bytes32 mode, bytes executionCalldata): byte 0 of `mode` is the call type.
+ * 0x00 single = target(20) ‖ value(32) ‖ data (packed); 0x01 batch = abi.encode((address,uint256,bytes)[]);
+ * 0xff delegatecall = target(20) ‖ data (no value). @see https://eips.ethereum.org/EIPS/eip-7579
  */
-function decodeErc7579(mode: string, execution: string): AccountCall[] {
-  const callType = mode.slice(2, 4);
-  const hex = execution.slice(2);
+const erc7579: Decoder = (r) => {
+  const callType = r.word(0).slice(0, 2);
+  const hex = r.bytes(0, 32).slice(2);
   if (callType === '00') {
     if (hex.length < 104) return [];
     return [{ target: `0x${hex.slice(0, 40)}`, value: BigInt(`0x${hex.slice(40, 104)}`), data: `0x${hex.slice(104)}` }];
   }
-  if (callType === '01') {
-    const [calls] = abi.decode(['(address,uint256,bytes)[]'], execution);
-    return (calls as Result[]).map((c) => ({ target: String(c[0]), value: c[1] as bigint, data: String(c[2]) }));
-  }
+  if (callType === '01') return callStructs(new HexReader(hex), 0, 0);
   if (callType === 'ff') {
     if (hex.length < 40) return [];
     return [{ target: `0x${hex.slice(0, 40)}`, value: 0n, data: `0x${hex.slice(40)}` }];
   }
   return [];
-}
+};
+
+/** Selector → layout. @see research/indexer.md §1.4 for who uses which. */
+const DECODERS = new Map<string, Decoder>([
+  ['0xb61d27f6', single], // execute(address,uint256,bytes): SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount
+  ['0x18dfb3c7', (r) => { // executeBatch(address[],bytes[]): SimpleAccount v0.6, LightAccount v1
+    const targets = r.array(0, 0);
+    const datas = r.array(0, 32);
+    return Array.from({ length: targets.length }, (_, i) => ({ target: r.address(targets.start + i * 32), value: 0n, data: r.bytes(datas.start, datas.start + i * 32) }));
+  }],
+  ['0x47e1da2a', parallelArrays], // executeBatch(address[],uint256[],bytes[]): SimpleAccount v0.7, LightAccount v2
+  ['0x34fcd5be', (r) => callStructs(r, 0, 0)], // executeBatch((address,uint256,bytes)[]): v0.8 BaseAccount, Coinbase
+  ['0xe9ae5c53', erc7579], // execute(bytes32,bytes): ERC-7579 (Kernel v3, Nexus, Safe7579)
+  ['0x51945447', single], // execute(address,uint256,bytes,uint8): Kernel v2
+  ['0x7bb37428', single], // executeUserOp(address,uint256,bytes,uint8): Safe 4337 module
+  ['0x541d63c8', single], // executeUserOpWithErrorString(address,uint256,bytes,uint8): Safe 4337 module
+  ['0x0000189a', single], // execute_ncC(address,uint256,bytes): Biconomy v2
+  ['0x00004680', parallelArrays], // executeBatch_y6U(address[],uint256[],bytes[]): Biconomy v2
+  ['0x9e5d4c49', single], // executeCall(address,uint256,bytes)
+  ['0x80c5c7d0', single], // execFromEntryPoint(address,uint256,bytes)
+]);
 
 /** The account calls in `callData`; [] for an unknown selector or undecodable arguments. */
 export function decodeAccountCalls(callData: string): AccountCall[] {
   let input = callData.toLowerCase();
   // executeUserOp(op, hash): what the account runs is the rest of its own callData.
   if (input.startsWith(EXECUTE_USER_OP_SELECTOR)) input = `0x${input.slice(10)}`;
-  const decoder = DECODERS.get(input.slice(0, 10));
-  if (!decoder) return [];
+  const decode = DECODERS.get(input.slice(0, 10));
+  if (!decode) return [];
   try {
-    const args = ACCOUNTS.decodeFunctionData(decoder.signature, input);
-    return decoder.decode(args).map((c) => ({ target: c.target.toLowerCase(), value: c.value, data: c.data.toLowerCase() }));
+    return decode(argumentsOf(input));
   } catch {
     return [];
   }

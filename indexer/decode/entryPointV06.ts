@@ -1,21 +1,23 @@
 /** v0.6 EntryPoint calldata: the unpacked `UserOperation` struct. @see research/indexer.md §1.4 */
-import type { Result } from 'ethers';
-import { ENTRY_POINT_V06, SELECTORS } from './abi.js';
+import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
+import { readBundleCall } from './handleOpsLayout.js';
+import { argumentsOf, type HexReader } from './hexAbi.js';
 
-function toOp(s: Result, aggregator: string | null, opIndex: number): CalldataOp {
+/** UserOperation at byte `p`: 11 head words, offsets of its bytes fields relative to `p`. */
+function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: number): CalldataOp {
   return {
-    sender: String(s[0]).toLowerCase(),
-    nonce: s[1] as bigint,
-    initCode: String(s[2]),
-    callData: String(s[3]),
-    callGasLimit: s[4] as bigint,
-    verificationGasLimit: s[5] as bigint,
-    preVerificationGas: s[6] as bigint,
-    maxFeePerGas: s[7] as bigint,
-    maxPriorityFeePerGas: s[8] as bigint,
-    paymasterAndData: String(s[9]),
-    signature: String(s[10]),
+    sender: r.address(p),
+    nonce: r.uint(p + 32),
+    initCode: r.bytes(p, p + 64),
+    callData: r.bytes(p, p + 96),
+    callGasLimit: r.uint(p + 128),
+    verificationGasLimit: r.uint(p + 160),
+    preVerificationGas: r.uint(p + 192),
+    maxFeePerGas: r.uint(p + 224),
+    maxPriorityFeePerGas: r.uint(p + 256),
+    paymasterAndData: r.bytes(p, p + 288),
+    signature: r.bytes(p, p + 320),
     paymasterVerificationGasLimit: null,
     paymasterPostOpGasLimit: null,
     accountGasLimits: null,
@@ -31,29 +33,15 @@ export const entryPointV06: EntryPointDecoder = {
 
   decodeHandleOps(input: string): HandleOpsCall | null {
     const selector = input.slice(0, 10).toLowerCase();
-    if (selector === SELECTORS.handleOpsV06) {
-      const [ops, beneficiary] = ENTRY_POINT_V06.decodeFunctionData('handleOps', input);
-      return {
-        beneficiary: String(beneficiary).toLowerCase(),
-        aggregated: false,
-        ops: (ops as Result[]).map((s, i) => toOp(s, null, i)),
-      };
-    }
-    if (selector === SELECTORS.handleAggregatedOpsV06) {
-      const [groups, beneficiary] = ENTRY_POINT_V06.decodeFunctionData('handleAggregatedOps', input);
-      const ops: CalldataOp[] = [];
-      for (const group of groups as Result[]) {
-        const aggregator = String(group[1]).toLowerCase();
-        for (const s of group[0] as Result[]) ops.push(toOp(s, aggregator, ops.length));
-      }
-      return { beneficiary: String(beneficiary).toLowerCase(), aggregated: true, ops };
-    }
+    if (selector === SELECTORS.handleOpsV06) return readBundleCall(input, false, readOp);
+    if (selector === SELECTORS.handleAggregatedOpsV06) return readBundleCall(input, true, readOp);
     return null;
   },
 
+  /** innerHandleOp(bytes callData, UserOpInfo opInfo, bytes context): opInfo is static, inline after
+   * the callData offset word; its userOpHash follows the 8-word MemoryUserOp. */
   innerHandleOpHash(input: string): string | null {
     if (input.slice(0, 10).toLowerCase() !== SELECTORS.innerHandleOpV06) return null;
-    const [, opInfo] = ENTRY_POINT_V06.decodeFunctionData('innerHandleOp', input);
-    return String((opInfo as Result)[1]).toLowerCase();
+    return argumentsOf(input).bytes32(32 * (1 + 8));
   },
 };

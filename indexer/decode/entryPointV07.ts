@@ -6,9 +6,10 @@
  * paymasterAndData = paymaster(20) ‖ verificationGasLimit(16) ‖ postOpGasLimit(16) ‖ data.
  * @see research/indexer.md §1.4
  */
-import type { Result } from 'ethers';
-import { ENTRY_POINT_V07, SELECTORS } from './abi.js';
+import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
+import { readBundleCall } from './handleOpsLayout.js';
+import { argumentsOf, type HexReader } from './hexAbi.js';
 
 const LOW_128 = (1n << 128n) - 1n;
 
@@ -25,25 +26,26 @@ export function paymasterGasLimits(paymasterAndData: string): { verification: bi
   return { verification: BigInt(`0x${hex.slice(40, 72)}`), postOp: BigInt(`0x${hex.slice(72, 104)}`) };
 }
 
-function toOp(s: Result, aggregator: string | null, opIndex: number): CalldataOp {
-  const accountGasLimits = String(s[4]);
-  const gasFees = String(s[6]);
+/** PackedUserOperation at byte `p`: 9 head words, offsets of its bytes fields relative to `p`. */
+function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: number): CalldataOp {
+  const accountGasLimits = r.bytes32(p + 128);
+  const gasFees = r.bytes32(p + 192);
   const [verificationGasLimit, callGasLimit] = unpackUint128Pair(accountGasLimits);
   const [maxPriorityFeePerGas, maxFeePerGas] = unpackUint128Pair(gasFees);
-  const paymasterAndData = String(s[7]);
+  const paymasterAndData = r.bytes(p, p + 224);
   const pmGas = paymasterGasLimits(paymasterAndData);
   return {
-    sender: String(s[0]).toLowerCase(),
-    nonce: s[1] as bigint,
-    initCode: String(s[2]),
-    callData: String(s[3]),
+    sender: r.address(p),
+    nonce: r.uint(p + 32),
+    initCode: r.bytes(p, p + 64),
+    callData: r.bytes(p, p + 96),
     callGasLimit,
     verificationGasLimit,
-    preVerificationGas: s[5] as bigint,
+    preVerificationGas: r.uint(p + 160),
     maxFeePerGas,
     maxPriorityFeePerGas,
     paymasterAndData,
-    signature: String(s[8]),
+    signature: r.bytes(p, p + 256),
     paymasterVerificationGasLimit: pmGas?.verification ?? null,
     paymasterPostOpGasLimit: pmGas?.postOp ?? null,
     accountGasLimits,
@@ -59,29 +61,14 @@ export const entryPointV07: EntryPointDecoder = {
 
   decodeHandleOps(input: string): HandleOpsCall | null {
     const selector = input.slice(0, 10).toLowerCase();
-    if (selector === SELECTORS.handleOpsV07) {
-      const [ops, beneficiary] = ENTRY_POINT_V07.decodeFunctionData('handleOps', input);
-      return {
-        beneficiary: String(beneficiary).toLowerCase(),
-        aggregated: false,
-        ops: (ops as Result[]).map((s, i) => toOp(s, null, i)),
-      };
-    }
-    if (selector === SELECTORS.handleAggregatedOpsV07) {
-      const [groups, beneficiary] = ENTRY_POINT_V07.decodeFunctionData('handleAggregatedOps', input);
-      const ops: CalldataOp[] = [];
-      for (const group of groups as Result[]) {
-        const aggregator = String(group[1]).toLowerCase();
-        for (const s of group[0] as Result[]) ops.push(toOp(s, aggregator, ops.length));
-      }
-      return { beneficiary: String(beneficiary).toLowerCase(), aggregated: true, ops };
-    }
+    if (selector === SELECTORS.handleOpsV07) return readBundleCall(input, false, readOp);
+    if (selector === SELECTORS.handleAggregatedOpsV07) return readBundleCall(input, true, readOp);
     return null;
   },
 
+  /** As v0.6, after the 10-word v0.7 MemoryUserOp. */
   innerHandleOpHash(input: string): string | null {
     if (input.slice(0, 10).toLowerCase() !== SELECTORS.innerHandleOpV07) return null;
-    const [, opInfo] = ENTRY_POINT_V07.decodeFunctionData('innerHandleOp', input);
-    return String((opInfo as Result)[1]).toLowerCase();
+    return argumentsOf(input).bytes32(32 * (1 + 10));
   },
 };

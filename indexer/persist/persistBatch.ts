@@ -1,8 +1,13 @@
 /**
  * Writes one decoded block range in ONE transaction: the base rows, the aggregates they add
  * (counted for rows inserted for the first time only), the outbox events, the recent headers and
- * the cursor. The cursor row is locked and checked first, so a batch lands exactly once, right
- * after the previous one, and on the chain the previous one ended on.
+ * the cursor. The cursor row is locked and checked before anything that depends on order, so a
+ * batch lands exactly once, right after the previous one, and on the chain the previous one
+ * ended on.
+ *
+ * Two phases, so consecutive batches overlap: the base rows (most of the work, no shared keys
+ * between batches) go first; then, once `after` — the previous batch's write — has committed,
+ * the cursor check, the aggregates, the outbox (ids in chain order) and the cursor itself.
  */
 import type { Db, Queryable } from '../../shared/db/client.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
@@ -43,6 +48,8 @@ export type PersistOptions = {
   /** Headers below this block are pruned (outside the reorg window). */
   keepHeadersFrom: number;
   backfillComplete: boolean;
+  /** The previous batch's write: the ordered phase waits for its commit (and fails if it failed). */
+  after?: Promise<unknown>;
 };
 
 export type PersistResult = { newUserOps: number; newBundles: number };
@@ -63,8 +70,6 @@ async function checkCursor(tx: Queryable, batch: DecodedBatch): Promise<void> {
 
 async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
   const chainId = batch.chainId;
-  await checkCursor(tx, batch);
-
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
   const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
@@ -78,7 +83,14 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   await userOpTraces.insertMany(tx, chainId, batch.traces.filter((t) => newHashes.has(t.userOpHash)));
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
   await tokens.insertMany(tx, chainId, batch.tokenMetadata);
+  await blocks.upsertMany(tx, chainId, batch.headers);
 
+  if (options.after) {
+    await options.after.catch((err: unknown) => {
+      throw new CursorMovedError(`the previous batch failed: ${(err as Error).message}`);
+    });
+  }
+  await checkCursor(tx, batch);
   // Aggregates: only what is new in this transaction counts.
   const senderFactories = await accounts.listFactories(tx, chainId, [...new Set(newOps.map((o) => o.sender))]);
   const txFees = new Map(batch.bundleTxs.map((t) => [t.txHash, t.fee]));
@@ -89,7 +101,6 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   await accounts.upsertActivity(tx, chainId, accountActivity(newOps));
   await outboxEvents.insertMany(tx, chainId, opEvents(newOps, batch.transfers, senderFactories));
 
-  await blocks.upsertMany(tx, chainId, batch.headers);
   await blocks.deleteBelow(tx, chainId, Math.min(options.keepHeadersFrom, batch.toBlock));
   const last = batch.headers.find((h) => h.number === batch.toBlock);
   if (!last) throw new Error(`batch ${batch.fromBlock}-${batch.toBlock} lacks the header of its last block`);

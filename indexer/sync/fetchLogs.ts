@@ -2,7 +2,8 @@
  * eth_getLogs over every EntryPoint address of a network, one call per block range, the range
  * adapting to the provider: it shrinks to the provider's suggestion (or halves) when a range is
  * refused as too wide or too full, or when an answer holds more logs than a batch should, and
- * grows back ×1.05 after each accepted range (Ponder's estimatedRange).
+ * grows back after each accepted range: ×2 while answers are sparse, ×1.05 near the target
+ * (Ponder's estimatedRange).
  * @see research/indexer.md §4.2
  */
 import { hexToNumber, type RpcLog } from '../decode/chainTypes.js';
@@ -33,8 +34,11 @@ export class LogRangeEstimator {
   }
 
   onSuccess(blocks: number, logs: number): void {
+    if (blocks < this.size) return; // a short range (the head, or a split) says little
     if (logs > this.targetLogs) this.estimate = Math.max(1, (blocks * this.targetLogs) / logs);
-    else if (blocks >= this.size) this.estimate = Math.min(this.maxRange, this.estimate * 1.05 + 1);
+    // Sparse ranges (most of a chain's history) double; near the target, Ponder's gentle ×1.05.
+    else if (logs < this.targetLogs / 2) this.estimate = Math.min(this.maxRange, this.estimate * 2);
+    else this.estimate = Math.min(this.maxRange, this.estimate * 1.05 + 1);
   }
 
   onRefused(blocks: number, suggested: number | null): void {

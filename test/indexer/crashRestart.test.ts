@@ -65,7 +65,11 @@ describe('indexer killed during backfill', function () {
       await ready;
       // Killed at a random moment after its first commit, so every run moves the cursor a little.
       const before = await indexedBlock(t.db, devnet.chainId);
-      while ((await indexedBlock(t.db, devnet.chainId)) === before) await new Promise((r) => setTimeout(r, 5));
+      const deadline = Date.now() + 60_000;
+      while ((await indexedBlock(t.db, devnet.chainId)) === before) {
+        if (Date.now() > deadline) throw new Error(`restart ${kills + 1} made no progress from block ${before} (child ${child.exitCode === null ? 'alive' : `exited ${child.exitCode}`})`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
       await new Promise((r) => setTimeout(r, rng.int(0, 150)));
       await kill(child);
       kills++;

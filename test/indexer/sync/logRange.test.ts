@@ -43,16 +43,20 @@ describe('sync/rpcErrors', () => {
 });
 
 describe('sync/LogRangeEstimator', () => {
-  it('uses a suggested range, halves without one, and grows back ×1.05 per accepted range', () => {
-    const e = new LogRangeEstimator({ initialRange: 1000, maxRange: 5000, targetLogs: 1_000_000 });
+  it('uses a suggested range, halves without one, and grows back (×2 while sparse, ×1.05 near the target)', () => {
+    const e = new LogRangeEstimator({ initialRange: 1000, maxRange: 5000, targetLogs: 1000 });
     e.onRefused(1000, 300);
     expect(e.size).to.equal(300);
     e.onRefused(300, null);
     expect(e.size).to.equal(150);
-    e.onSuccess(150, 10);
+    e.onSuccess(150, 600);
     expect(e.size).to.equal(158);
-    for (let i = 0; i < 200; i++) e.onSuccess(e.size, 10);
+    e.onSuccess(158, 10);
+    expect(e.size).to.equal(317);
+    for (let i = 0; i < 20; i++) e.onSuccess(e.size, 10);
     expect(e.size).to.equal(5000);
+    e.onSuccess(20, 0);
+    expect(e.size, 'a short range changes nothing').to.equal(5000);
   });
 
   it('shrinks when an answer holds more logs than a batch should', () => {
