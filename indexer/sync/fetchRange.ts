@@ -66,10 +66,6 @@ export async function fetchHeaders(rpc: RpcClient, numbers: number[]): Promise<B
 function bundleTransactions(logs: RpcLog[], source: ChainSource): Map<string, RpcLog> {
   const txs = new Map<string, RpcLog>();
   for (const log of logs) {
-    if (log.transactionHash === ZERO_HASH) {
-      source.onSkippedLog?.(log);
-      continue;
-    }
     const topic0 = log.topics[0];
     if (topic0 === TOPICS.beforeExecution || topic0 === TOPICS.userOperationEvent) {
       if (!txs.has(log.transactionHash)) txs.set(log.transactionHash, log);
@@ -129,7 +125,12 @@ async function fetchDetails(source: ChainSource, txHashes: string[], headerNumbe
 export async function fetchRange(source: ChainSource, range: { fromBlock: number; toBlock: number; windowFrom: number }): Promise<RawRange> {
   const { fromBlock, toBlock } = range;
   const [lastBefore] = await fetchHeaders(source.rpc, [toBlock]);
-  const logs = await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator);
+  // Logs without a transaction (zkSync-style system logs) cannot belong to a bundle: skipped.
+  const logs = (await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator)).filter((log) => {
+    if (log.transactionHash !== ZERO_HASH) return true;
+    source.onSkippedLog?.(log);
+    return false;
+  });
 
   const blockHashes = new Map<number, string>();
   const blockTimes = new Map<number, number>();

@@ -19,15 +19,23 @@ export type FaultProxyOptions = {
   maxLogRange?: number;
   /** Batches larger than this are refused (-32014). */
   maxBatchSize?: number;
+  /** Methods answered with "method not found" (a node without the debug namespace). */
+  unsupportedMethods?: string[];
+  /** The first receipt of each transaction comes from "another node" (a different blockHash). */
+  staleReceiptsOnce?: boolean;
+  /** Every eth_getLogs answer gets an extra EntryPoint log with a zero transaction hash (zkSync-style). */
+  zeroHashLogs?: boolean;
   hangMs?: number;
   lifetimeMs?: number;
   /** Deterministic fault choice. */
   seed?: number;
 };
 
-export type FaultProxy = { url: string; stats: Record<Fault | 'requests' | 'rangeRefusals' | 'batchRefusals', number>; stop(): Promise<void> };
+type Counter = Fault | 'requests' | 'rangeRefusals' | 'batchRefusals' | 'unsupported' | 'staleReceipts' | 'zeroHashLogs';
+export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): Promise<void> };
 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
+type RpcAnswer = { id?: unknown; result?: unknown; error?: unknown };
 
 const ALL_FAULTS: Fault[] = ['timeout', 'http429', 'http5xx', 'truncated', 'missingAnswer', 'internalError'];
 
@@ -45,12 +53,44 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     state = (state * 1103515245 + 12345) % 2147483648;
     return state / 2147483648;
   };
-  const stats: FaultProxy['stats'] = { requests: 0, rangeRefusals: 0, batchRefusals: 0, timeout: 0, http429: 0, http5xx: 0, truncated: 0, missingAnswer: 0, internalError: 0 };
+  const stats: FaultProxy['stats'] = {
+    requests: 0, rangeRefusals: 0, batchRefusals: 0, unsupported: 0, staleReceipts: 0, zeroHashLogs: 0,
+    timeout: 0, http429: 0, http5xx: 0, truncated: 0, missingAnswer: 0, internalError: 0,
+  };
+  const staleServed = new Set<string>();
   const hung = new Set<ServerResponse>();
 
+  /** The node's answer, with the configured data faults applied to individual answers. */
   const forward = async (body: string): Promise<string> => {
+    const messages = JSON.parse(body) as RpcMessage | RpcMessage[];
+    const list = Array.isArray(messages) ? messages : [messages];
+    const unsupported = list.filter((m) => options.unsupportedMethods?.includes(m.method ?? ''));
     const res = await fetch(options.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    return res.text();
+    const text = await res.text();
+    if (unsupported.length === 0 && !options.staleReceiptsOnce && !options.zeroHashLogs) return text;
+    const parsed = JSON.parse(text) as RpcAnswer | RpcAnswer[];
+    const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((a) => {
+      const m = list.find((x) => x.id === a.id);
+      if (m && unsupported.includes(m)) {
+        stats.unsupported++;
+        return { jsonrpc: '2.0', id: a.id, error: { code: -32601, message: `the method ${m.method} does not exist/is not available` } };
+      }
+      if (m?.method === 'eth_getTransactionReceipt' && options.staleReceiptsOnce && a.result) {
+        const receipt = a.result as { transactionHash: string; blockHash: string };
+        if (!staleServed.has(receipt.transactionHash)) {
+          staleServed.add(receipt.transactionHash);
+          stats.staleReceipts++;
+          return { ...a, result: { ...receipt, blockHash: `0x${'5'.repeat(64)}` } };
+        }
+      }
+      if (m?.method === 'eth_getLogs' && options.zeroHashLogs && Array.isArray(a.result) && a.result.length > 0) {
+        const first = a.result[0] as Record<string, unknown>;
+        stats.zeroHashLogs++;
+        return { ...a, result: [...a.result, { ...first, transactionHash: `0x${'0'.repeat(64)}`, logIndex: '0x7fff' }] };
+      }
+      return a;
+    });
+    return JSON.stringify(Array.isArray(parsed) ? answers : answers[0]);
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

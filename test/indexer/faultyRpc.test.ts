@@ -9,7 +9,7 @@ import { startIndexer } from '../../indexer/index.js';
 import type { Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
-import { expectMatchesTruth } from './storedTruth.js';
+import { expectMatchesTruth, readStoredTruth } from './storedTruth.js';
 import { devnetConfig, quietLogger } from './support.js';
 
 const FLAKY_TUNING = {
@@ -80,6 +80,84 @@ function failoverTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
         await indexer.stop();
       }
       await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+    });
+  };
+}
+
+describe('indexer on nodes that answer differently', function () {
+  this.timeout(300_000);
+  let devnet: Devnet;
+
+  before(async () => {
+    devnet = await startDevnet();
+    // Enough bundles that some transactions carry two (through BundleMulticall: calldata only in a trace).
+    await generate(devnet, { ops: 200, days: 1, seed: 17, layout: { multiBundleTxRate: 0.5 } });
+  });
+
+  after(async () => {
+    await devnet?.stop();
+  });
+
+  const noDebug = useTestDb();
+  describe('without debug_traceTransaction', noTraceTests(noDebug, () => devnet));
+  const odd = useTestDb();
+  describe('stale receipts from a load balancer, zero-hash logs', oddAnswerTests(odd, () => devnet));
+});
+
+async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<typeof FLAKY_TUNING> = {}): Promise<void> {
+  const indexer = startIndexer({ db, config: devnetConfig(proxy.url), log: quietLogger(), tuning: { ...FLAKY_TUNING, ...tuning } });
+  try {
+    await indexer.syncNow();
+  } finally {
+    await indexer.stop();
+  }
+}
+
+function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
+  return function () {
+    it('keeps every op from its events; wrapper calldata waits for a trace (trace_needed), op traces are unavailable', async () => {
+      const devnet = getDevnet();
+      const proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, unsupportedMethods: ['debug_traceTransaction'] });
+      try {
+        await indexThrough(t.db, proxy);
+      } finally {
+        await proxy.stop();
+      }
+      expect(proxy.stats.unsupported).to.be.greaterThan(0);
+      const stored = await readStoredTruth(t.db, devnet.chainId);
+      const multi = new Set(devnet.truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
+      expect(multi.size, 'multi-bundle transactions generated').to.be.greaterThan(0);
+      const byHash = new Map(stored.userOps.map((o) => [o.userOpHash, o]));
+      expect(byHash.size).to.equal(devnet.truth.userOps.length);
+      const { rows } = await t.db.query<{ user_op_hash: string; decode_status: string; tx_hash: string }>('select user_op_hash, decode_status, tx_hash from user_ops where chain_id = $1', [devnet.chainId]);
+      for (const r of rows) expect(r.decode_status, r.tx_hash).to.equal(multi.has(r.tx_hash) ? 'trace_needed' : 'ok');
+      for (const want of devnet.truth.userOps) {
+        const got = byHash.get(want.userOpHash)!;
+        const fromEvents = (o: typeof want) => [o.sender, o.nonce, o.paymaster, o.success, o.actualGasCost, o.actualGasUsed, o.revertReason, o.factory, o.blockNumber, o.logIndex, o.bundleIndex, o.bundler];
+        expect(fromEvents(got), want.userOpHash).to.deep.equal(fromEvents(want));
+        if (!multi.has(want.transactionHash)) expect(got).to.deep.equal(want);
+      }
+      const { rows: traces } = await t.db.query<{ status: string; n: string }>('select status, count(*) as n from user_op_traces where chain_id = $1 group by status', [devnet.chainId]);
+      expect(traces).to.deep.equal([{ status: 'unavailable', n: String(devnet.truth.userOps.length) }]);
+    });
+  };
+}
+
+function oddAnswerTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
+  return function () {
+    it('refetches a range whose receipt came from another block, skips zero-hash logs, and stores exactly the truth', async () => {
+      const devnet = getDevnet();
+      const proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, staleReceiptsOnce: true, zeroHashLogs: true });
+      try {
+        await indexThrough(t.db, proxy);
+      } finally {
+        await proxy.stop();
+      }
+      expect(proxy.stats.staleReceipts).to.be.greaterThan(0);
+      expect(proxy.stats.zeroHashLogs).to.be.greaterThan(0);
+      await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from entry_point_deposits where tx_hash = $1`, [`0x${'0'.repeat(64)}`]);
+      expect(rows[0]!.n).to.equal('0');
     });
   };
 }
