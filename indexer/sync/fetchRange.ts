@@ -63,7 +63,7 @@ export async function fetchHeaders(rpc: RpcClient, numbers: number[]): Promise<B
 }
 
 /** Groups the range's logs by transaction; a transaction with BeforeExecution or a UserOperationEvent holds a bundle. */
-function bundleTransactions(logs: RpcLog[], source: ChainSource): Map<string, RpcLog> {
+function bundleTransactions(logs: RpcLog[]): Map<string, RpcLog> {
   const txs = new Map<string, RpcLog>();
   for (const log of logs) {
     const topic0 = log.topics[0];
@@ -145,7 +145,7 @@ export async function fetchRange(source: ChainSource, range: { fromBlock: number
   for (let n = Math.max(fromBlock, range.windowFrom); n <= toBlock; n++) headerNumbers.add(n);
   for (const n of blockHashes.keys()) if (!blockTimes.has(n)) headerNumbers.add(n);
 
-  const bundleTxs = bundleTransactions(logs, source);
+  const bundleTxs = bundleTransactions(logs);
   const txHashes = [...bundleTxs.keys()];
   let traceHashes = source.traceAll ? txHashes : [];
   let fetched = await fetchDetails(source, txHashes, [...headerNumbers], traceHashes);

@@ -17,7 +17,11 @@ function header(number: number, parent: string): BlockHeader {
   return { number, hash: hash(0xb10c00 + number), parentHash: parent, timestamp: 1_700_000_000 + number };
 }
 
-function batchAt(chainId: number, block: number, parent: string, txs: RawBundleTx[], entryPoints = ENTRY_POINTS) {
+function batchAt(chainId: number, block: number, parent: string, txs: RawBundleTx[]) {
+  return batchWith(ENTRY_POINTS, { chainId, block, parent, txs });
+}
+
+function batchWith(entryPoints: typeof ENTRY_POINTS, { chainId, block, parent, txs }: { chainId: number; block: number; parent: string; txs: RawBundleTx[] }) {
   return decodeRange(
     { chainId, fromBlock: block, toBlock: block, headers: [header(block, parent)], entryPointLogs: txs.flatMap((t) => t.receipt.logs), bundleTxs: txs, blockTimes: new Map([[block, 1_700_000_000]]), tracesSupported: true },
     entryPoints,
@@ -81,7 +85,7 @@ describe('persist/persistBatch', () => {
     const entryPoints = new Map([...ENTRY_POINTS, [CUSTOM_EP, 'v0.6' as const]]);
     const op = { sender: addr(0x600), nonce: 3n, callGasLimit: 1n << 70n };
     const raw = new TxBuilder(hash(0x7777), 101).beforeExecution(CUSTOM_EP).opEvent(CUSTOM_EP, { hash: hash(0x6001), sender: op.sender, nonce: op.nonce }).raw(handleOpsV06([op], addr(0xbe)), { to: CUSTOM_EP });
-    await persistBatch(t.db, batchAt(1, 101, hash(0xb10c00 + 100), [raw], entryPoints), options);
+    await persistBatch(t.db, batchWith(entryPoints, { chainId: 1, block: 101, parent: hash(0xb10c00 + 100), txs: [raw] }), options);
     const { rows } = await t.db.query<{ entry_point: string; entry_point_version: string; call_gas_limit: string; decode_status: string }>(
       'select entry_point, entry_point_version, call_gas_limit, decode_status from user_ops where chain_id = 1 and user_op_hash = $1',
       [hash(0x6001)],
