@@ -1,10 +1,13 @@
 /**
  * Backfill progress in the logs: blocks done of the total, ops per second and the time left,
- * at most once per interval (static message, numbers in fields).
+ * at most once per interval (static message, numbers in fields). The few blocks of each head
+ * poll are logged at debug level only.
  */
 import type { Logger } from '../shared/log.js';
 
 const REPORT_INTERVAL_MS = 5_000;
+/** Catch-ups shorter than this are head following, not a backfill: logged at debug level. */
+const BACKFILL_BLOCKS = 1_000;
 
 export class Progress {
   private readonly startedAt = Date.now();
@@ -32,7 +35,8 @@ export class Progress {
     this.lastReport = now;
     const seconds = Math.max((now - this.startedAt) / 1000, 0.001);
     const blocksPerSecond = this.blocksDone / seconds;
-    this.log.info(
+    const level = this.totalBlocks >= BACKFILL_BLOCKS ? 'info' : 'debug';
+    this.log[level](
       {
         blocksDone: this.blocksDone,
         blocksTotal: this.totalBlocks,
