@@ -54,8 +54,14 @@ export type PersistOptions = {
 
 export type PersistResult = { newUserOps: number; newBundles: number };
 
+/** A lock wait longer than this is a bug (see the phase comment below): fail, roll back, retry. */
+const LOCK_TIMEOUT = '30s';
+
 export async function persistBatch(db: Db, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
-  return db.transaction((tx) => writeBatch(tx, batch, options));
+  return db.transaction(async (tx) => {
+    await tx.query(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
+    return writeBatch(tx, batch, options);
+  });
 }
 
 async function checkCursor(tx: Queryable, batch: DecodedBatch): Promise<void> {
@@ -82,7 +88,6 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
   await userOpTraces.insertMany(tx, chainId, batch.traces.filter((t) => newHashes.has(t.userOpHash)));
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
-  await tokens.insertMany(tx, chainId, batch.tokenMetadata);
   await blocks.upsertMany(tx, chainId, batch.headers);
 
   if (options.after) {
@@ -91,6 +96,10 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
     });
   }
   await checkCursor(tx, batch);
+  // Keys two batches may share (a token first seen in both) are written only here, in commit
+  // order: in phase one the next batch would wait on the previous one's row lock while the
+  // previous one waits for it to finish — a deadlock Postgres cannot see.
+  await tokens.insertMany(tx, chainId, batch.tokenMetadata);
   // Aggregates: only what is new in this transaction counts.
   const senderFactories = await accounts.listFactories(tx, chainId, [...new Set(newOps.map((o) => o.sender))]);
   const txFees = new Map(batch.bundleTxs.map((t) => [t.txHash, t.fee]));
