@@ -110,6 +110,16 @@ describe('decode/decodeTransaction', () => {
     ]);
   });
 
+  it('credits no factory to initCode without an AccountDeployed (EIP-7702 marker, v0.9 IgnoredInitCode)', () => {
+    const marker7702 = `0x7702${'0'.repeat(36)}`;
+    const b = new TxBuilder().beforeExecution(EP07).opEvent(EP07, { hash: hash(1), sender: addr(1), nonce: 0n }).opEvent(EP07, { hash: hash(2), sender: addr(2), nonce: 0n });
+    const d = decodeTransaction(b.raw(handleOpsV07([{ sender: addr(1), nonce: 0n, initCode: marker7702 }, { sender: addr(2), nonce: 0n, initCode: `${addr(0xf1)}abcd` }], beneficiary)), ctx);
+    expect(d.userOps.map((o) => [o.initCode, o.factory])).to.deep.equal([
+      [marker7702, null],
+      [`${addr(0xf1)}abcd`, null],
+    ]);
+  });
+
   it('v0.7 handleAggregatedOps: two aggregator groups and SignatureAggregatorChanged(0) at the end', () => {
     const groups = [
       { aggregator: addr(0xa1), ops: [{ sender: addr(1), nonce: 0n }] },

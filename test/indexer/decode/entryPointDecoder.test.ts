@@ -41,6 +41,27 @@ describe('decode/entryPointDecoder', () => {
     expect(userOpHash({ ...op, maxFeePerGas: op.maxPriorityFeePerGas, maxPriorityFeePerGas: op.maxFeePerGas }, 'v0.7', EP07, 31337)).to.not.equal(recomputed);
   });
 
+  it('decodes every field the userOpHash covers, for v0.6, v0.7 and v0.8 (the recomputed hash equals the original)', () => {
+    const fields = {
+      sender: addr(9),
+      nonce: (0x4337n << 64n) | 1n,
+      initCode: '0xabcdef01',
+      callData: '0xb61d27f6',
+      callGasLimit: 123_456n,
+      verificationGasLimit: 654_321n,
+      preVerificationGas: 42_000n,
+      maxFeePerGas: 7_000_000_000n,
+      maxPriorityFeePerGas: 2_000_000_000n,
+      paymasterAndData: '0x',
+      signature: '0x01',
+    };
+    for (const version of ['v0.6', 'v0.7', 'v0.8'] as const) {
+      const input = version === 'v0.6' ? handleOpsV06([fields], beneficiary) : handleOpsV07([fields], beneficiary);
+      const op = decoderFor(version).decodeHandleOps(input)!.ops[0]!;
+      expect(userOpHash(op, version, EP07, 1), version).to.equal(userOpHash(fields, version, EP07, 1));
+    }
+  });
+
   it('keeps a 2D nonce (192-bit key, sequence 0) exactly', () => {
     const nonce = ((1n << 191n) | 0x4337n) << 64n;
     expect(decoderFor('v0.7').decodeHandleOps(handleOpsV07([{ sender: addr(3), nonce }], beneficiary))!.ops[0]!.nonce).to.equal(nonce);

@@ -1,0 +1,61 @@
+/**
+ * One active writer per network: a second indexer on the same PostgreSQL database waits for the
+ * first one's advisory lock, writes nothing meanwhile, and takes over when the first one stops.
+ */
+import { expect } from 'chai';
+import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
+import { startIndexer, type Indexer } from '../../indexer/index.js';
+import { createDb, type Db } from '../../shared/db/client.js';
+import { TEST_DATABASE_URL, useTestDb } from '../helpers/db.js';
+import { devnetConfig, indexedBlock, quietLogger } from './support.js';
+
+describe('indexer writer lock', function () {
+  this.timeout(120_000);
+  const t = useTestDb();
+  describe('two indexers on one database', twoIndexers(t));
+});
+
+function twoIndexers(t: { readonly db: Db; readonly url: string | undefined }) {
+  return function () {
+    let devnet: Devnet;
+    let secondDb: Db;
+    const indexers: Indexer[] = [];
+
+    before(async function () {
+      if (!TEST_DATABASE_URL) this.skip();
+      devnet = await startDevnet();
+      await generate(devnet, { ops: 40, days: 1, seed: 2 });
+      secondDb = await createDb({ databaseUrl: t.url!, max: 3 });
+    });
+
+    after(async () => {
+      await Promise.all(indexers.map((i) => i.stop()));
+      await secondDb?.close();
+      await devnet?.stop();
+    });
+
+    it('lets a second process wait, then take over when the first stops', async () => {
+      const tuning = { opTraces: false, lockRetryMs: 100 };
+      const first = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning });
+      indexers.push(first);
+      await first.syncNow();
+      const second = startIndexer({ db: secondDb, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning });
+      indexers.push(second);
+      let secondDone = false;
+      const secondSync = second.syncNow().then(() => (secondDone = true));
+
+      await generate(devnet, { ops: 20, days: 1, seed: 3 });
+      const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(secondDone, 'the second indexer waits for the lock').to.equal(false);
+      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and granted`);
+      expect(rows[0]!.n).to.equal('1');
+
+      await first.stop();
+      await secondSync;
+      expect(await indexedBlock(t.db, devnet.chainId)).to.equal(head);
+      const { rows: ops } = await t.db.query<{ n: string }>('select count(*) as n from user_ops');
+      expect(Number(ops[0]!.n)).to.equal(devnet.truth.userOps.length);
+    });
+  };
+}
