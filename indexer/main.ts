@@ -13,7 +13,13 @@ const config = loadConfig(indexerEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer' });
 const shutdown = createShutdown(log);
 
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+// Per network: the session holding its writer lock, two overlapping batch writes, one more query.
+const CONNECTIONS_PER_NETWORK = 4;
+const db = await createDb({
+  databaseUrl: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  max: Math.max(10, config.networks.length * CONNECTIONS_PER_NETWORK + 2),
+});
 shutdown.add('database', () => db.close());
 await assertMigrated(db);
 
