@@ -6,7 +6,10 @@
  * JSON-RPC batches, ranges fetched ahead the same way, nothing decoded or written; (2) the
  * indexer's backfill into a fresh database (decode, persist, aggregates, outbox, cursor) without
  * op traces; (3) the same with op traces (debug_traceTransaction per bundle transaction); (4) the
- * bare fetch again (the ratio uses the mean of both bare runs). Reports ops/s and the ratio.
+ * bare fetch again (the ratio uses the mean of both bare runs). Then (5, 6) the bare fetch and the
+ * backfill again through a proxy adding a network round trip (REMOTE_RTT_MS) to every request, as
+ * a hosted node would: on loopback the node answers almost for free, so the first ratio measures
+ * the cost of decoding and writing rather than the overlap with fetching.
  */
 import { createDb, type Db } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
@@ -19,11 +22,16 @@ import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
 import { TOPICS } from '../indexer/decode/abi.js';
 import type { RpcReceipt } from '../indexer/decode/chainTypes.js';
 import pg from 'pg';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export type IndexerBenchOptions = { ops: number; databaseUrl?: string };
 
 /** The devnet funds each generate() call's new accounts in one block: generate in chunks. */
 const GENERATE_CHUNK_OPS = 2_000;
+
+/** Round trip added per HTTP request in the "remote node" runs. */
+const REMOTE_RTT_MS = 20;
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
@@ -58,6 +66,26 @@ async function bareFetch(rpcUrl: string, entryPoints: string[], head: number, tu
   return { seconds: (performance.now() - started) / 1000, receipts };
 }
 
+/** A loopback proxy that holds every request for `delayMs` before forwarding it. */
+async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      setTimeout(() => {
+        fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+          .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+          .catch(() => res.destroy());
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 async function freshDb(databaseUrl: string | undefined, name: string): Promise<{ db: Db; drop(): Promise<void> }> {
   if (!databaseUrl) {
     const db = await createDb({});
@@ -82,10 +110,10 @@ async function freshDb(databaseUrl: string | undefined, name: string): Promise<{
   };
 }
 
-async function backfill(devnet: Devnet, databaseUrl: string | undefined, tuning: Partial<IndexerTuning>, name: string) {
+async function backfill(rpcUrl: string, databaseUrl: string | undefined, tuning: Partial<IndexerTuning>, name: string) {
   const { db, drop } = await freshDb(databaseUrl, name);
   try {
-    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '0 0 1 1 *' });
+    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '0 0 1 1 *' });
     const started = performance.now();
     const indexer = startIndexer({ db, config, log, tuning });
     await indexer.syncNow();
@@ -109,12 +137,15 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     const tuning = DEFAULT_TUNING;
 
     const bare1 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
-    const noTraces = await backfill(devnet, options.databaseUrl, { opTraces: false }, 'opscan_bench_indexer');
-    const withTraces = await backfill(devnet, options.databaseUrl, { opTraces: true }, 'opscan_bench_indexer');
+    const noTraces = await backfill(devnet.rpcUrl, options.databaseUrl, { opTraces: false }, 'opscan_bench_indexer');
+    const withTraces = await backfill(devnet.rpcUrl, options.databaseUrl, { opTraces: true }, 'opscan_bench_indexer');
     const bare2 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
     const bareSeconds = (bare1.seconds + bare2.seconds) / 2;
+    const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
+    const remoteBare = await bareFetch(proxy.url, entryPoints, head, tuning);
+    const remote = await backfill(proxy.url, options.databaseUrl, { opTraces: false }, 'opscan_bench_indexer').finally(() => proxy.stop());
     const ops = devnet.truth.userOps.length;
-    if (noTraces.userOps !== ops || withTraces.userOps !== ops) throw new Error(`indexed ${noTraces.userOps}/${withTraces.userOps} of ${ops} ops`);
+    for (const run of [noTraces, withTraces, remote]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
     const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
     return {
       store: options.databaseUrl ? 'postgres' : 'pglite',
@@ -126,6 +157,11 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       bareFetchSeconds: [round(bare1.seconds), round(bare2.seconds)],
       backfill: { seconds: round(noTraces.seconds), opsPerSecond: Math.round(ops / noTraces.seconds), ratioToBareFetch: round(noTraces.seconds / bareSeconds) },
       backfillWithOpTraces: { seconds: round(withTraces.seconds), opsPerSecond: Math.round(ops / withTraces.seconds), ratioToBareFetch: round(withTraces.seconds / bareSeconds) },
+      remoteNode: {
+        rttMs: REMOTE_RTT_MS,
+        bareFetchSeconds: round(remoteBare.seconds),
+        backfill: { seconds: round(remote.seconds), opsPerSecond: Math.round(ops / remote.seconds), ratioToBareFetch: round(remote.seconds / remoteBare.seconds) },
+      },
     };
   } finally {
     await devnet.stop();
