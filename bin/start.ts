@@ -27,7 +27,13 @@ let config = loadConfig(allInOneEnvSchema, env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan' });
 const shutdown = createShutdown(log);
 
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+// With PostgreSQL the pool serves every process: the web's queries, and per indexed network a
+// writer-lock session plus two overlapping batch writes (see indexer/main.ts).
+const db = await createDb({
+  databaseUrl: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  max: 10 + config.networks.length * 4,
+});
 shutdown.add('db', () => db.close());
 await migrate(db);
 
