@@ -3,6 +3,9 @@
  * in one transaction with the cursor). Addresses and hashes are lower-case hex, uint256 values
  * bigint, block numbers and unix seconds numbers.
  */
+import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransactions.js';
+import type { NewLog } from '../../shared/db/tables/logs.js';
+import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { AccountCall } from './accountCalls.js';
 import type { Failure } from './bundleLogs.js';
@@ -13,68 +16,21 @@ import type { TokenStandard } from './transfers.js';
  * EntryPoint was called indirectly and the node cannot trace; decode_failed: calldata malformed. */
 export type DecodeStatus = 'ok' | 'calldata_missing' | 'trace_needed' | 'decode_failed';
 
-export type DecodedUserOp = {
-  userOpHash: string;
-  entryPoint: string;
+/**
+ * An op as decoded: the row userOps.insertMany stores (with the version and failure narrowed),
+ * plus what persistence derives the rest from.
+ */
+export type DecodedUserOp = NewUserOp & {
   entryPointVersion: EntryPointVersion;
-  sender: string;
-  paymaster: string | null;
-  nonce: bigint;
-  success: boolean;
-  actualGasCost: bigint;
-  actualGasUsed: bigint;
   failure: Failure | null;
-  revertReason: string | null;
-  revertMessage: string | null;
-  blockNumber: number;
-  blockHash: string;
-  blockTime: number;
-  txHash: string;
-  txIndex: number;
-  bundleIndex: number;
-  opIndex: number | null;
-  logIndex: number;
-  execLogFrom: number;
-  execLogTo: number;
-  bundler: string;
-  beneficiary: string | null;
-  /** The factory of an AccountDeployed for this op (it deployed its sender). */
-  factory: string | null;
-  /** Log index of that AccountDeployed. */
+  /** Log index of the AccountDeployed of this op, when it deployed its sender (`factory` is set). */
   deployedLogIndex: number | null;
-  aggregator: string | null;
-  initCode: string | null;
-  callData: string | null;
-  signature: string | null;
-  paymasterAndData: string | null;
-  callGasLimit: bigint | null;
-  verificationGasLimit: bigint | null;
-  preVerificationGas: bigint | null;
-  maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null;
-  paymasterVerificationGasLimit: bigint | null;
-  paymasterPostOpGasLimit: bigint | null;
-  accountGasLimits: string | null;
-  gasFees: string | null;
   decodeStatus: DecodeStatus;
   calls: AccountCall[];
 };
 
-export type DecodedBundleTx = {
-  txHash: string;
-  blockNumber: number;
-  blockHash: string;
-  blockTime: number;
-  txIndex: number;
-  from: string;
-  to: string | null;
-  input: string;
-  status: boolean;
-  gasUsed: bigint;
-  effectiveGasPrice: bigint;
-  /** gasUsed × effectiveGasPrice (+ L1 data fee where reported), wei. */
-  fee: bigint;
-};
+/** A bundle transaction as bundleTransactions.insertMany stores it. */
+export type DecodedBundleTx = NewBundleTransaction;
 
 export type DecodedBundle = {
   txHash: string;
@@ -91,16 +47,8 @@ export type DecodedBundle = {
   actualGasCostSum: bigint;
 };
 
-export type DecodedLog = {
-  txHash: string;
-  logIndex: number;
-  txLogIndex: number;
-  blockNumber: number;
-  address: string;
-  topics: string[];
-  data: string;
-  userOpHash: string | null;
-};
+/** A log of a bundle transaction as logs.insertMany stores it. */
+export type DecodedLog = NewLog;
 
 export type TransferStandard = TokenStandard | 'NATIVE';
 
