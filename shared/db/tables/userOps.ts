@@ -150,6 +150,14 @@ function selectStored(inner: string): string {
     order by o.block_number desc, o.log_index desc`;
 }
 
+/** The stored ops with these hashes (any order), with everything toUserOp needs. */
+export async function listStoredByHashes(db: Queryable, chainId: number, hashes: string[]): Promise<StoredUserOp[]> {
+  if (hashes.length === 0) return [];
+  const inner = `select * from user_ops where chain_id = $1 and user_op_hash = any($2::text[])`;
+  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [chainId, hashes]);
+  return rows;
+}
+
 /** A page of the ops matching `where` (fixed SQL with $1..$n placeholders), newest first. */
 async function listWhere(db: Queryable, where: string, params: unknown[], page: Page): Promise<UserOp[]> {
   const n = params.length;
