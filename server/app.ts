@@ -9,6 +9,8 @@ import { createMetricsRoute } from './http/metrics.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
+import { jiffyscanDialect } from './dialects/jiffyscan.js';
+import { specDialect } from './dialects/spec.js';
 
 const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy', 'x-cache'];
 
@@ -47,7 +49,9 @@ export function createApp(deps: Deps): express.Express {
   app.use(corsMiddleware);
   app.use(jsonBodyParser);
 
-  app.use('/v0', createRestRouter(deps));
+  app.use('/v0', createRestRouter(deps, specDialect));
+  // The live JiffyScan API's shapes, for its existing clients (server/dialects/jiffyscan.ts).
+  app.use(jiffyscanDialect.basePath, createRestRouter(deps, jiffyscanDialect));
   app.use(
     '/trpc',
     createExpressMiddleware({
@@ -68,7 +72,7 @@ export function createApp(deps: Deps): express.Express {
     res.json({ status: 'ok' });
   });
   app.get('/metrics', createMetricsRoute(deps));
-  app.use(createDocsRouter());
+  app.use(createDocsRouter([specDialect, jiffyscanDialect]));
 
   app.use((req, res) => {
     res.status(404).json({ message: `No endpoint ${req.method} ${req.path}`, code: 'NOT_FOUND' });

@@ -36,7 +36,8 @@ const INTERFACES = [new Interface(EVENTS), new Interface(ERC721_EVENTS)];
 
 export type DecodedEvent = {
   name: string;
-  inputs: Array<{ name: string; type: string; value: string | boolean }>;
+  /** `indexed` arguments are the log's topics after the first; the others are its data. */
+  inputs: Array<{ name: string; type: string; value: string | boolean; indexed: boolean }>;
 };
 
 function toWire(value: unknown, type: ParamType): string | boolean {
@@ -60,7 +61,7 @@ export function decodeLog(log: { topics: readonly string[]; data: string }): Dec
     if (indexed + 1 !== log.topics.length) continue;
     return {
       name: parsed.name,
-      inputs: parsed.fragment.inputs.map((p, i) => ({ name: p.name, type: p.type, value: toWire(parsed!.args[i], p) })),
+      inputs: parsed.fragment.inputs.map((p, i) => ({ name: p.name, type: p.type, value: toWire(parsed!.args[i], p), indexed: p.indexed === true })),
     };
   }
   return null;

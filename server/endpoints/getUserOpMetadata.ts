@@ -28,12 +28,12 @@ export const getUserOpMetadata = defineEndpoint({
     const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
     if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
     const [transfers, trace, opLogs] = await Promise.all([
-      tokenTransfers.listErc20ByUserOp(ctx.db, network.chainId, op.userOpHash),
+      tokenTransfers.listByUserOp(ctx.db, network.chainId, op.userOpHash),
       userOpTraces.find(ctx.db, network.chainId, op.userOpHash),
       logs.listByUserOp(ctx.db, network.chainId, op.userOpHash),
     ]);
     return {
-      erc20Transfers: transfers.map((t) => ({
+      erc20Transfers: transfers.filter((t) => t.standard === 'ERC20').map((t) => ({
         invoked: t.token,
         from: t.from,
         to: t.to,
@@ -47,7 +47,7 @@ export const getUserOpMetadata = defineEndpoint({
         return {
           name: decoded?.name ?? '',
           anonymous: false,
-          inputs: decoded?.inputs ?? null,
+          inputs: decoded?.inputs.map(({ name, type, value }) => ({ name, type, value })) ?? null,
           raw: { address: log.address, topics: log.topics, data: log.data },
         };
       }),

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { Ctx } from '../context.js';
 import type { Answer } from '../cache/responseCache.js';
 import type { Endpoint } from './defineEndpoint.js';
-import { answerValue, runEndpoint } from './runEndpoint.js';
+import type { Dialect } from '../dialects/dialect.js';
+import { answerValue, runEndpoint, type Presenter } from './runEndpoint.js';
 import { getNetworks } from './getNetworks.js';
 import { getAddressActivity } from './getAddressActivity.js';
 import { getAddressAggregateData } from './getAddressAggregateData.js';
@@ -28,6 +29,9 @@ import { getUserOp } from './getUserOp.js';
 import { getUserOpLogs } from './getUserOpLogs.js';
 import { getUserOpMetadata } from './getUserOpMetadata.js';
 import { searchEntry } from './searchEntry.js';
+import { getPrices } from './getPrices.js';
+import { getUserOpTraces } from './getUserOpTraces.js';
+import { getTrxTraces } from './getTrxTraces.js';
 import { createWebhook } from './createWebhook.js';
 import { listWebhooks } from './listWebhooks.js';
 import { deleteWebhook } from './deleteWebhook.js';
@@ -62,6 +66,9 @@ export const endpoints = {
   getUserOpLogs,
   getUserOpMetadata,
   searchEntry,
+  getPrices,
+  getUserOpTraces,
+  getTrxTraces,
   createWebhook,
   listWebhooks,
   deleteWebhook,
@@ -74,12 +81,30 @@ export type Endpoints = typeof endpoints;
 export type EndpointName = keyof Endpoints;
 export type OutputOf<K extends EndpointName> = z.input<Endpoints[K]['output']>;
 
-/** Runs a procedure call (server/endpoints/runEndpoint.ts); REST writes the answer's JSON text as is. */
-export function answerEndpoint(ctx: Ctx, name: EndpointName, rawInput: unknown): Promise<Answer> {
-  return runEndpoint(ctx, name, endpoints[name] as unknown as Endpoint, rawInput);
+/**
+ * How `dialect` presents endpoint `name`. An endpoint the dialect does not reshape answers as the
+ * spec does, from the same cache entries; a reshaped one has entries of its own.
+ */
+function presenterOf(dialect: Dialect | undefined, name: EndpointName): Presenter | undefined {
+  const presentation = dialect?.presentations[name];
+  if (!presentation) return undefined;
+  return { namespace: `${dialect!.name}:`, present: presentation.present as Presenter['present'] };
 }
 
-/** The answer as a value (tRPC, tests). */
-export async function callEndpoint<K extends EndpointName>(ctx: Ctx, name: K, rawInput: unknown): Promise<OutputOf<K>> {
-  return answerValue(await answerEndpoint(ctx, name, rawInput)) as OutputOf<K>;
+/**
+ * Runs a procedure call (server/endpoints/runEndpoint.ts), answered in `dialect`'s shapes (default:
+ * the spec's); REST writes the answer's JSON text as is.
+ */
+export function answerEndpoint(ctx: Ctx, name: EndpointName, rawInput: unknown, dialect?: Dialect): Promise<Answer> {
+  return runEndpoint(ctx, { name, endpoint: endpoints[name] as unknown as Endpoint, presenter: presenterOf(dialect, name) }, rawInput);
+}
+
+/** The answer as a value (tRPC, tests); typed by the caller, who knows the dialect. */
+export async function callEndpoint<K extends EndpointName, TOutput = OutputOf<K>>(
+  ctx: Ctx,
+  name: K,
+  rawInput: unknown,
+  dialect?: Dialect,
+): Promise<TOutput> {
+  return answerValue(await answerEndpoint(ctx, name, rawInput, dialect)) as TOutput;
 }

@@ -8,13 +8,27 @@ import { parseInput } from '../http/errors.js';
 import type { Endpoint } from './defineEndpoint.js';
 
 /**
+ * How a dialect presents an endpoint's answer: `namespace` keeps its cache entries apart from other
+ * dialects' ('' for the spec's), `present` maps the spec answer (absent: the spec answer as is).
+ */
+export type Presenter = { namespace: string; present?: (value: unknown, ctx: Ctx) => unknown };
+
+const AS_SPECIFIED: Presenter = { namespace: '' };
+
+/**
  * The one path both transports take for every procedure call: authenticate, count it against the
  * caller's rate limit (so each call of a tRPC batch counts), validate, then answer through the
  * read-through cache when the endpoint declares a cache policy. The rate-limit check (a Redis round
  * trip) runs alongside validation and the cache lookup; nothing is computed and nothing is answered
- * before its verdict, so a refused call is a 429 whatever it asked.
+ * before its verdict, so a refused call is a 429 whatever it asked. A dialect's presentation is
+ * applied to the computed answer before it is cached, so a hit costs the same in every dialect; the
+ * cache policy still judges the spec answer.
  */
-export async function runEndpoint(ctx: Ctx, name: string, endpoint: Endpoint, rawInput: unknown): Promise<Answer> {
+export async function runEndpoint(
+  ctx: Ctx,
+  { name, endpoint, presenter = AS_SPECIFIED }: { name: string; endpoint: Endpoint; presenter?: Presenter },
+  rawInput: unknown,
+): Promise<Answer> {
   if (endpoint.auth !== 'none') ctx.apiKey = await authenticate(ctx, ctx.headers);
   const admitted = ctx.services.limiter
     .consume(ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp()}`, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND)
@@ -30,16 +44,17 @@ export async function runEndpoint(ctx: Ctx, name: string, endpoint: Endpoint, ra
     await admitted;
     throw invalid;
   }
+  const present = async (value: unknown) => (presenter.present ? presenter.present(value, ctx) : value);
   const policy = endpoint.cache ?? 'none';
   if (policy === 'none') {
     await admitted;
-    return { value: await endpoint.handler(ctx, input), maxAgeSeconds: 0, cache: 'none' };
+    return { value: await present(await endpoint.handler(ctx, input)), maxAgeSeconds: 0, cache: 'none' };
   }
 
   const networks = networksOf(ctx.config, input);
   const states = await ctx.services.indexer.current();
   const epoch = policy === 'live' ? ANY_EPOCH : epochTag(networks, states);
-  const key = cacheKey(name, input);
+  const key = `${presenter.namespace}${cacheKey(name, input)}`;
   const hit = ctx.services.cache.lookup(key, epoch);
   await admitted;
   return (
@@ -47,7 +62,7 @@ export async function runEndpoint(ctx: Ctx, name: string, endpoint: Endpoint, ra
     ctx.services.cache.fill(key, epoch, async () => {
       const value = await endpoint.handler(ctx, input);
       const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
-      return { value, ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
+      return { value: await present(value), ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
     })
   );
 }

@@ -1,37 +1,15 @@
 import { z } from 'zod';
 import type { Endpoint } from '../endpoints/defineEndpoint.js';
 import { endpoints } from '../endpoints/index.js';
+import type { Dialect } from '../dialects/dialect.js';
 
 /**
- * The OpenAPI 3.1 document of /v0, generated from the same zod schemas the endpoints validate and
- * answer with (zod's JSON Schema output is 2020-12, which OpenAPI 3.1 uses as is). Models with an
- * id (`.meta({ id })` in shared/models) become components.
+ * The OpenAPI 3.1 document of a dialect (/v0, /jiffyscan/v0), generated from the same zod schemas the endpoints validate and
+ * answer with (zod's JSON Schema output is 2020-12, which OpenAPI 3.1 uses as is), each answer in
+ * the dialect's own shape. Models with an id (`.meta({ id })`) become components.
  */
 
-const API_DESCRIPTION = `Read-only ERC-4337 explorer data (user operations, bundles, bundlers, paymasters, factories,
-accounts, daily metrics, address activity) plus webhook management.
 
-Every endpoint is \`GET /v0/<name>\` with query parameters (webhook mutations also take POST or DELETE), and the same
-procedure \`<name>\` over tRPC at \`/trpc\` (input = the same parameters as JSON). Send the API key in \`x-api-key\`
-(or as the password of HTTP Basic credentials); \`searchEntry\` needs none.
-
-Conventions: addresses and hashes are accepted in any case and answered in lower case; gas, wei and counts are
-decimal strings. Lists take \`first\` (1–100, default 10) and \`skip\` (0–10000, default 0) and answer newest first
-(top lists: by count, then address); no match is 200 with an empty list. A single missing thing is 404.
-\`network\` accepts the names of getNetworks and the spellings clients use (\`baseSepolia\`, \`Base\`, \`OPEN_CAMPUS_TEST\`);
-a network this server does not index is a 400 that lists the ones it does.
-
-Envelopes: where clients read another key than the spec (\`bundlers\` on getTopBundlers, \`bundlerDetails\` on
-getBundlerActivity) both keys are answered. getAddressTransactions, getAddressNFTTransfers, getAddressBalances and
-getAddressERC20Transfers answer top-level arrays as the spec defines them (some clients expect an object envelope: the
-spec wins).
-
-Prices (\`quote_rate\`, \`pretty_quote\`, \`value_quote\`, \`gas_quote\`, \`gas_quote_rate\`, \`pretty_*\`) come from the
-price source the deployment configures (PRICE_SOURCE_URL); without one they are null.
-
-Errors are JSON \`{message, code, param?}\`: 400 BAD_REQUEST names the parameter and what it accepts, 401 no key,
-403 unknown or revoked key, 404 NOT_FOUND, 429 TOO_MANY_REQUESTS (with Retry-After and RateLimit headers),
-502 BAD_GATEWAY when a live chain read fails.`;
 
 const errorSchema = {
   type: 'object',
@@ -71,10 +49,11 @@ function parametersOf(input: z.ZodType): JsonSchema[] {
   });
 }
 
-export function buildOpenApiDocument(): JsonSchema {
-  const all = Object.entries(endpoints) as Array<[string, Endpoint]>;
+export function buildOpenApiDocument(dialect: Dialect): JsonSchema {
+  const all = Object.entries(endpoints) as Array<[keyof typeof endpoints, Endpoint]>;
+  const outputOf = (name: keyof typeof endpoints, endpoint: Endpoint): z.ZodType => dialect.presentations[name]?.output ?? endpoint.output;
   // One generation for every output, so shared models become one component each.
-  const combined = z.toJSONSchema(z.object(Object.fromEntries(all.map(([name, e]) => [name, e.output]))), {
+  const combined = z.toJSONSchema(z.object(Object.fromEntries(all.map(([name, e]) => [name, outputOf(name, e)]))), {
     io: 'output',
     cycles: 'ref',
     unrepresentable: 'any',
@@ -105,8 +84,8 @@ export function buildOpenApiDocument(): JsonSchema {
 
   return {
     openapi: '3.1.0',
-    info: { title: 'opscan Explorer Data API', version: '1.0', description: API_DESCRIPTION },
-    servers: [{ url: '/v0' }],
+    info: { title: dialect.title, version: '1.0', description: dialect.description },
+    servers: [{ url: dialect.basePath }],
     tags: [...new Set(all.map(([, e]) => e.tag))].map((name) => ({ name })),
     paths,
     components: {

@@ -5,6 +5,7 @@ import { answerEndpoint, endpoints, type EndpointName } from '../endpoints/index
 import type { Endpoint } from '../endpoints/defineEndpoint.js';
 import { answerJson } from '../endpoints/runEndpoint.js';
 import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
+import type { Dialect } from '../dialects/dialect.js';
 
 export function headersOf(req: Request): RequestHeaders {
   const apiKey = req.get('x-api-key');
@@ -24,11 +25,11 @@ export function contextOf(deps: Deps, req: Request) {
 type Method = 'GET' | 'POST' | 'DELETE';
 
 /**
- * Serves every endpoint at `/<name>` (any case, as Express routes are) for its methods; the input is
- * the query string (and a JSON body on POST). One route looks the name up in a map, rather than one
+ * Serves every endpoint at `/<name>` (any case, as Express routes are) for its methods, answered in
+ * `dialect`'s shapes; the input is the query string (and a JSON body on POST). One route looks the name up in a map, rather than one
  * route per endpoint tried in turn. A cached answer is written as the stored JSON bytes, without a parse.
  */
-export function createRestRouter(deps: Deps): express.Router {
+export function createRestRouter(deps: Deps, dialect: Dialect): express.Router {
   const byName = new Map<string, { name: EndpointName; methods: ReadonlyArray<Method> }>();
   for (const name of Object.keys(endpoints) as EndpointName[]) {
     byName.set(name.toLowerCase(), { name, methods: (endpoints[name] as unknown as Endpoint).methods ?? ['GET'] });
@@ -42,7 +43,7 @@ export function createRestRouter(deps: Deps): express.Router {
     res.setHeader('x-request-id', ctx.requestId);
     const body = method === 'POST' && req.body && typeof req.body === 'object' ? req.body : undefined;
     try {
-      const answer = await answerEndpoint(ctx, found.name, body ? { ...req.query, ...body } : req.query);
+      const answer = await answerEndpoint(ctx, found.name, body ? { ...req.query, ...body } : req.query, dialect);
       const json = answerJson(answer);
       // Written directly (this is the hot path): JSON, no ETag, HEAD without a body.
       res.statusCode = 200;

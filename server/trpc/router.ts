@@ -1,8 +1,11 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { Ctx } from '../context.js';
-import { callEndpoint, endpoints, type EndpointName, type Endpoints, type OutputOf } from '../endpoints/index.js';
+import { callEndpoint, endpoints, type EndpointName, type Endpoints } from '../endpoints/index.js';
 import { errorBody, HTTP_STATUS, toAppError } from '../http/errors.js';
 import type { Endpoint } from '../endpoints/defineEndpoint.js';
+import type { Dialect, DialectOutputOf, Presentations } from '../dialects/dialect.js';
+import { jiffyscanDialect } from '../dialects/jiffyscan.js';
+import { specDialect } from '../dialects/spec.js';
 import type { z } from 'zod';
 
 const t = initTRPC.context<Ctx>().create({
@@ -18,10 +21,10 @@ const t = initTRPC.context<Ctx>().create({
   },
 });
 
-function runner<K extends EndpointName>(name: K) {
-  return async ({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<OutputOf<K>> => {
+function runner<K extends EndpointName, TOutput>(name: K, dialect: Dialect) {
+  return async ({ ctx, input }: { ctx: Ctx; input: unknown }): Promise<TOutput> => {
     try {
-      return await callEndpoint(ctx, name, input);
+      return await callEndpoint<K, TOutput>(ctx, name, input, dialect);
     } catch (error) {
       throw toTRPCError(error);
     }
@@ -35,20 +38,28 @@ const inputOf =
   <K extends EndpointName>(_name: K) =>
   (raw: unknown) =>
     raw as z.input<Endpoints[K]['input']>;
-const queryProcedure = <K extends EndpointName>(name: K) => t.procedure.input(inputOf(name)).query(runner(name));
-const mutationProcedure = <K extends EndpointName>(name: K) => t.procedure.input(inputOf(name)).mutation(runner(name));
+const queryProcedure = <K extends EndpointName, TOutput>(name: K, dialect: Dialect) =>
+  t.procedure.input(inputOf(name)).query(runner<K, TOutput>(name, dialect));
+const mutationProcedure = <K extends EndpointName, TOutput>(name: K, dialect: Dialect) =>
+  t.procedure.input(inputOf(name)).mutation(runner<K, TOutput>(name, dialect));
 
-type ProcedureOf<K extends EndpointName> = Endpoints[K] extends { kind?: infer TKind }
+type ProcedureOf<K extends EndpointName, TOutput> = Endpoints[K] extends { kind?: infer TKind }
   ? 'mutation' extends TKind
     ? 'query' extends TKind
-      ? ReturnType<typeof queryProcedure<K>>
-      : ReturnType<typeof mutationProcedure<K>>
-    : ReturnType<typeof queryProcedure<K>>
-  : ReturnType<typeof queryProcedure<K>>;
+      ? ReturnType<typeof queryProcedure<K, TOutput>>
+      : ReturnType<typeof mutationProcedure<K, TOutput>>
+    : ReturnType<typeof queryProcedure<K, TOutput>>
+  : ReturnType<typeof queryProcedure<K, TOutput>>;
 
-function toProcedure<K extends EndpointName>(name: K): ProcedureOf<K> {
-  const endpoint = endpoints[name] as unknown as Endpoint;
-  return (endpoint.kind === 'mutation' ? mutationProcedure(name) : queryProcedure(name)) as ProcedureOf<K>;
+type ProceduresOf<P extends Presentations> = { [K in EndpointName]: ProcedureOf<K, DialectOutputOf<P, K>> };
+
+/** Every endpoint as a procedure answering in `dialect`'s shapes. */
+function proceduresOf<P extends Presentations>(dialect: Dialect<P>): ProceduresOf<P> {
+  const procedureOf = (name: EndpointName) => {
+    const endpoint = endpoints[name] as unknown as Endpoint;
+    return endpoint.kind === 'mutation' ? mutationProcedure(name, dialect) : queryProcedure(name, dialect);
+  };
+  return Object.fromEntries((Object.keys(endpoints) as EndpointName[]).map((name) => [name, procedureOf(name)])) as unknown as ProceduresOf<P>;
 }
 
 /** AppError codes are a subset of tRPC's, so tRPC picks the same HTTP status as REST. */
@@ -57,10 +68,10 @@ function toTRPCError(error: unknown): TRPCError {
   return new TRPCError({ code: appError.code, message: appError.message, cause: appError });
 }
 
-export const appRouter = t.router(
-  Object.fromEntries((Object.keys(endpoints) as EndpointName[]).map((name) => [name, toProcedure(name)])) as unknown as {
-    [K in EndpointName]: ProcedureOf<K>;
-  },
-);
+/** The spec's procedures at the top (`getUserOp`), the JiffyScan dialect's under `jiffyscan.` (`jiffyscan.getUserOp`). */
+export const appRouter = t.router({
+  ...proceduresOf(specDialect),
+  jiffyscan: t.router(proceduresOf(jiffyscanDialect)),
+});
 
 export type AppRouter = typeof appRouter;

@@ -106,20 +106,41 @@ export async function listNftByAddress(db: Queryable, chainId: number, address: 
   return (await listByParty(db, { chainId, address, standards: ['ERC721', 'ERC1155'] }, page)).map(toNftTransfer);
 }
 
-/** ERC-20 transfers made during an op, in log order (getUserOpMetadata). */
-export async function listErc20ByUserOp(
-  db: Queryable,
-  chainId: number,
-  userOpHash: string,
-): Promise<Array<{ token: string; from: string; to: string; value: string; name: string | null }>> {
-  const { rows } = await db.query<{ token: string; from_address: string; to_address: string; value: string; name: string | null }>(
-    `select x.token, x.from_address, x.to_address, x.value::text as value, t.name
+/** A token transfer made during an op, with its token's metadata (getUserOpMetadata, the explorer dialect's getUserOp). */
+export type UserOpTokenTransfer = {
+  standard: 'ERC20' | 'ERC721' | 'ERC1155';
+  token: string;
+  from: string;
+  to: string;
+  /** Raw amount (ERC-721: 1). */
+  value: string;
+  tokenId: string | null;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+};
+
+/** The token transfers made during an op, in log order (native transfers are not token transfers). */
+export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<UserOpTokenTransfer[]> {
+  const { rows } = await db.query<TransferRow>(
+    `select x.standard, x.token, x.from_address, x.to_address, x.value::text as value, x.token_id::text as token_id,
+            t.name, t.symbol, t.decimals
      from token_transfers x left join tokens t on t.chain_id = x.chain_id and t.address = x.token
-     where x.chain_id = $1 and x.user_op_hash = $2 and x.standard = 'ERC20'
+     where x.chain_id = $1 and x.user_op_hash = $2 and x.standard <> 'NATIVE'
      order by x.log_index, x.batch_index`,
     [chainId, userOpHash],
   );
-  return rows.map((r) => ({ token: r.token, from: r.from_address, to: r.to_address, value: r.value, name: r.name }));
+  return rows.map((r) => ({
+    standard: r.standard as UserOpTokenTransfer['standard'],
+    token: r.token,
+    from: r.from_address,
+    to: r.to_address,
+    value: r.value,
+    tokenId: r.token_id,
+    name: r.name,
+    symbol: r.symbol,
+    decimals: r.decimals,
+  }));
 }
 
 // Writes (the indexer).
