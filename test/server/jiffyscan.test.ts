@@ -1,0 +1,303 @@
+import { expect } from 'chai';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { GroundTruth, TruthUserOp } from '../../devnet/index.js';
+import { createApp } from '../../server/app.js';
+import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
+import { endpoints, type EndpointName } from '../../server/endpoints/index.js';
+import type { Presentation } from '../../server/dialects/dialect.js';
+import { jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
+import type { UserOp } from '../../shared/models/index.js';
+import type { AppRouter } from '../../server/trpc/router.js';
+import { expectedUserOp, pick } from './support/expected.js';
+import { sampleInputs } from './support/sampleInputs.js';
+import { useIndexedDevnet } from './support/indexedDevnet.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const presentations = jiffyscanDialect.presentations as Partial<Record<EndpointName, Presentation>>;
+const queries = (Object.entries(endpoints) as Array<[EndpointName, Endpoint]>).filter(([, e]) => e.kind !== 'mutation');
+const LIVE_ONLY_KEYS = ['target', 'value', 'callData', 'actualGasPrice', 'timeSeenInAltMempool', 'timeSeenInMainMempool'];
+
+/** The calls the live API lists for an op, from the truth alone (server/dialects/jiffyscan.ts liveCalls). */
+function expectedCalls(op: TruthUserOp) {
+  if (op.calls.length === 0) return { target: [op.sender], value: ['0'], callData: [op.callData] };
+  return { target: op.calls.map((c) => c.target), value: op.calls.map((c) => c.value), callData: op.calls.map((c) => c.data) };
+}
+
+/**
+ * A live user op: the truth's values (calls as arrays, gas price from cost and gas used, mempool
+ * times null) and, for every other key, exactly what /v0 answers for the same op.
+ */
+function expectLiveUserOp(truth: GroundTruth, live: Json, spec: Json): void {
+  const op = truth.userOps.find((o) => o.userOpHash === live.userOpHash);
+  expect(op, `op ${live.userOpHash} is in the truth`).to.not.equal(undefined);
+  expect(spec.userOpHash).to.equal(live.userOpHash);
+  const { target: _t, value: _v, callData: _c, ...truthFields } = expectedUserOp(truth, op!);
+  expect(pick(live, truthFields)).to.deep.equal(truthFields);
+  expect(pick(live, expectedCalls(op!))).to.deep.equal(expectedCalls(op!));
+  expect(live.preDecodedCallData).to.equal(op!.callData);
+  expect(live.status).to.equal(op!.success ? 'SUCCESS' : 'FAILED');
+  expect(live.actualGasPrice).to.equal((BigInt(op!.actualGasCost) / BigInt(op!.actualGasUsed)).toString());
+  expect(live).to.include({ timeSeenInAltMempool: null, timeSeenInMainMempool: null });
+  const rest = (o: Json) => Object.fromEntries(Object.entries(o).filter(([k]) => !LIVE_ONLY_KEYS.includes(k) && !k.startsWith('erc')));
+  expect(rest(live)).to.deep.equal(rest(spec));
+  // /v0 keeps the spec's strings.
+  expect(spec.target === null || typeof spec.target === 'string').to.equal(true);
+}
+
+function expectLiveUserOps(truth: GroundTruth, live: Json[], spec: Json[]): void {
+  expect(live).to.have.length(spec.length);
+  live.forEach((item, i) => expectLiveUserOp(truth, item, spec[i]!));
+}
+
+/** `detail` as /v0 answers it but for its user ops, which are live ones. */
+function expectDetailWithLiveOps(truth: GroundTruth, live: Json, spec: Json): void {
+  const { userOps: liveOps, ...liveRest } = live;
+  const { userOps: specOps, ...specRest } = spec;
+  expect(liveRest).to.deep.equal(specRest);
+  expectLiveUserOps(truth, liveOps, specOps);
+}
+
+/** The indexed logs' decoded arguments, as the truth's token transfers say they must be. */
+function expectDecodedTransferLog(truth: GroundTruth, log: Json): boolean {
+  const transfer = truth.transfers.find((t) => t.transactionHash === log.transactionHash && t.logIndex === Number(log.logIndex));
+  if (!transfer || (transfer.standard !== 'ERC20' && transfer.standard !== 'ERC721')) return false;
+  expect(log.topicsDecoded).to.include({ from: transfer.from, to: transfer.to });
+  if (transfer.standard === 'ERC20') expect(log.dataDecoded).to.deep.equal({ value: transfer.value });
+  else expect(log.topicsDecoded.tokenId).to.equal(transfer.tokenId);
+  return true;
+}
+
+/** Per reshaped endpoint: the live body against the /v0 body of the same request and the truth. */
+const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json, spec: Json) => void>> = {
+  getUserOp(truth, live, spec) {
+    expectLiveUserOps(truth, live.userOps, spec.userOps);
+    for (const op of live.userOps) {
+      const made = truth.transfers.filter((t) => t.userOpHash === op.userOpHash);
+      expect(op.erc20Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.value])).to.deep.equal(
+        made.filter((t) => t.standard === 'ERC20').map((t) => [t.token, t.from, t.to, t.value]),
+      );
+      expect(op.erc721Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.tokenId])).to.deep.equal(
+        made.filter((t) => t.standard === 'ERC721' || t.standard === 'ERC1155').map((t) => [t.token, t.from, t.to, t.tokenId]),
+      );
+    }
+  },
+  getLatestUserOps: (truth, live, spec) => expectLiveUserOps(truth, live.userOps, spec.userOps),
+  getAddressActivity: (truth, live, spec) => expectDetailWithLiveOps(truth, live.accountDetail, spec.accountDetail),
+  getPaymasterActivity: (truth, live, spec) => expectDetailWithLiveOps(truth, live.paymasterDetail, spec.paymasterDetail),
+  getBundleActivity: (truth, live, spec) => expectDetailWithLiveOps(truth, live.bundleDetails, spec.bundleDetails),
+  getBlockActivity: (truth, live, spec) => expectDetailWithLiveOps(truth, live.block, spec.block),
+  getBundlerActivity(truth, live, spec) {
+    expectLiveUserOps(truth, live.userOps, spec.userOps);
+    const { userOps: liveRows, ...liveRest } = live.bundlerDetails;
+    const { userOps: specRows, ...specRest } = spec.bundlerDetails;
+    expect(liveRest).to.deep.equal(specRest);
+    expect(liveRows).to.have.length(specRows.length);
+    liveRows.forEach((row: Json, i: number) => {
+      expect(Object.keys(row).sort()).to.deep.equal(Object.keys(specRows[i]).sort());
+      expect(pick(row, expectedCalls(truth.userOps.find((o) => o.userOpHash === row.userOpHash)!))).to.deep.equal(
+        pick(live.userOps[i], { target: 0, value: 0, callData: 0 }),
+      );
+    });
+  },
+  getAddressAggregateData(truth, live, spec) {
+    expect(Object.keys(live)).to.deep.equal(['accountDetail']);
+    expectDetailWithLiveOps(truth, live.accountDetail, spec);
+  },
+  getAddressTransactions: (_truth, live, spec) => expect(live).to.deep.equal({ transactions: spec }),
+  getAddressERC20Transfers: (_truth, live, spec) => expect(live).to.deep.equal({ erc20Transfers: spec }),
+  getAddressNFTTransfers: (_truth, live, spec) => expect(live).to.deep.equal({ erc721Transfers: spec }),
+  getAddressBalances(_truth, live, spec) {
+    expect(Object.keys(live)).to.deep.equal(['tokenBalances']);
+    expect(live.tokenBalances).to.have.length(spec.length);
+    live.tokenBalances.forEach((balance: Json, i: number) => {
+      const { quote_rate, native_token, ...rest } = spec[i];
+      expect(balance).to.deep.equal({ ...rest, quote_rate: quote_rate === null ? null : Number(quote_rate), native_token: native_token === 'true' });
+    });
+    expect(live.tokenBalances[0].native_token).to.equal(true);
+  },
+  getDailyMetrics: (_truth, live, spec) => expect(live).to.deep.equal({ metrics: spec.metrics, matrics: spec.metrics }),
+  getUserOpLogs(truth, live, spec) {
+    expect(live.logs).to.have.length(spec.logs.length);
+    live.logs.forEach((log: Json, i: number) => {
+      const { topicsDecoded, dataDecoded, ...rest } = log;
+      expect(rest).to.deep.equal(spec.logs[i]);
+      if (log.event_name === null) expect({ topicsDecoded, dataDecoded }).to.deep.equal({ topicsDecoded: null, dataDecoded: null });
+    });
+    expect(live.logs.filter((log: Json) => expectDecodedTransferLog(truth, log)).length).to.be.greaterThan(0);
+  },
+  getLogFromIndex(truth, live, spec) {
+    const { topicsDecoded: _t, dataDecoded: _d, ...rest } = live.log;
+    expect(rest).to.deep.equal(spec.log);
+    expect(expectDecodedTransferLog(truth, live.log)).to.equal(true);
+  },
+};
+
+describe('JiffyScan dialect (/jiffyscan/v0)', () => {
+  const d = useIndexedDevnet({ ops: 150 });
+  const live = (name: string, query: Record<string, string>) => d.api().get(`/jiffyscan/v0/${name}`).query(query).set('x-api-key', d.key);
+
+  it('reshapes exactly the endpoints whose live shape differs, and has a check for each', () => {
+    expect(Object.keys(presentations).sort()).to.deep.equal(Object.keys(LIVE_SHAPES).sort());
+  });
+
+  for (const [name, endpoint] of queries) {
+    it(`${name}: answers the live shape, with the truth's values; /v0 unchanged`, async () => {
+      const query = sampleInputs(d.truth)[name];
+      expect(query, `a sample input for ${name}`).to.not.equal(undefined);
+      // The spec answer first, so that a live answer served from the spec's cache entry would show.
+      const spec = await d.get(name, query!);
+      const first = await live(name, query!);
+      const again = await live(name, query!);
+      expect(first.status, JSON.stringify(first.body)).to.equal(spec.status);
+      expect(again.body).to.deep.equal(first.body);
+      if (spec.status !== 200) {
+        expect(first.body).to.deep.equal(spec.body);
+        return;
+      }
+      endpoint.output.parse(spec.body);
+      const presentation = presentations[name];
+      if (!presentation) {
+        expect(first.body).to.deep.equal(spec.body);
+        return;
+      }
+      presentation.output.parse(first.body);
+      LIVE_SHAPES[name]!(d.truth, first.body, spec.body);
+    });
+  }
+
+  it('answers user ops in the live shape on every endpoint that lists them, for every op of the truth', async () => {
+    const res = await live('getLatestUserOps', { network: 'devnet', first: '100', skip: '0' });
+    const spec = await d.get('getLatestUserOps', { network: 'devnet', first: '100', skip: '0' });
+    expectLiveUserOps(d.truth, res.body.userOps, spec.body.userOps);
+    const batch = d.truth.userOps.find((o) => o.calls.length > 1);
+    expect(batch, 'the devnet generates executeBatch ops').to.not.equal(undefined);
+    const one = await live('getUserOp', { hash: batch!.userOpHash });
+    expect(one.body.userOps[0].target).to.deep.equal(batch!.calls.map((c) => c.target));
+    // getUserOp items list the op's token transfers: one op of each standard.
+    for (const standard of ['ERC20', 'ERC721', 'ERC1155'] as const) {
+      const transfer = d.truth.transfers.find((t) => t.standard === standard)!;
+      const query = { hash: transfer.userOpHash };
+      const [liveRes, specRes] = await Promise.all([live('getUserOp', query), d.get('getUserOp', query)]);
+      LIVE_SHAPES.getUserOp!(d.truth, liveRes.body, specRes.body);
+      const item = liveRes.body.userOps[0];
+      expect(item[standard === 'ERC20' ? 'erc20Transfers' : 'erc721Transfers'], standard).to.not.be.empty;
+    }
+  });
+
+  it('lists an op whose callData is no account call as the sender called with it, and an undecoded one with no calls', () => {
+    const op = { sender: '0x' + '1'.repeat(40), targets: [], values: [], callDatas: [], preDecodedCallData: '0xdeadbeef', signature: '0x' } as unknown as UserOp;
+    const base = { actualGasCost: '100', actualGasUsed: '10' };
+    expect(pick(liveUserOp({ ...op, ...base }), { target: 0, value: 0, callData: 0, actualGasPrice: 0 })).to.deep.equal({
+      target: [op.sender],
+      value: ['0'],
+      callData: ['0xdeadbeef'],
+      actualGasPrice: '10',
+    });
+    expect(pick(liveUserOp({ ...op, ...base, signature: null, actualGasUsed: '0' }), { target: 0, value: 0, callData: 0, actualGasPrice: 0 })).to.deep.equal({
+      target: [],
+      value: [],
+      callData: [],
+      actualGasPrice: null,
+    });
+  });
+
+  it('reads as the explorer web app and the SDK read it (research/contract.md §3)', async () => {
+    const op = d.truth.userOps.find((o) => o.paymaster && o.success)!;
+    const transfer = d.truth.transfers.find((t) => t.standard === 'ERC20')!;
+    const page = { network: 'devnet', first: '5', skip: '0' };
+    const body = async (name: string, query: Record<string, string>) => {
+      const res = await live(name, query);
+      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).to.equal(200);
+      return res.body as Json;
+    };
+    // Home: the widgets render each row's targets and the bundles' count.
+    (await body('getLatestUserOps', page)).userOps.forEach((o: Json) => o.target.map((t: string) => t.slice(0, 10)));
+    (await body('getLatestBundles', page)).bundles.forEach((b: Json) => Number(b.userOpsLength));
+    expect((await body('getTopBundlers', page)).bundlers[0]).to.include.keys('address', 'bundleLength', 'actualGasCostSum');
+    // The user-op page: `status` present means mined; value items parse as numbers.
+    const item = (await body('getUserOp', { hash: op.userOpHash })).userOps[0];
+    expect(item).to.have.property('status');
+    item.value.map((v: string) => BigInt(v));
+    item.callData.map((c: string) => c.slice(0, 10));
+    // The account page: five calls, each read through its envelope.
+    const account = { address: transfer.from, ...page };
+    (await body('getAddressActivity', account)).accountDetail.userOps.forEach((o: Json) => o.target.map(String));
+    (await body('getAddressTransactions', account)).transactions.slice(0, 10).forEach((tx: Json) => Date.parse(tx.block_signed_at));
+    expect((await body('getAddressERC20Transfers', account)).erc20Transfers.slice(0, 10).map((t: Json) => parseInt(t.rawContract.value))).to.not.be.empty;
+    (await body('getAddressNFTTransfers', account)).erc721Transfers.slice(0, 10);
+    (await body('getAddressBalances', account)).tokenBalances.forEach((b: Json) => b.contract_name);
+    // Bundle, block, paymaster and bundler pages.
+    expect((await body('getBundleActivity', { bundle: op.transactionHash, ...page })).bundleDetails.status).to.equal('1');
+    (await body('getBlockActivity', { blockNumber: String(op.blockNumber), ...page })).block.userOps.forEach((o: Json) => o.target.map(String));
+    (await body('getPaymasterActivity', { address: op.paymaster!, ...page })).paymasterDetail.userOps.forEach((o: Json) => o.target.map(String));
+    (await body('getBundlerActivity', { address: op.bundler, ...page })).bundlerDetails.userOps.forEach((o: Json) => o.target.map(String));
+    // The SDK's spelling of the metrics envelope, and its aggregate-data envelope.
+    expect((await body('getDailyMetrics', { network: 'devnet' })).matrics[0]).to.include.keys('userOpsTotal', 'daySinceEpoch');
+    expect((await body('getAddressAggregateData', { address: transfer.from, network: 'devnet' })).accountDetail).to.have.keys(
+      'userOps',
+      'transactions',
+      'erc20Transfers',
+      'erc721Transfers',
+    );
+    // Logs: decoded topics as an object the explorer walks with Object.entries.
+    const logs = (await body('getUserOpLogs', { userOpHash: transfer.userOpHash, network: 'devnet' })).logs as Json[];
+    expect(logs.some((log) => log.topicsDecoded && Object.entries(log.topicsDecoded).length === 2)).to.equal(true);
+  });
+
+  it('answers errors as /v0 does: JSON with the parameter named', async () => {
+    const res = await live('getLatestUserOps', { network: 'devnet', first: 'NaN' });
+    expect(res.status).to.equal(400);
+    expect(res.body).to.include({ code: 'BAD_REQUEST', param: 'first' });
+    const noKey = await d.api().get('/jiffyscan/v0/getLatestUserOps').query({ network: 'devnet' });
+    expect(noKey.status).to.equal(401);
+    expect(noKey.body).to.have.property('message');
+  });
+
+  it('publishes an OpenAPI document in its own shapes beside the spec\'s', async () => {
+    const [own, spec] = await Promise.all([d.api().get('/jiffyscan/v0/openapi.json'), d.api().get('/v0/openapi.json')]);
+    expect(own.status).to.equal(200);
+    expect(own.body.servers).to.deep.equal([{ url: '/jiffyscan/v0' }]);
+    const ownOp = own.body.components.schemas.JiffyscanUserOp;
+    expect(ownOp.properties.target.type).to.equal('array');
+    expect(own.body.components.schemas.UserOp).to.equal(undefined);
+    expect(spec.body.components.schemas.UserOp.properties.target.type).to.not.equal('array');
+    const transactions = own.body.paths['/getAddressTransactions'].get.responses['200'].content['application/json'].schema;
+    expect(transactions.type).to.equal('object');
+    expect(transactions.properties).to.have.key('transactions');
+    const docs = await d.api().get('/jiffyscan/docs/');
+    expect(docs.status).to.equal(200);
+    expect(docs.text).to.contain('JiffyScan dialect');
+  });
+
+  describe('over tRPC (jiffyscan.*)', () => {
+    let server: Server;
+    let url: string;
+    before(async () => {
+      server = createApp(d.deps).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+
+    it('answers every query endpoint as the dialect\'s REST route does', async () => {
+      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url, headers: { 'x-api-key': d.key } })] });
+      const router = client.jiffyscan as unknown as Record<string, { query(input: unknown): Promise<unknown> }>;
+      for (const [name] of queries) {
+        if (name === 'getWebhookDeliveries') continue; // a 404 by design (sampleInputs)
+        const query = sampleInputs(d.truth)[name]!;
+        const rest = await live(name, query);
+        const answer = router[name]!.query(query).then(
+          (value) => ({ status: 200, body: value }),
+          (error: { data?: { httpStatus: number; code: string } }) => ({ status: error.data?.httpStatus, body: error.data?.code }),
+        );
+        expect(await answer, name).to.deep.equal({ status: rest.status, body: rest.status === 200 ? rest.body : rest.body.code });
+      }
+      // Typed: the live envelope is what the client's types say.
+      const typed = await client.jiffyscan.getAddressTransactions.query({ address: d.truth.userOps[0]!.sender, network: 'devnet' });
+      expect(typed.transactions).to.be.an('array');
+    });
+  });
+});
