@@ -22,6 +22,20 @@ export function generateApiKey(): { key: string; prefix: string; hash: string } 
   return { key, prefix: key.slice(0, PREFIX_LENGTH), hash: hashApiKey(key) };
 }
 
+/** What a key issued elsewhere (e.g. a JiffyScan key, 40 alphanumerics) may look like to be imported. */
+export const IMPORTED_KEY_PATTERN = /^[\x21-\x7e]{16,128}$/;
+
+/**
+ * A key from a previous deployment, stored like a generated one (its hash, and its first
+ * PREFIX_LENGTH characters to list and revoke it), so that clients configured with it keep working.
+ */
+export function importApiKey(key: string): { prefix: string; hash: string } {
+  if (!IMPORTED_KEY_PATTERN.test(key)) {
+    throw new Error('An imported key must be 16 to 128 printable ASCII characters without spaces.');
+  }
+  return { prefix: key.slice(0, PREFIX_LENGTH), hash: hashApiKey(key) };
+}
+
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
