@@ -6,7 +6,7 @@
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import { ZERO_ADDRESS } from './abi.js';
-import { decodeAccountCalls } from './accountCalls.js';
+import { decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
 import { splitBundles, type LogOp } from './bundleLogs.js';
 import { opExecutionFrames, tracedBundleCalls, type TracedBundleCall } from './callFrames.js';
 import { hexToNumber, type RawBundleTx, type RpcReceipt } from './chainTypes.js';

@@ -7,7 +7,7 @@ import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransact
 import type { NewLog } from '../../shared/db/tables/logs.js';
 import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
-import type { AccountCall } from './accountCalls.js';
+import type { AccountCall } from '../../shared/calldata/accountCalls.js';
 import type { Failure } from './bundleLogs.js';
 import type { BlockHeader, CallFrame } from './chainTypes.js';
 import type { TokenStandard } from './transfers.js';

@@ -2,7 +2,7 @@
 import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
 import { readBundleCall } from './handleOpsLayout.js';
-import { argumentsOf, type HexReader } from './hexAbi.js';
+import { argumentsOf, type HexReader } from '../../shared/calldata/hexAbi.js';
 
 /** UserOperation at byte `p`: 11 head words, offsets of its bytes fields relative to `p`. */
 function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: number): CalldataOp {

@@ -9,7 +9,7 @@
 import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
 import { readBundleCall } from './handleOpsLayout.js';
-import { argumentsOf, type HexReader } from './hexAbi.js';
+import { argumentsOf, type HexReader } from '../../shared/calldata/hexAbi.js';
 
 const LOW_128 = (1n << 128n) - 1n;
 

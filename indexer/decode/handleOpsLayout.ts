@@ -4,7 +4,7 @@
  * address beneficiary). Only the Op struct differs per version (`readOp`).
  */
 import type { CalldataOp, HandleOpsCall } from './entryPointDecoder.js';
-import { argumentsOf, type HexReader } from './hexAbi.js';
+import { argumentsOf, type HexReader } from '../../shared/calldata/hexAbi.js';
 
 export type OpReader = (r: HexReader, p: number, aggregator: string | null, opIndex: number) => CalldataOp;
 

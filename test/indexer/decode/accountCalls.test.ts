@@ -1,7 +1,7 @@
 /** Account call decoding for every execute shape of research/indexer.md §1.4 (edge case 8). */
 import { expect } from 'chai';
 import { AbiCoder, Interface, concat, toBeHex, zeroPadValue } from 'ethers';
-import { decodeAccountCalls } from '../../../indexer/decode/accountCalls.js';
+import { decodeAccountCalls } from '../../../shared/calldata/accountCalls.js';
 import { addr } from './builders.js';
 
 const accounts = new Interface([

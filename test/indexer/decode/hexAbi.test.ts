@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { Random } from '../../../devnet/random.js';
 import { decoderFor } from '../../../indexer/decode/entryPointDecoder.js';
 import { ENTRY_POINT_V06, ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
-import { AbiReadError, HexReader } from '../../../indexer/decode/hexAbi.js';
+import { AbiReadError, HexReader } from '../../../shared/calldata/hexAbi.js';
 import { addr, handleAggregatedOpsV06, handleAggregatedOpsV07, handleOpsV06, handleOpsV07, type OpFields } from './builders.js';
 
 const rng = new Random(4337);

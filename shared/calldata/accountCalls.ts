@@ -58,35 +58,58 @@ const erc7579: Decoder = (r) => {
   return [];
 };
 
-/** Selector → layout. @see research/indexer.md §1.4 for who uses which. */
-const DECODERS = new Map<string, Decoder>([
-  ['0xb61d27f6', single], // execute(address,uint256,bytes): SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount
-  ['0x18dfb3c7', (r) => { // executeBatch(address[],bytes[]): SimpleAccount v0.6, LightAccount v1
+/**
+ * Selector → the method (its signature, argument names as the reference accounts spell them) and
+ * the layout of its calls. @see research/indexer.md §1.4 for who uses which.
+ */
+const METHODS = new Map<string, { signature: string; decode: Decoder }>([
+  // SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount
+  ['0xb61d27f6', { signature: 'execute(address dest, uint256 value, bytes func)', decode: single }],
+  // SimpleAccount v0.6, LightAccount v1: no values
+  ['0x18dfb3c7', { signature: 'executeBatch(address[] dest, bytes[] func)', decode: (r) => {
     const targets = r.array(0, 0);
     const datas = r.array(0, 32);
     return Array.from({ length: targets.length }, (_, i) => ({ target: r.address(targets.start + i * 32), value: 0n, data: r.bytes(datas.start, datas.start + i * 32) }));
-  }],
-  ['0x47e1da2a', parallelArrays], // executeBatch(address[],uint256[],bytes[]): SimpleAccount v0.7, LightAccount v2
-  ['0x34fcd5be', (r) => callStructs(r, 0, 0)], // executeBatch((address,uint256,bytes)[]): v0.8 BaseAccount, Coinbase
-  ['0xe9ae5c53', erc7579], // execute(bytes32,bytes): ERC-7579 (Kernel v3, Nexus, Safe7579)
-  ['0x51945447', single], // execute(address,uint256,bytes,uint8): Kernel v2
-  ['0x7bb37428', single], // executeUserOp(address,uint256,bytes,uint8): Safe 4337 module
-  ['0x541d63c8', single], // executeUserOpWithErrorString(address,uint256,bytes,uint8): Safe 4337 module
-  ['0x0000189a', single], // execute_ncC(address,uint256,bytes): Biconomy v2
-  ['0x00004680', parallelArrays], // executeBatch_y6U(address[],uint256[],bytes[]): Biconomy v2
-  ['0x9e5d4c49', single], // executeCall(address,uint256,bytes)
-  ['0x80c5c7d0', single], // execFromEntryPoint(address,uint256,bytes)
+  } }],
+  // SimpleAccount v0.7, LightAccount v2
+  ['0x47e1da2a', { signature: 'executeBatch(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
+  // v0.8 BaseAccount, Coinbase
+  ['0x34fcd5be', { signature: 'executeBatch((address target, uint256 value, bytes data)[] calls)', decode: (r) => callStructs(r, 0, 0) }],
+  // ERC-7579 (Kernel v3, Nexus, Safe7579)
+  ['0xe9ae5c53', { signature: 'execute(bytes32 mode, bytes executionCalldata)', decode: erc7579 }],
+  // Kernel v2
+  ['0x51945447', { signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
+  // Safe 4337 module
+  ['0x7bb37428', { signature: 'executeUserOp(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
+  ['0x541d63c8', { signature: 'executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
+  // Biconomy v2
+  ['0x0000189a', { signature: 'execute_ncC(address dest, uint256 value, bytes func)', decode: single }],
+  ['0x00004680', { signature: 'executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
+  ['0x9e5d4c49', { signature: 'executeCall(address dest, uint256 value, bytes func)', decode: single }],
+  ['0x80c5c7d0', { signature: 'execFromEntryPoint(address dest, uint256 value, bytes func)', decode: single }],
 ]);
+
+/**
+ * The account method `selector` names: its signature, and whether its arguments are one call
+ * (target, value, data, …) rather than a list or a packed encoding of calls.
+ */
+export function accountMethod(selector: string): { signature: string; singleCall: boolean } | undefined {
+  const method = METHODS.get(selector.toLowerCase());
+  return method && { signature: method.signature, singleCall: method.decode === single };
+}
+
+/** Every account method's signature (selectors are checked against them in the tests). */
+export const ACCOUNT_METHOD_SELECTORS: ReadonlyArray<[selector: string, signature: string]> = [...METHODS].map(([s, m]) => [s, m.signature]);
 
 /** The account calls in `callData`; [] for an unknown selector or undecodable arguments. */
 export function decodeAccountCalls(callData: string): AccountCall[] {
   let input = callData.toLowerCase();
   // executeUserOp(op, hash): what the account runs is the rest of its own callData.
   if (input.startsWith(EXECUTE_USER_OP_SELECTOR)) input = `0x${input.slice(10)}`;
-  const decode = DECODERS.get(input.slice(0, 10));
-  if (!decode) return [];
+  const method = METHODS.get(input.slice(0, 10));
+  if (!method) return [];
   try {
-    return decode(argumentsOf(input));
+    return method.decode(argumentsOf(input));
   } catch {
     return [];
   }
