@@ -53,7 +53,7 @@ export const createWebhook = defineEndpoint({
     success: z.literal(true),
   }),
   async handler(ctx, { webhookUrl, filter, identifier, chainId, apiName }) {
-    const apiKeyId = ctx.apiKey!.id;
+    const apiKeyId = ctx.apiKey.id;
     const network = ctx.config.networks.find((n) => n.chainId === chainId);
     if (!network) {
       const indexed = ctx.config.networks.map((n) => n.chainId).join(', ');

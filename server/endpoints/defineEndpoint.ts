@@ -1,11 +1,13 @@
 import type { z } from 'zod';
+import type { Access, CallerCtx } from '../access.js';
 import type { CachePolicy } from '../cache/cachePolicy.js';
-import type { Ctx } from '../context.js';
 
 /**
  * An endpoint is data: its input schema (which must accept query-string values: strings, and
  * numbers through z.coerce), its response schema, and a handler that never sees HTTP. The registry
  * key (server/endpoints/index.ts) is both the REST path `/v0/<name>` and the tRPC procedure name.
+ * Every transport admits the caller (server/access.ts) before the handler runs, so the handler of
+ * an endpoint that needs a key receives a context with one.
  */
 export type EndpointKind = 'query' | 'mutation';
 
@@ -13,6 +15,7 @@ export type Endpoint<
   TInput extends z.ZodType = z.ZodType,
   TOutput extends z.ZodType = z.ZodType,
   TKind extends EndpointKind = EndpointKind,
+  TAccess extends Access = Access,
 > = {
   /** One line for the API reference. */
   summary: string;
@@ -23,15 +26,21 @@ export type Endpoint<
   input: TInput;
   output: TOutput;
   /** 'none' for the few endpoints callers reach without a key. Default: an API key is required. */
-  auth?: 'apiKey' | 'none';
+  auth?: TAccess;
   /** REST methods (default GET); a mutation on tRPC when it changes state. */
   methods?: ReadonlyArray<'GET' | 'POST' | 'DELETE'>;
   kind?: TKind;
   /** How long answers may be reused (server/cache/cachePolicy.ts). Default 'none': never cached. */
   cache?: CachePolicy<z.input<TOutput>, z.output<TInput>>;
-  handler: (ctx: Ctx, input: z.output<TInput>) => Promise<z.input<TOutput>>;
+  // A method, so that an endpoint needing a key still counts as an Endpoint of any access.
+  handler(ctx: CallerCtx<TAccess>, input: z.output<TInput>): Promise<z.input<TOutput>>;
 };
 
-export const defineEndpoint = <TInput extends z.ZodType, TOutput extends z.ZodType, TKind extends EndpointKind = 'query'>(
-  endpoint: Endpoint<TInput, TOutput, TKind>,
-): Endpoint<TInput, TOutput, TKind> => endpoint;
+export const defineEndpoint = <
+  TInput extends z.ZodType,
+  TOutput extends z.ZodType,
+  TKind extends EndpointKind = 'query',
+  TAccess extends Access = 'apiKey',
+>(
+  endpoint: Endpoint<TInput, TOutput, TKind, TAccess>,
+): Endpoint<TInput, TOutput, TKind, TAccess> => endpoint;

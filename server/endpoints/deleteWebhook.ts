@@ -12,7 +12,7 @@ export const deleteWebhook = defineEndpoint({
   output: z.object({ success: z.literal(true) }),
   async handler(ctx, { id }) {
     // Another key's webhook answers exactly like a missing one: ids are not confirmed to strangers.
-    if (!(await webhooks.deleteOwned(ctx.db, ctx.apiKey!.id, id))) {
+    if (!(await webhooks.deleteOwned(ctx.db, ctx.apiKey.id, id))) {
       throw new AppError('NOT_FOUND', `No webhook ${id}`, { param: 'id' });
     }
     return { success: true as const };

@@ -83,3 +83,23 @@ export function indexedNetwork(ctx: Pick<Ctx, 'config'>, name: string): NetworkC
 export function indexedNetworks(ctx: Pick<Ctx, 'config'>, name: string | undefined): NetworkConfig[] {
   return name === undefined ? [...ctx.config.networks] : [indexedNetwork(ctx, name)];
 }
+
+/**
+ * Turns a validation failure into a 400 that names the parameter and what it accepts. `raw` is the
+ * input as sent, to tell a missing parameter from a wrong one.
+ */
+export function fromZodError(error: z.ZodError, raw?: unknown): AppError {
+  const issue = error.issues[0]!;
+  const param = issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
+  const sent = raw && typeof raw === 'object' && issue.path.length > 0 ? (raw as Record<string, unknown>)[String(issue.path[0])] : raw;
+  const what = issue.code === 'invalid_type' && sent === undefined ? 'is required' : issue.message;
+  const message = param ? `Invalid parameter "${param}": ${what}` : `Invalid input: ${what}`;
+  return new AppError('BAD_REQUEST', message, { param });
+}
+
+/** Validates raw input with an endpoint's schema; a failure is a 400 naming the parameter. */
+export function parseInput<TSchema extends z.ZodType>(schema: TSchema, raw: unknown): z.output<TSchema> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw fromZodError(parsed.error, raw);
+  return parsed.data;
+}

@@ -13,7 +13,7 @@ export const replayWebhookDelivery = defineEndpoint({
   input: z.object({ id: z.string().trim().min(1, 'is required').max(64) }),
   output: z.object({ delivery: webhookDeliverySchema, success: z.literal(true) }),
   async handler(ctx, { id }) {
-    const apiKeyId = ctx.apiKey!.id;
+    const apiKeyId = ctx.apiKey.id;
     const delivery = await webhookDeliveries.findOwned(ctx.db, apiKeyId, id);
     if (!delivery) throw new AppError('NOT_FOUND', `No delivery ${id}`, { param: 'id' });
     const webhook = await webhooks.findOwned(ctx.db, apiKeyId, delivery.webhookId);

@@ -3,8 +3,8 @@ import type { NetworkConfig, WebConfig } from '../../shared/config.js';
 import { ANY_EPOCH, decideTtl, epochTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
 import type { Ctx } from '../context.js';
-import { authenticate } from '../http/auth.js';
-import { parseInput } from '../http/errors.js';
+import { admit } from '../access.js';
+import { parseInput } from './inputs.js';
 import type { Endpoint } from './defineEndpoint.js';
 
 /**
@@ -16,11 +16,11 @@ export type Presenter = { namespace: string; present?: (value: unknown, ctx: Ctx
 const AS_SPECIFIED: Presenter = { namespace: '' };
 
 /**
- * The one path both transports take for every procedure call: authenticate, count it against the
- * caller's rate limit (so each call of a tRPC batch counts), validate, then answer through the
- * read-through cache when the endpoint declares a cache policy. The rate-limit check (a Redis round
- * trip) runs alongside validation and the cache lookup; nothing is computed and nothing is answered
- * before its verdict, so a refused call is a 429 whatever it asked. A dialect's presentation is
+ * The one path both transports take for every procedure call: admit the caller (server/access.ts:
+ * key, and a count against its rate limit, so each call of a tRPC batch counts), validate, then
+ * answer through the read-through cache when the endpoint declares a cache policy. The rate-limit
+ * count (a Redis round trip) runs alongside validation and the cache lookup; nothing is computed and
+ * nothing is answered before its verdict, so a refused call is a 429 whatever it asked. A dialect's presentation is
  * applied to the computed answer before it is cached, so a hit costs the same in every dialect; the
  * cache policy still judges the spec answer.
  */
@@ -29,14 +29,7 @@ export async function runEndpoint(
   { name, endpoint, presenter = AS_SPECIFIED }: { name: string; endpoint: Endpoint; presenter?: Presenter },
   rawInput: unknown,
 ): Promise<Answer> {
-  if (endpoint.auth !== 'none') ctx.apiKey = await authenticate(ctx, ctx.headers);
-  const admitted = ctx.services.limiter
-    .consume(ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp()}`, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND)
-    .then((state) => {
-      ctx.rateLimit = state;
-    });
-  // Awaited below on every path; this only keeps a refusal that lands meanwhile from counting as unhandled.
-  admitted.catch(() => {});
+  const { ctx: caller, admitted } = await admit(ctx, endpoint.auth ?? 'apiKey');
   let input: z.output<z.ZodType>;
   try {
     input = parseInput(endpoint.input, rawInput ?? {});
@@ -44,11 +37,11 @@ export async function runEndpoint(
     await admitted;
     throw invalid;
   }
-  const present = async (value: unknown) => (presenter.present ? presenter.present(value, ctx) : value);
+  const present = async (value: unknown) => (presenter.present ? presenter.present(value, caller) : value);
   const policy = endpoint.cache ?? 'none';
   if (policy === 'none') {
     await admitted;
-    return { value: await present(await endpoint.handler(ctx, input)), maxAgeSeconds: 0, cache: 'none' };
+    return { value: await present(await endpoint.handler(caller, input)), maxAgeSeconds: 0, cache: 'none' };
   }
 
   const networks = networksOf(ctx.config, input);
@@ -60,7 +53,7 @@ export async function runEndpoint(
   return (
     (await hit) ??
     ctx.services.cache.fill(key, epoch, async () => {
-      const value = await endpoint.handler(ctx, input);
+      const value = await endpoint.handler(caller, input);
       const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
       return { value: await present(value), ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
     })

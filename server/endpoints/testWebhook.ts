@@ -23,7 +23,7 @@ export const testWebhook = defineEndpoint({
   input: z.object({ id: z.string().trim().min(1, 'is required').max(64) }),
   output: z.object({ delivery: webhookDeliverySchema, success: z.literal(true) }),
   async handler(ctx, { id }) {
-    const webhook = await webhooks.findOwned(ctx.db, ctx.apiKey!.id, id);
+    const webhook = await webhooks.findOwned(ctx.db, ctx.apiKey.id, id);
     if (!webhook) throw new AppError('NOT_FOUND', `No webhook ${id}`, { param: 'id' });
     if (webhook.status !== 'enabled') {
       throw new AppError('CONFLICT', `Webhook ${id} is disabled (${webhook.disabledReason}); create it again`, { param: 'id' });

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { AppError, type AppErrorCode } from '../../shared/errors.js';
+import { fromZodError } from '../endpoints/inputs.js';
 
 /** The one mapping from error codes to HTTP statuses, for both transports. */
 export const HTTP_STATUS: Readonly<Record<AppErrorCode, number>> = {
@@ -14,26 +15,6 @@ export const HTTP_STATUS: Readonly<Record<AppErrorCode, number>> = {
   BAD_GATEWAY: 502,
   SERVICE_UNAVAILABLE: 503,
 };
-
-/**
- * Turns a validation failure into a 400 that names the parameter and what it accepts. `raw` is the
- * input as sent, to tell a missing parameter from a wrong one.
- */
-export function fromZodError(error: z.ZodError, raw?: unknown): AppError {
-  const issue = error.issues[0]!;
-  const param = issue.path.length > 0 ? issue.path.map(String).join('.') : undefined;
-  const sent = raw && typeof raw === 'object' && issue.path.length > 0 ? (raw as Record<string, unknown>)[String(issue.path[0])] : raw;
-  const what = issue.code === 'invalid_type' && sent === undefined ? 'is required' : issue.message;
-  const message = param ? `Invalid parameter "${param}": ${what}` : `Invalid input: ${what}`;
-  return new AppError('BAD_REQUEST', message, { param });
-}
-
-/** Validates raw input with an endpoint's schema; a failure is a 400 naming the parameter. */
-export function parseInput<TSchema extends z.ZodType>(schema: TSchema, raw: unknown): z.output<TSchema> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw fromZodError(parsed.error, raw);
-  return parsed.data;
-}
 
 /** Anything thrown → an AppError; unknown failures become a generic 500 (the cause is logged). */
 export function toAppError(error: unknown): AppError {

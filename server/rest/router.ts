@@ -32,7 +32,8 @@ type Method = 'GET' | 'POST' | 'DELETE';
 export function createRestRouter(deps: Deps, dialect: Dialect): express.Router {
   const byName = new Map<string, { name: EndpointName; methods: ReadonlyArray<Method> }>();
   for (const name of Object.keys(endpoints) as EndpointName[]) {
-    byName.set(name.toLowerCase(), { name, methods: (endpoints[name] as unknown as Endpoint).methods ?? ['GET'] });
+    const endpoint: Endpoint = endpoints[name];
+    byName.set(name.toLowerCase(), { name, methods: endpoint.methods ?? ['GET'] });
   }
   const router = express.Router();
   router.all('/:name', async (req: Request, res: Response, next) => {

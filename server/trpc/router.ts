@@ -56,10 +56,10 @@ type ProceduresOf<P extends Presentations> = { [K in EndpointName]: ProcedureOf<
 /** Every endpoint as a procedure answering in `dialect`'s shapes. */
 function proceduresOf<P extends Presentations>(dialect: Dialect<P>): ProceduresOf<P> {
   const procedureOf = (name: EndpointName) => {
-    const endpoint = endpoints[name] as unknown as Endpoint;
+    const endpoint: Endpoint = endpoints[name];
     return endpoint.kind === 'mutation' ? mutationProcedure(name, dialect) : queryProcedure(name, dialect);
   };
-  return Object.fromEntries((Object.keys(endpoints) as EndpointName[]).map((name) => [name, procedureOf(name)])) as unknown as ProceduresOf<P>;
+  return Object.fromEntries((Object.keys(endpoints) as EndpointName[]).map((name) => [name, procedureOf(name)])) as ProceduresOf<P>;
 }
 
 /** AppError codes are a subset of tRPC's, so tRPC picks the same HTTP status as REST. */
