@@ -9,13 +9,15 @@ import type { Logger } from '../shared/log.js';
 export type PriceSource = {
   /** USD per unit of `symbol`, or null when unknown. */
   usd(symbol: string): Promise<number | null>;
+  /** Every price the source answered, by upper-case symbol ({} without a source). */
+  all(): Promise<Readonly<Record<string, number>>>;
 };
 
 const REFRESH_MS = 60_000;
 const FETCH_TIMEOUT_MS = 2000;
 
 export function createPriceSource(url: string | undefined, log: Logger): PriceSource {
-  if (!url) return { usd: async () => null };
+  if (!url) return { usd: async () => null, all: async () => ({}) };
   let prices: Record<string, number> = {};
   let fetchedAt = -Infinity;
   let loading: Promise<void> | null = null;
@@ -36,16 +38,21 @@ export function createPriceSource(url: string | undefined, log: Logger): PriceSo
     fetchedAt = Date.now();
   }
 
+  async function current(): Promise<Record<string, number>> {
+    if (Date.now() - fetchedAt > REFRESH_MS) {
+      loading ??= refresh().finally(() => {
+        loading = null;
+      });
+      await loading;
+    }
+    return prices;
+  }
+
   return {
     async usd(symbol) {
-      if (Date.now() - fetchedAt > REFRESH_MS) {
-        loading ??= refresh().finally(() => {
-          loading = null;
-        });
-        await loading;
-      }
-      return prices[symbol.toUpperCase()] ?? null;
+      return (await current())[symbol.toUpperCase()] ?? null;
     },
+    all: current,
   };
 }
 

@@ -1,9 +1,10 @@
 import { Contract, FetchRequest, JsonRpcProvider, Network } from 'ethers';
 import type { NetworkConfig } from '../../shared/config.js';
+import type { CallFrame } from '../../shared/db/tables/userOpTraces.js';
 import { AppError } from '../../shared/errors.js';
 
 /**
- * Live chain state for the answers that are not indexed history (balances). All calls of one
+ * Live chain reads for the answers that are not indexed history (balances, transaction traces). All calls of one
  * answer go out as one JSON-RPC batch (ethers batches calls made in the same tick); the network's
  * RPC URLs are tried in order. A failure of every URL is a 502: the caller's request was fine.
  */
@@ -20,9 +21,13 @@ export type BalanceRead = {
 
 export type ChainReader = {
   readBalances(network: NetworkConfig, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead>;
+  /** The transaction's `callTracer` call tree (debug_traceTransaction). */
+  traceTransaction(network: NetworkConfig, txHash: string): Promise<CallFrame>;
 };
 
 const RPC_TIMEOUT_MS = 5000;
+/** Tracing re-executes the transaction: a large bundle takes a node longer than a plain read. */
+const TRACE_TIMEOUT_MS = 30_000;
 const TOKEN_ABI = [
   'function balanceOf(address) view returns (uint256)',
   'function name() view returns (string)',
@@ -40,19 +45,38 @@ async function orNullOnRevert<T>(call: Promise<T>): Promise<T | null> {
   }
 }
 
+/**
+ * Whether a JSON-RPC failure says the node does not serve the method (no debug namespace, or a
+ * provider that refuses it), as opposed to failing to answer: ethers coalesces the former into
+ * UNSUPPORTED_OPERATION for geth's wording only, so the usual codes and wordings are checked too.
+ */
+function isMethodUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; error?: { code?: number; message?: string } };
+  if (e.code === 'UNSUPPORTED_OPERATION') return true;
+  const rpc = e.error;
+  return rpc?.code === -32601 || rpc?.code === -32004 || /method .*(not (found|supported|available|exist))|not supported|unsupported method/i.test(rpc?.message ?? '');
+}
+
 export function createChainReader(): ChainReader {
   const providers = new Map<string, JsonRpcProvider>();
 
-  const providerFor = (url: string, chainId: number): JsonRpcProvider => {
-    let provider = providers.get(url);
+  const providerFor = (url: string, chainId: number, timeoutMs = RPC_TIMEOUT_MS): JsonRpcProvider => {
+    const key = `${timeoutMs} ${url}`;
+    let provider = providers.get(key);
     if (!provider) {
       const request = new FetchRequest(url);
-      request.timeout = RPC_TIMEOUT_MS;
+      request.timeout = timeoutMs;
       // A static network skips ethers' chain-id probing, which retries forever on a dead node.
       provider = new JsonRpcProvider(request, undefined, { staticNetwork: Network.from(chainId), batchStallTime: 2 });
-      providers.set(url, provider);
+      providers.set(key, provider);
     }
     return provider;
+  };
+
+  const requireRpc = (network: NetworkConfig, what: string): void => {
+    if (network.rpcUrls.length === 0) {
+      throw new AppError('BAD_GATEWAY', `No RPC URL is configured for ${network.name}: ${what} are unavailable.`);
+    }
   };
 
   async function readWith(provider: JsonRpcProvider, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead> {
@@ -81,9 +105,7 @@ export function createChainReader(): ChainReader {
 
   return {
     async readBalances(network, owner, tokens, describe) {
-      if (network.rpcUrls.length === 0) {
-        throw new AppError('BAD_GATEWAY', `No RPC URL is configured for ${network.name}: live balances are unavailable.`);
-      }
+      requireRpc(network, 'live balances');
       let lastError: unknown;
       for (const url of network.rpcUrls) {
         try {
@@ -95,6 +117,30 @@ export function createChainReader(): ChainReader {
       throw new AppError('BAD_GATEWAY', `Reading balances from the ${network.name} node failed; try again.`, {
         cause: lastError,
       });
+    },
+
+    async traceTransaction(network, txHash) {
+      requireRpc(network, 'transaction traces');
+      let lastError: unknown;
+      let unavailable = 0;
+      for (const url of network.rpcUrls) {
+        try {
+          const frame = await providerFor(url, network.chainId, TRACE_TIMEOUT_MS).send('debug_traceTransaction', [txHash, { tracer: 'callTracer' }]);
+          if (frame && typeof frame === 'object') return frame as CallFrame;
+          lastError = new Error(`the node answered no trace (${JSON.stringify(frame)})`);
+        } catch (err) {
+          if (isMethodUnavailable(err)) unavailable++;
+          lastError = err;
+        }
+      }
+      if (unavailable === network.rpcUrls.length) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `The ${network.name} node does not serve debug_traceTransaction (no debug API): transaction traces are unavailable on this network.`,
+          { cause: lastError },
+        );
+      }
+      throw new AppError('BAD_GATEWAY', `Tracing the transaction on the ${network.name} node failed; try again.`, { cause: lastError });
     },
   };
 }

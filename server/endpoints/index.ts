@@ -32,6 +32,9 @@ import { searchEntry } from './searchEntry.js';
 import { getPrices } from './getPrices.js';
 import { getUserOpTraces } from './getUserOpTraces.js';
 import { getTrxTraces } from './getTrxTraces.js';
+import { getPrices } from './getPrices.js';
+import { getUserOpTraces } from './getUserOpTraces.js';
+import { getTrxTraces } from './getTrxTraces.js';
 import { createWebhook } from './createWebhook.js';
 import { listWebhooks } from './listWebhooks.js';
 import { deleteWebhook } from './deleteWebhook.js';
@@ -66,6 +69,9 @@ export const endpoints = {
   getUserOpLogs,
   getUserOpMetadata,
   searchEntry,
+  getPrices,
+  getUserOpTraces,
+  getTrxTraces,
   getPrices,
   getUserOpTraces,
   getTrxTraces,

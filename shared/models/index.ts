@@ -6,3 +6,4 @@ export * from './log.js';
 export * from './webhook.js';
 export * from './network.js';
 export * from './activity.js';
+export * from './trace.js';

@@ -6,6 +6,7 @@ import { numeric, unnestInsert, type Column } from '../unnest.js';
 export type BundleTransaction = {
   txHash: string;
   blockNumber: string;
+  blockHash: string;
   blockTime: string;
   txIndex: number;
   from: string;
@@ -23,6 +24,7 @@ export type BundleTransaction = {
 type BundleTransactionRow = {
   tx_hash: string;
   block_number: string;
+  block_hash: string;
   block_time: string;
   tx_index: number;
   tx_from: string;
@@ -38,6 +40,7 @@ type BundleTransactionRow = {
 export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction => ({
   txHash: r.tx_hash,
   blockNumber: r.block_number,
+  blockHash: r.block_hash,
   blockTime: r.block_time,
   txIndex: r.tx_index,
   from: r.tx_from,
@@ -50,7 +53,7 @@ export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction 
   userOpsCount: Number(r.ops_count),
 });
 
-const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
+const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
   bt.gas_used, bt.effective_gas_price, bt.fee,
   (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = bt.tx_hash) as ops_count`;
 

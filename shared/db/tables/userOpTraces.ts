@@ -12,6 +12,8 @@ export type CallFrame = {
   gas?: string;
   gasUsed?: string;
   value?: string;
+  /** Why the frame failed ("execution reverted", "out of gas"); absent when it succeeded. */
+  error?: string;
   calls?: CallFrame[];
 };
 

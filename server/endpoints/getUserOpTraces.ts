@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
+import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
+import * as userOps from '../../shared/db/tables/userOps.js';
+import { AppError } from '../../shared/errors.js';
+import { hashOut } from '../../shared/models/primitives.js';
+import { traceSchema } from '../../shared/models/trace.js';
+import { toTrace } from './callTraces.js';
+import { defineEndpoint } from './defineEndpoint.js';
+import { addressInput, hashInput, indexedNetwork, networkInput } from './inputs.js';
+
+export const getUserOpTraces = defineEndpoint({
+  summary: "A user operation's call frames: its execution (innerHandleOp) and everything under it, postOp included.",
+  description:
+    '`relevantTraces` holds the op\'s execution frame (the EntryPoint\'s innerHandleOp), its `subtraces` nested; ' +
+    '`traceAddress` counts from that frame. `stage` is `execution`, or `postOp` for the paymaster\'s postOp. Validation ' +
+    'frames run before execution, outside this frame, and are in getTrxTraces. When the indexer could not trace the ' +
+    'transaction (a node without the debug API) the answer is 200 with `traceStatus: "unavailable"`, no frames and a ' +
+    '`message`. `sender` and `trxHash` are optional checks: an op that does not match them is a 404 naming them. An ' +
+    'unknown op is a 404.',
+  tag: 'User Operations',
+  input: z.object({
+    userOpHash: hashInput,
+    network: networkInput,
+    sender: addressInput.optional().describe("Optional: the op's sender (some clients send it); checked."),
+    trxHash: hashInput.optional().describe("Optional: the op's transaction (some clients send it); checked."),
+  }),
+  output: z.object({
+    userOpHash: hashOut,
+    chainId: z.number().int(),
+    transactionHash: hashOut,
+    relevantTraces: z.array(traceSchema),
+    traceStatus: z.enum(['ok', 'unavailable']).describe('Whether the op\'s frames are known; `unavailable`: `relevantTraces` is empty.'),
+    message: z.string().nullable().describe('Why there are no frames, when `traceStatus` is `unavailable`.'),
+  }),
+  // Final once traced and final; an op not traced yet may be (a later pass), so that answer stays short-lived.
+  cache: {
+    finalWhen: ({ relevantTraces }, { network }) => relevantTraces.map((root) => ({ network, blockNumber: root.blockNumber })),
+  },
+  async handler(ctx, input) {
+    const network = indexedNetwork(ctx, input.network);
+    const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
+    if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
+    for (const [param, sent, actual] of [
+      ['trxHash', input.trxHash, op.transactionHash],
+      ['sender', input.sender, op.sender],
+    ] as const) {
+      if (sent !== undefined && sent !== actual) {
+        throw new AppError('NOT_FOUND', `User operation ${op.userOpHash} has ${param} ${actual}, not ${sent}`, { param });
+      }
+    }
+    const [stored, tx] = await Promise.all([
+      userOpTraces.find(ctx.db, network.chainId, op.userOpHash),
+      bundleTransactions.findByHash(ctx.db, network.chainId, op.transactionHash),
+    ]);
+    const answer = { userOpHash: op.userOpHash, chainId: network.chainId, transactionHash: op.transactionHash };
+    if (stored?.status !== 'ok' || !stored.trace || !tx) {
+      const message = stored
+        ? `The ${network.name} node could not trace transaction ${op.transactionHash} (no debug API): the op's call frames are unavailable.`
+        : `The op's call frames are not indexed (yet).`;
+      return { ...answer, relevantTraces: [], traceStatus: 'unavailable' as const, message };
+    }
+    const placement = { network, blockHash: tx.blockHash, blockNumber: Number(tx.blockNumber) };
+    return { ...answer, relevantTraces: [toTrace(stored.trace, placement, { traceAddress: [], stage: 'execution' })], traceStatus: 'ok' as const, message: null };
+  },
+});
