@@ -24,12 +24,61 @@ export const resolveWithDns: ResolveHost = async (hostname) =>
 /** Host names that only ever mean "this machine" or "this private network". */
 const PRIVATE_NAME = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)\.?$/i;
 
-/** True when connecting to `ip` is allowed. Anything but a public unicast address is refused. */
+/**
+ * True when connecting to `ip` is allowed: a public unicast address. An IPv6 address that embeds an
+ * IPv4 address (see `embeddedIPv4`) is judged by that IPv4, because a translator, relay or
+ * dual-stack host may deliver it there: `[::127.0.0.1]` must not reach loopback. An address with a
+ * zone id (`fe80::1%eth0`) is refused: zones only scope link-local and multicast addresses.
+ */
 export function isAllowedAddress(ip: string, allowPrivate: boolean): boolean {
   if (allowPrivate) return true;
   if (!ipaddr.isValid(ip)) return false;
-  // process() unwraps IPv4-mapped IPv6 (::ffff:127.0.0.1 is loopback, not unicast).
-  return ipaddr.process(ip).range() === 'unicast';
+  const address = ipaddr.parse(ip);
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  if (v6.zoneId !== undefined) return false;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.every((v4) => v4.range() === 'unicast');
+  return v6.range() === 'unicast';
+}
+
+/** 16-bit groups `from`..`from + 1` of an IPv6 address as an IPv4 address, optionally inverted. */
+function ipv4At(parts: number[], from: number, invert = false): ipaddr.IPv4 {
+  const bits = invert ? 0xffff : 0;
+  const [high, low] = [parts[from]! ^ bits, parts[from + 1]! ^ bits];
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/** The IPv4 address spread over bytes `bytes` of the 16 (RFC 6052 skips byte 8, bits 64–71). */
+function ipv4AtBytes(address: ipaddr.IPv6, bytes: number[]): ipaddr.IPv4 {
+  const all = address.toByteArray();
+  return new ipaddr.IPv4(bytes.map((b) => all[b]!));
+}
+
+const RFC6052_LOCAL_PREFIX = ipaddr.parseCIDR('64:ff9b:1::/48') as [ipaddr.IPv6, number];
+
+/**
+ * The IPv4 addresses an IPv6 address carries, or null when it is no such form:
+ *   ::a.b.c.d (::/96, IPv4-compatible, deprecated), ::ffff:a.b.c.d (IPv4-mapped) and
+ *   ::ffff:0:a.b.c.d (IPv4-translated, RFC 6145): the last 32 bits;
+ *   64:ff9b::/96 (NAT64, RFC 6052): the last 32 bits;
+ *   64:ff9b:1::/48 (local-use NAT64, RFC 8215): the operator picks the prefix length, which moves
+ *     the IPv4 — every RFC 6052 position that fits inside the /48 (/48, /56, /64, /96) is returned;
+ *   2002::/16 (6to4, RFC 3056): bits 16–48;
+ *   2001::/32 (Teredo, RFC 4380): the server at bits 32–64 and the client, inverted, in the last 32.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const p = address.parts;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && (p[5] === 0 || p[5] === 0xffff)) return [ipv4At(p, 6)];
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return [ipv4At(p, 6)];
+  if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return [ipv4At(p, 6)];
+  if (address.match(RFC6052_LOCAL_PREFIX)) {
+    return [[6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12], [12, 13, 14, 15]].map((bytes) => ipv4AtBytes(address, bytes));
+  }
+  if (p[0] === 0x2002) return [ipv4At(p, 1)];
+  if (p[0] === 0x2001 && p[1] === 0) return [ipv4At(p, 2), ipv4At(p, 6, true)];
+  return null;
 }
 
 /** The IP a URL host denotes literally (brackets stripped), or null for a name. */

@@ -1,9 +1,13 @@
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { checkWebhookUrl, isAllowedAddress } from '../../shared/webhookUrls.js';
 import { createKeyring, decryptSecret, encryptSecret, generateSecretKeyText, generateSigningSecret, parseSecretKey } from '../../shared/webhookSecrets.js';
 import { loadKeyring } from '../../shared/webhookKeyring.js';
+import { createGuardedAgent } from '../../webhooks/guardedAgent.js';
 import { signatureHeaders } from '../../webhooks/sign.js';
 import { useTestDb } from '../helpers/db.js';
 
@@ -37,6 +41,120 @@ describe('webhook URL policy', () => {
       expect(isAllowedAddress(ip, false), ip).to.equal(false);
     }
     expect(isAllowedAddress('127.0.0.1', true)).to.equal(true);
+  });
+});
+
+/** 32 bits as two 16-bit hex groups, optionally inverted (Teredo's client address). */
+function groups(ipv4: string, invert = false): [string, string] {
+  const n = ipv4.split('.').reduce((acc, o) => acc * 256 + Number(o), 0) ^ (invert ? 0xffffffff : 0);
+  const u = n >>> 0;
+  return [(u >>> 16).toString(16), (u & 0xffff).toString(16)];
+}
+const pad = (group: string) => group.padStart(4, '0');
+
+/**
+ * Every IPv6 spelling that carries `ipv4`: IPv4-compatible (::/96), IPv4-mapped, NAT64 (64:ff9b::/96
+ * and the local-use 64:ff9b:1::/48 at its /96 and /48 positions), 6to4 and Teredo (client and server);
+ * each compressed, fully expanded, in mixed dotted notation where the form allows it, and upper case.
+ */
+function ipv6SpellingsOf(ipv4: string, publicPeer = '8.8.8.8'): string[] {
+  const [hi, lo] = groups(ipv4);
+  const [peerHi, peerLo] = groups(publicPeer);
+  const [invHi, invLo] = groups(ipv4, true);
+  const [peerInvHi, peerInvLo] = groups(publicPeer, true);
+  const octets = ipv4.split('.').map(Number).map((o) => o.toString(16).padStart(2, '0'));
+  const forms = [
+    `::${ipv4}`,
+    `::${hi}:${lo}`,
+    `0:0:0:0:0:0:${hi}:${lo}`,
+    `0000:0000:0000:0000:0000:0000:${pad(hi)}:${pad(lo)}`,
+    `0:0:0:0:0:0:${ipv4}`,
+    `::ffff:${ipv4}`,
+    `::ffff:${hi}:${lo}`,
+    `::ffff:0:${ipv4}`,
+    `64:ff9b::${ipv4}`,
+    `64:ff9b::${hi}:${lo}`,
+    `0064:ff9b:0000:0000:0000:0000:${pad(hi)}:${pad(lo)}`,
+    `64:ff9b:1::${hi}:${lo}`,
+    `64:ff9b:1:${octets[0]}${octets[1]}:${octets[2]}:${octets[3]}00::`, // the /48 position: bits 48–64 and 72–88
+    `2002:${hi}:${lo}::`,
+    `2002:${pad(hi)}:${pad(lo)}:0000:0000:0000:0000:0001`,
+    `2002:${hi}:${lo}:1::${peerHi}:${peerLo}`,
+    `2001:0:${peerHi}:${peerLo}::${invHi}:${invLo}`, // Teredo client (inverted), public server
+    `2001:0000:${pad(hi)}:${pad(lo)}:0000:0000:${pad(peerInvHi)}:${pad(peerInvLo)}`, // Teredo server, public client
+  ];
+  return [...forms, ...forms.map((f) => f.toUpperCase())];
+}
+
+describe('webhook URL policy: IPv6 addresses embedding an IPv4 (issue 11, failure 4)', () => {
+  const PRIVATE = ['127.0.0.1', '169.254.169.254', '10.0.0.1', '192.168.1.20', '172.16.5.4', '100.64.0.1', '0.0.0.0'];
+  const PUBLIC = ['8.8.8.8', '93.184.216.34'];
+
+  it('refuses the spellings the issue found: [::127.0.0.1], [::169.254.169.254], [::10.0.0.1]', async () => {
+    for (const url of ['https://[::127.0.0.1]/', 'https://[::169.254.169.254]/', 'https://[::10.0.0.1]/']) {
+      const verdict = await checkWebhookUrl(url, { allowPrivate: false });
+      expect(verdict.ok, url).to.equal(false);
+      if (!verdict.ok) expect(verdict.reason).to.match(/private, loopback or link-local/);
+    }
+  });
+
+  it('judges every spelling by the IPv4 it embeds, at creation and as a connect-time address', async () => {
+    for (const ipv4 of PRIVATE) {
+      for (const ip of ipv6SpellingsOf(ipv4)) {
+        expect(isAllowedAddress(ip, false), `${ip} embeds ${ipv4}`).to.equal(false);
+        expect(isAllowedAddress(`${ip}%eth0`, false), `${ip}%eth0`).to.equal(false);
+        expect((await checkWebhookUrl(`https://[${ip}]/hook`, { allowPrivate: false })).ok, `https://[${ip}]/`).to.equal(false);
+        const named = await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: async () => [ip] });
+        expect(named.ok, `a name resolving to ${ip}`).to.equal(false);
+      }
+    }
+    // The same forms around a public IPv4 are that public address (a NAT64 gateway, a 6to4 relay),
+    // except local-use NAT64, whose IPv4 position depends on the operator's prefix length: there every
+    // reading must be public, which the zeros of a /96-style address are not.
+    for (const ipv4 of PUBLIC) {
+      for (const ip of ipv6SpellingsOf(ipv4, ipv4).filter((f) => !/^64:ff9b:1:/i.test(f))) {
+        expect(isAllowedAddress(ip, false), `${ip} embeds ${ipv4}`).to.equal(true);
+        expect((await checkWebhookUrl(`https://[${ip}]/hook`, { allowPrivate: false })).ok, `https://[${ip}]/`).to.equal(true);
+      }
+    }
+    expect(isAllowedAddress('64:ff9b:1::808:808', false), 'local-use NAT64, ambiguous').to.equal(false);
+    // A zone id scopes a link-local address: never public, whatever follows it.
+    expect(isAllowedAddress('2606:4700:4700::1111%eth0', false)).to.equal(false);
+    expect(isAllowedAddress('fe80::1%25eth0', false)).to.equal(false);
+  });
+
+  it('the dispatcher refuses to connect to them (literal hosts and names resolving to them)', async () => {
+    // A TLS server on loopback that must never be reached: the refusal comes before the connection.
+    let reached = 0;
+    const server = createServer((_req, res) => {
+      reached++;
+      res.end('reached');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    const refusalOf = async (url: string, resolvesTo?: string) => {
+      const agent = createGuardedAgent({ allowPrivate: false, responseTimeoutMs: 2000, ...(resolvesTo ? { resolve: async () => [resolvesTo] } : {}) });
+      try {
+        await request(url, { dispatcher: agent, method: 'POST', body: '{}' });
+        return 'connected';
+      } catch (err) {
+        return (err as Error).name;
+      } finally {
+        await agent.close();
+      }
+    };
+    try {
+      for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::]', '[::169.254.169.254]']) {
+        expect(await refusalOf(`https://${host}:${port}/hook`), host).to.equal('BlockedAddressError');
+      }
+      for (const address of ['::7f00:1', '0:0:0:0:0:0:127.0.0.1', '64:ff9b:1::a00:1', '2001:0:808:808::80ff:fffe', '::7F00:1%lo']) {
+        expect(await refusalOf(`https://hooks.example.com:${port}/hook`, address), address).to.equal('BlockedAddressError');
+      }
+      expect(reached).to.equal(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
 
