@@ -7,6 +7,8 @@ import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
 import { createMetricsRoute } from './http/metrics.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
+import { errorHeaders } from './http/errors.js';
+import { MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
 import { jiffyscanDialect } from './dialects/jiffyscan.js';
@@ -31,8 +33,8 @@ const corsMiddleware: express.RequestHandler = (req, res, next) => {
   next();
 };
 
-/** Only POST and DELETE carry a body (webhook mutations, tRPC mutations). */
-const jsonBody = express.json({ limit: '64kb' });
+/** Only POST and DELETE carry a body (webhook mutations, tRPC mutations); nesting is bounded before parsing. */
+const jsonBody = express.json({ limit: '64kb', verify: refuseDeepJson });
 const jsonBodyParser: express.RequestHandler = (req, res, next) =>
   req.method === 'POST' || req.method === 'DELETE' ? jsonBody(req, res, next) : next();
 
@@ -54,13 +56,18 @@ export function createApp(deps: Deps): express.Express {
   app.use(jiffyscanDialect.basePath, createRestRouter(deps, jiffyscanDialect));
   app.use(
     '/trpc',
+    trpcRequestGuard,
     createExpressMiddleware({
       router: appRouter,
       createContext: ({ req }) => contextOf(deps, req),
-      maxBatchSize: 10,
-      responseMeta: ({ ctx, errors }) => ({
-        headers: rateLimitHeaders(ctx?.rateLimit ?? null, errors.map((e) => e.cause).find(isRateLimited)),
-      }),
+      maxBatchSize: MAX_TRPC_BATCH,
+      responseMeta: ({ ctx, errors }) => {
+        const causes = errors.map((e) => e.cause);
+        const unavailable = causes.find((c): c is AppError => c instanceof AppError && c.code === 'SERVICE_UNAVAILABLE');
+        return {
+          headers: { ...rateLimitHeaders(ctx?.rateLimit ?? null, causes.find(isRateLimited)), ...(unavailable ? errorHeaders(unavailable) : {}) },
+        };
+      },
       onError: ({ error }) => {
         if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error }, 'trpc call failed');
       },

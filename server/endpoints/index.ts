@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Ctx } from '../context.js';
 import type { Answer } from '../cache/responseCache.js';
-import type { Endpoint } from './defineEndpoint.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { answerValue, runEndpoint, type Presenter } from './runEndpoint.js';
 import { getNetworks } from './getNetworks.js';
@@ -29,9 +28,6 @@ import { getUserOp } from './getUserOp.js';
 import { getUserOpLogs } from './getUserOpLogs.js';
 import { getUserOpMetadata } from './getUserOpMetadata.js';
 import { searchEntry } from './searchEntry.js';
-import { getPrices } from './getPrices.js';
-import { getUserOpTraces } from './getUserOpTraces.js';
-import { getTrxTraces } from './getTrxTraces.js';
 import { getPrices } from './getPrices.js';
 import { getUserOpTraces } from './getUserOpTraces.js';
 import { getTrxTraces } from './getTrxTraces.js';
@@ -72,9 +68,6 @@ export const endpoints = {
   getPrices,
   getUserOpTraces,
   getTrxTraces,
-  getPrices,
-  getUserOpTraces,
-  getTrxTraces,
   createWebhook,
   listWebhooks,
   deleteWebhook,
@@ -102,7 +95,7 @@ function presenterOf(dialect: Dialect | undefined, name: EndpointName): Presente
  * the spec's); REST writes the answer's JSON text as is.
  */
 export function answerEndpoint(ctx: Ctx, name: EndpointName, rawInput: unknown, dialect?: Dialect): Promise<Answer> {
-  return runEndpoint(ctx, { name, endpoint: endpoints[name] as unknown as Endpoint, presenter: presenterOf(dialect, name) }, rawInput);
+  return runEndpoint(ctx, { name, endpoint: endpoints[name], presenter: presenterOf(dialect, name) }, rawInput);
 }
 
 /** The answer as a value (tRPC, tests); typed by the caller, who knows the dialect. */

@@ -97,8 +97,34 @@ export function fromZodError(error: z.ZodError, raw?: unknown): AppError {
   return new AppError('BAD_REQUEST', message, { param });
 }
 
-/** Validates raw input with an endpoint's schema; a failure is a 400 naming the parameter. */
+/** A NUL (PostgreSQL refuses it in text) or a UTF-16 surrogate without its pair (not encodable as UTF-8). */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The parameter (top-level key) of `raw` holding a string no text column can store, if any. */
+function unstorableParam(raw: unknown, param?: string): string | null {
+  if (typeof raw === 'string') return UNSTORABLE_TEXT.test(raw) ? (param ?? '') : null;
+  if (raw && typeof raw === 'object') {
+    for (const [key, value] of Object.entries(raw)) {
+      const found = unstorableParam(value, param ?? key);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Validates raw input with an endpoint's schema; a failure is a 400 naming the parameter. Strings
+ * with a NUL or an unpaired surrogate are refused first, whatever the schema, so none reaches SQL.
+ */
 export function parseInput<TSchema extends z.ZodType>(schema: TSchema, raw: unknown): z.output<TSchema> {
+  const unstorable = unstorableParam(raw);
+  if (unstorable !== null) {
+    const message = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+    throw new AppError('BAD_REQUEST', unstorable ? `Invalid parameter "${unstorable}": ${message}` : `Invalid input: ${message}`, {
+      param: unstorable || undefined,
+    });
+  }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw fromZodError(parsed.error, raw);
   return parsed.data;

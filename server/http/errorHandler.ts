@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from '../../shared/log.js';
-import { errorBody, HTTP_STATUS, toAppError } from './errors.js';
+import { errorBody, errorHeaders, HTTP_STATUS, toAppError } from './errors.js';
 
 /**
  * Last Express middleware: every error becomes JSON `{message, code, param?}` with the mapped
@@ -19,6 +19,6 @@ export function createErrorHandler(log: Logger): ErrorRequestHandler {
     if (appError.code === 'INTERNAL_SERVER_ERROR') {
       log.error({ err: appError.cause ?? appError, path: req.path }, 'request failed');
     }
-    res.status(HTTP_STATUS[appError.code]).json(errorBody(appError));
+    res.status(HTTP_STATUS[appError.code]).set(errorHeaders(appError)).json(errorBody(appError));
   };
 }

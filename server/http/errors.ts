@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { AppError, type AppErrorCode } from '../../shared/errors.js';
+import { isDatabaseUnavailable } from '../../shared/db/client.js';
 import { fromZodError } from '../endpoints/inputs.js';
 
 /** The one mapping from error codes to HTTP statuses, for both transports. */
@@ -30,7 +31,19 @@ export function toAppError(error: unknown): AppError {
   if ((error as { code?: unknown } | null)?.code === '57014') {
     return new AppError('SERVICE_UNAVAILABLE', 'The query took too long; try again or ask for a smaller page.', { cause: error });
   }
+  // An outage, a restart or a failover: the caller's request was fine; the pool reconnects by itself.
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unreachable right now; try again shortly.', { cause: error });
+  }
   return new AppError('INTERNAL_SERVER_ERROR', 'Internal error', { cause: error });
+}
+
+/** Seconds a 503 asks the caller to wait (Retry-After): about what a restart or a failover takes. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/** Headers an error answer carries beside its body: Retry-After on a 503. (429s get theirs from rateLimitHeaders.) */
+export function errorHeaders(error: AppError): Record<string, string> {
+  return error.code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
 }
 
 /** The JSON body of every error: a human `message` and a stable `code` (plus the parameter). */

@@ -41,7 +41,29 @@ export type DbOptions = {
   max?: number;
   /** Per-statement timeout for PostgreSQL sessions (the web process keeps it short). */
   statementTimeoutMs?: number;
+  /** How long to wait for a new PostgreSQL connection before failing (default 10 s, never forever). */
+  connectTimeoutMs?: number;
 };
+
+/** SQLSTATEs that mean the server cannot serve now: shutting down, starting up, full, or a replica after a failover. */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
+/** Socket errors of a server that is down or unreachable. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+/** What node-postgres says, without a code, when a connection dies or cannot be made in time. */
+const UNAVAILABLE_MESSAGE = /connection terminated|connection timeout|timeout exceeded when trying to connect|connection error and is not queryable|Connection refused/i;
+
+/**
+ * Whether `error` says the database is unreachable right now (an outage, a restart, a failover)
+ * rather than that the query was wrong: callers answer "try again" instead of failing. SQLSTATE
+ * class 08 is "connection exception".
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
+  if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
+  return UNAVAILABLE_MESSAGE.test(error.message);
+}
 
 export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
@@ -52,6 +74,7 @@ function createPostgresDb(url: string, options: DbOptions): Db {
     connectionString: url,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});

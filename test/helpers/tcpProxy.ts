@@ -1,0 +1,58 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy on loopback in front of a real server (PostgreSQL, Redis), that a test can cut: `cut()`
+ * destroys every open connection and refuses new ones (as a server restart or a network partition
+ * looks to a client), `restore()` lets connections through again.
+ */
+export type TcpProxy = {
+  readonly port: number;
+  /** Connections accepted since start. */
+  readonly accepted: number;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+};
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const open = new Set<net.Socket>();
+  let cut = false;
+  let accepted = 0;
+  const server = net.createServer((client) => {
+    if (cut) {
+      client.destroy();
+      return;
+    }
+    accepted++;
+    const upstream = net.connect(target.port, target.host);
+    open.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      open.delete(client);
+      open.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    get accepted() {
+      return accepted;
+    },
+    cut() {
+      cut = true;
+      for (const socket of open) socket.destroy();
+      open.clear();
+    },
+    restore() {
+      cut = false;
+    },
+    close() {
+      this.cut();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { createDb, isDatabaseUnavailable, type Db } from '../../shared/db/client.js';
+import { createApp } from '../../server/app.js';
+import type { Deps } from '../../server/context.js';
+import { MAX_JSON_DEPTH, MAX_TRPC_BATCH, jsonNestsDeeperThan } from '../../server/http/requestGuards.js';
+import { createTestKey, testDeps } from '../helpers/app.js';
+import { createTestDatabase, TEST_DATABASE_URL, useTestDb, type TestDatabase } from '../helpers/db.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
+
+/** Failures probing found (issue 11): each answered a 500 or a non-JSON body before its fix. */
+
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+describe('hostile requests and a failing database', () => {
+  describe('a database that cannot be reached answers JSON 503 with Retry-After, and recovers by itself', () => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let db: Db;
+    let deps: Deps;
+    let key: string;
+    let page = 0;
+    // A new page each call: a cached answer would not touch the database.
+    const latest = () => request(createApp(deps)).get('/v0/getLatestUserOps').query({ network: 'devnet', skip: String(page++) }).set('x-api-key', key);
+
+    before(async function () {
+      if (!TEST_DATABASE_URL) this.skip(); // needs a server whose connections can be cut (PGlite is in-process)
+      database = await createTestDatabase();
+      key = await createTestKey(database.db, 'outage', 1_000_000);
+      const url = new URL(database.url!);
+      proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      url.host = `127.0.0.1:${proxy.port}`;
+      db = await createDb({ databaseUrl: url.toString(), max: 3, connectTimeoutMs: 2000 });
+      deps = testDeps(db, { RATE_LIMIT_PER_SECOND: '1000000' });
+    });
+    after(async () => {
+      await deps?.services.close();
+      await db?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('answers 200 while connected, 503 while cut (REST and tRPC, known and new keys), 200 once restored', async () => {
+      expect((await latest()).status).to.equal(200);
+      proxy.cut();
+      for (let i = 0; i < 3; i++) {
+        const res = await latest();
+        expect(res.status, JSON.stringify(res.body)).to.equal(503);
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        expect(res.headers['retry-after']).to.equal('5');
+        expect(res.body).to.include({ code: 'SERVICE_UNAVAILABLE' });
+      }
+      const trpc = await request(createApp(deps))
+        .get('/trpc/getLatestUserOps')
+        .query({ input: JSON.stringify({ network: 'devnet', skip: 99 }) })
+        .set('x-api-key', key);
+      expect(trpc.status).to.equal(503);
+      expect(trpc.headers['retry-after']).to.equal('5');
+      expect(trpc.body.error.data).to.include({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
+      // A key not seen before must be looked up: the outage is a 503 too, not a 403.
+      const unknownKey = await request(createApp(deps)).get('/v0/getLatestUserOps').query({ network: 'devnet' }).set('x-api-key', 'ops_notcachedyet0000000000000000000000');
+      expect(unknownKey.status).to.equal(503);
+
+      proxy.restore();
+      const deadline = Date.now() + 15_000;
+      let status = 0;
+      while (Date.now() < deadline && (status = (await latest()).status) !== 200) await new Promise((r) => setTimeout(r, 200));
+      expect(status).to.equal(200);
+    });
+  });
+
+  it('tells an unreachable database from a wrong query', () => {
+    const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+    for (const e of [coded('ECONNREFUSED'), coded('57P01'), coded('57P03'), coded('08006'), coded('25006'), new Error('Connection terminated unexpectedly'), new Error('timeout exceeded when trying to connect')]) {
+      expect(isDatabaseUnavailable(e), e.message + (e as { code?: string }).code).to.equal(true);
+    }
+    for (const e of [coded('42P01'), coded('23505'), coded('22P02'), new Error('syntax error'), 'ECONNREFUSED']) {
+      expect(isDatabaseUnavailable(e)).to.equal(false);
+    }
+  });
+
+  describe('malformed requests', () => {
+    const t = useTestDb();
+    let deps: Deps;
+    let key: string;
+    before(async () => {
+      deps = testDeps(t.db, { RATE_LIMIT_PER_SECOND: '1000000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+      key = await createTestKey(t.db, 'hostile', 1_000_000);
+    });
+    after(() => deps.services.close());
+    const api = () => request(createApp(deps));
+
+    it('refuses a NUL byte in every free-text parameter with a 400 naming it (REST)', async () => {
+      const cases: Array<[string, request.Test, string]> = [
+        ['deleteWebhook id', api().delete('/v0/deleteWebhook?id=a%00b'), 'id'],
+        ['getWebhookDeliveries id', api().get('/v0/getWebhookDeliveries?id=a%00b'), 'id'],
+        ['testWebhook id', api().post('/v0/testWebhook?id=wh_%00'), 'id'],
+        ['replayWebhookDelivery id', api().post('/v0/replayWebhookDelivery?id=msg_%00'), 'id'],
+        ['createWebhook apiName', api().post('/v0/createWebhook').send({ webhookUrl: 'https://example.com/h', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'a\u0000b' }), 'apiName'],
+        ['createWebhook webhookUrl', api().post('/v0/createWebhook').send({ webhookUrl: 'https://example.com/\u0000', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'n' }), 'webhookUrl'],
+        ['a query parameter', api().get('/v0/getLatestUserOps?network=dev%00net'), 'network'],
+      ];
+      for (const [what, call, param] of cases) {
+        const res = await call.set('x-api-key', key);
+        expect(res.status, `${what}: ${JSON.stringify(res.body)}`).to.equal(400);
+        expect(res.body, what).to.include({ code: 'BAD_REQUEST', param });
+      }
+    });
+
+    it('refuses NUL and unpaired surrogates over tRPC with a 400 naming the parameter', async () => {
+      for (const [procedure, input, param] of [
+        ['deleteWebhook', { id: 'a\u0000b' }, 'id'],
+        ['createWebhook', { webhookUrl: 'https://example.com/h', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'x\ud800y' }, 'apiName'],
+        ['getWebhookDeliveries', { id: '\udc00' }, 'id'],
+      ] as const) {
+        const call = procedure === 'getWebhookDeliveries'
+          ? api().get(`/trpc/${procedure}`).query({ input: JSON.stringify(input) })
+          : api().post(`/trpc/${procedure}`).set('content-type', 'application/json').send(JSON.stringify(input));
+        const res = await call.set('x-api-key', key);
+        expect(res.status, `${procedure}: ${JSON.stringify(res.body)}`).to.equal(400);
+        expect(res.body.error.data, procedure).to.include({ code: 'BAD_REQUEST', param });
+      }
+    });
+
+    it('refuses JSON nested thousands deep with a JSON 400, over tRPC (body and query) and REST', async () => {
+      const deep = `{"id":${nested(5000)}}`;
+      expect(deep.length).to.be.greaterThan(10_000);
+      const trpcBody = await api().post('/trpc/deleteWebhook').set('x-api-key', key).set('content-type', 'application/json').send(deep);
+      const trpcQuery = await api().get('/trpc/getWebhookDeliveries').query({ input: `{"id":${nested(2000)}}` }).set('x-api-key', key);
+      const rest = await api().post('/v0/createWebhook').set('x-api-key', key).set('content-type', 'application/json').send(deep);
+      for (const res of [trpcBody, trpcQuery, rest]) {
+        expect(res.status, JSON.stringify(res.body)).to.equal(400);
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+      }
+      expect(trpcQuery.body.error.data).to.include({ code: 'BAD_REQUEST', param: 'input' });
+      // Nesting within the bound still parses (and then fails validation on its own terms).
+      const shallow = await api().post('/trpc/deleteWebhook').set('x-api-key', key).set('content-type', 'application/json').send(`{"id":${nested(MAX_JSON_DEPTH - 1)}}`);
+      expect(shallow.status).to.equal(400);
+      expect(shallow.body.error.data).to.include({ param: 'id' });
+    });
+
+    it('answers a tRPC batch over the limit with a JSON 400 in tRPC\'s error shape', async () => {
+      const batch = (n: number) =>
+        api()
+          .get(`/trpc/${Array.from({ length: n }, () => 'getNetworks').join(',')}`)
+          .query({ batch: '1', input: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]))) })
+          .set('x-api-key', key);
+      const over = await batch(MAX_TRPC_BATCH + 1);
+      expect(over.status).to.equal(400);
+      expect(over.headers['content-type']).to.match(/^application\/json/);
+      expect(over.body.error.data).to.include({ code: 'BAD_REQUEST', httpStatus: 400, param: 'batch' });
+      const full = await batch(MAX_TRPC_BATCH);
+      expect(full.status).to.equal(200);
+      expect(full.body).to.have.length(MAX_TRPC_BATCH);
+    });
+
+    it('answers a body over the size limit with a JSON 413 on REST and tRPC', async () => {
+      const big = JSON.stringify({ apiName: 'x'.repeat(70_000) });
+      for (const path of ['/v0/createWebhook', '/trpc/createWebhook']) {
+        const res = await api().post(path).set('x-api-key', key).set('content-type', 'application/json').send(big);
+        expect(res.status, path).to.equal(413);
+        expect(res.headers['content-type'], path).to.match(/^application\/json/);
+      }
+    });
+  });
+
+  it('measures JSON nesting without parsing, ignoring brackets inside strings', () => {
+    expect(jsonNestsDeeperThan(nested(3), 3)).to.equal(false);
+    expect(jsonNestsDeeperThan(nested(4), 3)).to.equal(true);
+    expect(jsonNestsDeeperThan(`["${'['.repeat(100)}"]`, 1)).to.equal(false);
+    expect(jsonNestsDeeperThan(`["\\"${'{'.repeat(100)}"]`, 1)).to.equal(false);
+    expect(jsonNestsDeeperThan(`[[],[],[[]]]`, 2)).to.equal(true);
+  });
+});
