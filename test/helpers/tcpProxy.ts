@@ -37,21 +37,22 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cutAll = () => {
+    cut = true;
+    for (const socket of open) socket.destroy();
+    open.clear();
+  };
   return {
     port: (server.address() as net.AddressInfo).port,
     get accepted() {
       return accepted;
     },
-    cut() {
-      cut = true;
-      for (const socket of open) socket.destroy();
-      open.clear();
-    },
+    cut: cutAll,
     restore() {
       cut = false;
     },
     close() {
-      this.cut();
+      cutAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
