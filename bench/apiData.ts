@@ -112,7 +112,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           callGasLimit: 100_000n, verificationGasLimit: 200_000n, preVerificationGas: 50_000n, maxFeePerGas: 3_000_000_000n,
           maxPriorityFeePerGas: 1_000_000_000n, paymasterVerificationGasLimit: paymaster ? 60_000n : null,
           paymasterPostOpGasLimit: paymaster ? 10_000n : null, accountGasLimits: `0x${'0'.repeat(64)}`, gasFees: `0x${'0'.repeat(64)}`,
-          decodeStatus: 'ok', calls: [{ target: token, value: 0n, data: inner }],
+          decodeStatus: 'ok', calls: [{ target: token, value: 0n, data: inner }], eip7702: false, paymasterSignature: null,
         });
         for (const p of [sender, token, ...(transfers ? [recipient] : [])]) parties.add(p);
         // Enough hashes that the cache-miss scenario never asks for one twice.
@@ -121,7 +121,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
       }
       const input = `0x765e827f${ops.map((o) => `${o.callData!.slice(2)}${o.signature!.slice(2)}`).join('')}`;
       const gasUsed = 1_600_000n;
-      batch.bundleTxs.push({ txHash, blockNumber: block, blockHash, blockTime, txIndex: b, from: bundler, to: ENTRY_POINT, input, status: true, gasUsed, effectiveGasPrice: 2_000_000_000n, fee: gasUsed * 2_000_000_000n });
+      batch.bundleTxs.push({ txHash, blockNumber: block, blockHash, blockTime, txIndex: b, from: bundler, to: ENTRY_POINT, input, status: true, gasUsed, effectiveGasPrice: 2_000_000_000n, fee: gasUsed * 2_000_000_000n, l1Fee: null });
       batch.bundles.push({
         txHash, bundleIndex: 0, blockNumber: block, blockTime, entryPoint: ENTRY_POINT, entryPointVersion: 'v0.7', bundler, beneficiary: bundler,
         aggregated: false, opsCount: ops.length, opsFailed: 0, actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),

@@ -13,6 +13,8 @@ export const TOPICS = {
   postOpRevertReason: id('PostOpRevertReason(bytes32,address,uint256,bytes)'),
   userOperationPrefundTooLow: id('UserOperationPrefundTooLow(bytes32,address,uint256)'),
   beforeExecution: id('BeforeExecution()'),
+  /** v0.9: the op's 7702 initCode initialised its sender's delegated code. */
+  eip7702AccountInitialized: id('EIP7702AccountInitialized(bytes32,address,address)'),
   signatureAggregatorChanged: id('SignatureAggregatorChanged(address)'),
   deposited: id('Deposited(address,uint256)'),
   withdrawn: id('Withdrawn(address,address,uint256)'),

@@ -36,6 +36,8 @@ export type LogOp = {
   revertReason: string | null;
   /** AccountDeployed for this op: the factory that created its sender. */
   deployment: { factory: string; logIndex: number } | null;
+  /** v0.9 EIP7702AccountInitialized for this op: its sender is a 7702 delegated EOA. */
+  eip7702Initialized: boolean;
 };
 
 export type LogBundle = {
@@ -53,11 +55,12 @@ const abi = AbiCoder.defaultAbiCoder();
 type OpExtras = {
   reverts: Map<string, { failure: Failure; data: string | null }>;
   deployments: Map<string, { factory: string; logIndex: number }>;
+  eip7702Initialized: Set<string>;
 };
 
 /** Revert and deployment events, keyed by the userOpHash they carry (topic 1). */
 function collectExtras(logs: RpcLog[], entryPoints: Map<string, EntryPointVersion>): OpExtras {
-  const extras: OpExtras = { reverts: new Map(), deployments: new Map() };
+  const extras: OpExtras = { reverts: new Map(), deployments: new Map(), eip7702Initialized: new Set() };
   for (const log of logs) {
     if (!entryPoints.has(log.address.toLowerCase())) continue;
     const [topic0, hash] = log.topics;
@@ -74,6 +77,9 @@ function collectExtras(logs: RpcLog[], entryPoints: Map<string, EntryPointVersio
         break;
       case TOPICS.accountDeployed:
         extras.deployments.set(hash, { factory: wordToAddress(dataWord(log.data, 0)), logIndex: hexToNumber(log.logIndex) });
+        break;
+      case TOPICS.eip7702AccountInitialized:
+        extras.eip7702Initialized.add(hash);
         break;
     }
   }
@@ -135,6 +141,7 @@ export function splitBundles(logs: RpcLog[], entryPoints: Map<string, EntryPoint
           failure: success ? null : (revert?.failure ?? 'execution_reverted'),
           revertReason: success ? null : (revert?.data ?? null),
           deployment: extras.deployments.get(hash) ?? null,
+          eip7702Initialized: extras.eip7702Initialized.has(hash),
         });
         b.boundary = logIndex;
         break;

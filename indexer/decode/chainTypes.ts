@@ -27,7 +27,7 @@ export type RpcReceipt = {
   gasUsed: string;
   effectiveGasPrice: string;
   /** OP-stack L1 data fee, paid on top of gasUsed × effectiveGasPrice. */
-  l1Fee?: string;
+  l1Fee?: string | null;
   logs: RpcLog[];
 };
 
@@ -37,7 +37,12 @@ export type RpcTransaction = {
   to: string | null;
   input: string;
   blockHash: string;
+  /** EIP-7702 (type 0x4) transactions: the delegations they set. */
+  authorizationList?: RpcAuthorization[];
 };
+
+/** One signed EIP-7702 authorization; the authority is recovered from the signature. */
+export type RpcAuthorization = { chainId: string; address: string; nonce: string; yParity: string; r: string; s: string };
 
 export type RpcBlockHeader = {
   number: string;

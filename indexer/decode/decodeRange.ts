@@ -52,7 +52,7 @@ export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVe
     tokens: [],
     tokenMetadata: [],
   };
-  const ctx = { entryPoints, tracesRequested: tracesRequested && raw.tracesSupported };
+  const ctx = { chainId: raw.chainId, entryPoints, tracesRequested: tracesRequested && raw.tracesSupported };
   for (const tx of raw.bundleTxs) {
     const d = decodeTransaction(tx, ctx);
     batch.bundleTxs.push(d.bundleTx);

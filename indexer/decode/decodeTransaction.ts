@@ -22,6 +22,7 @@ import type {
 } from './decodedBatch.js';
 import { decoderFor, type CalldataOp, type HandleOpsCall } from './entryPointDecoder.js';
 import { decodeRevertMessage } from './revertReason.js';
+import { delegatedAuthorities, hasEip7702InitCode } from './eip7702.js';
 import { transfersOf } from './transfers.js';
 
 export type DecodedTx = {
@@ -35,6 +36,7 @@ export type DecodedTx = {
 };
 
 export type DecodeContext = {
+  chainId: number;
   entryPoints: Map<string, EntryPointVersion>;
   /** Traces were requested for this range (false: no trace rows are produced at all). */
   tracesRequested: boolean;
@@ -124,14 +126,24 @@ function toUserOp(e: LogOp, match: Match | undefined, status: DecodeStatus, raw:
     accountGasLimits: c?.accountGasLimits ?? null,
     gasFees: c?.gasFees ?? null,
     decodeStatus: c ? 'ok' : status === 'ok' ? 'calldata_missing' : status,
-    calls: c ? decodeAccountCalls(c.callData) : [],
+    calls: c ? decodeAccountCalls(c.callData, e.sender) : [],
+    // Authorizations in the transaction are added by decodeTransaction.
+    eip7702: e.eip7702Initialized || hasEip7702InitCode(e.version, c?.initCode ?? null),
+    paymasterSignature: c?.paymasterSignature ?? null,
   };
 }
 
+/**
+ * The fee is what the sender paid. On OP-stack chains that is the L2 execution fee plus the L1
+ * data fee the receipt reports (`l1Fee`), as Etherscan's and Blockscout's "Transaction Fee" show
+ * it; the L1 part is also kept on its own (`l1Fee`), as they show it beside. (Arbitrum folds its L1
+ * cost into gasUsed, so nothing is added there.)
+ */
 function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
   const r = raw.receipt;
   const gasUsed = BigInt(r.gasUsed);
   const effectiveGasPrice = BigInt(r.effectiveGasPrice);
+  const l1Fee = r.l1Fee === undefined || r.l1Fee === null ? null : BigInt(r.l1Fee);
   return {
     txHash: r.transactionHash.toLowerCase(),
     blockNumber: hexToNumber(r.blockNumber),
@@ -144,7 +156,8 @@ function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
     status: BigInt(r.status) === 1n,
     gasUsed,
     effectiveGasPrice,
-    fee: gasUsed * effectiveGasPrice + (r.l1Fee ? BigInt(r.l1Fee) : 0n),
+    fee: gasUsed * effectiveGasPrice + (l1Fee ?? 0n),
+    l1Fee,
   };
 }
 
@@ -173,6 +186,9 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
       actualGasCostSum: ops.reduce((sum, o) => sum + o.actualGasCost, 0n),
     };
   });
+
+  const delegated = delegatedAuthorities(raw.tx, ctx.chainId);
+  for (const op of userOps) op.eip7702 ||= delegated.has(op.sender);
 
   const logs = assignLogs(raw, userOps);
   const transfers = collectTransfers(raw, bundleTx, logs, userOps);

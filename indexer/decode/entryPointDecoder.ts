@@ -1,11 +1,11 @@
 /**
  * Decoding of EntryPoint calldata, one strategy per struct family: v0.6 (`UserOperation`) and
- * v0.7+ (`PackedUserOperation`, shared by v0.7, v0.8 and v0.9). The strategy is chosen by the
- * EntryPoint's configured version, i.e. by address.
+ * v0.7+ (`PackedUserOperation`, shared by v0.7, v0.8 and v0.9; v0.9 also splits off the paymaster
+ * signature). The strategy is chosen by the EntryPoint's configured version, i.e. by address.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import { entryPointV06 } from './entryPointV06.js';
-import { entryPointV07 } from './entryPointV07.js';
+import { entryPointV07, entryPointV09 } from './entryPointV07.js';
 
 /** One op as handleOps calldata carries it, unpacked to the v0.6 field names for every version. */
 export type CalldataOp = {
@@ -23,6 +23,8 @@ export type CalldataOp = {
   /** v0.7+: from paymasterAndData[20:36] and [36:52]; null for v0.6 or without a paymaster. */
   paymasterVerificationGasLimit: bigint | null;
   paymasterPostOpGasLimit: bigint | null;
+  /** v0.9: the paymaster signature suffix of paymasterAndData (null before v0.9 or without one). */
+  paymasterSignature: string | null;
   /** v0.7+ packed originals (null for v0.6). */
   accountGasLimits: string | null;
   gasFees: string | null;
@@ -46,5 +48,6 @@ export type EntryPointDecoder = {
 };
 
 export function decoderFor(version: EntryPointVersion): EntryPointDecoder {
-  return version === 'v0.6' ? entryPointV06 : entryPointV07;
+  if (version === 'v0.6') return entryPointV06;
+  return version === 'v0.9' ? entryPointV09 : entryPointV07;
 }

@@ -20,6 +20,7 @@ function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: num
     signature: r.bytes(p, p + 320),
     paymasterVerificationGasLimit: null,
     paymasterPostOpGasLimit: null,
+    paymasterSignature: null,
     accountGasLimits: null,
     gasFees: null,
     aggregator,

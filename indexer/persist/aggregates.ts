@@ -76,8 +76,9 @@ export function accountActivity(newOps: DecodedUserOp[]): AccountActivity[] {
   const accounts = new Map<string, AccountActivity>();
   for (const op of newOps) {
     let a = accounts.get(op.sender);
-    if (!a) accounts.set(op.sender, (a = { address: op.sender, userOps: 0, firstOpBlock: op.blockNumber, lastOpBlock: op.blockNumber, deployment: null }));
+    if (!a) accounts.set(op.sender, (a = { address: op.sender, userOps: 0, firstOpBlock: op.blockNumber, lastOpBlock: op.blockNumber, eip7702: false, deployment: null }));
     a.userOps++;
+    a.eip7702 ||= op.eip7702;
     a.firstOpBlock = Math.min(a.firstOpBlock, op.blockNumber);
     a.lastOpBlock = Math.max(a.lastOpBlock, op.blockNumber);
     if (op.factory && !a.deployment) {

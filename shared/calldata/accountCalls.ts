@@ -12,7 +12,8 @@ export type AccountCall = { target: string; value: bigint; data: string };
 /** IAccountExecute.executeUserOp(PackedUserOperation,bytes32): the account reads callData[4:] itself. */
 export const EXECUTE_USER_OP_SELECTOR = '0x8dd7712f';
 
-type Decoder = (r: HexReader) => AccountCall[];
+/** `account` is the op's sender: the target of layouts that call the account itself. */
+type Decoder = (r: HexReader, account: string | null) => AccountCall[];
 
 /** (address target, uint256 value, bytes data, …) at the head of the arguments. */
 const single: Decoder = (r) => [{ target: r.address(0), value: r.uint(32), data: r.bytes(0, 64) }];
@@ -87,6 +88,15 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
   ['0x00004680', { signature: 'executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
   ['0x9e5d4c49', { signature: 'executeCall(address dest, uint256 value, bytes func)', decode: single }],
   ['0x80c5c7d0', { signature: 'execFromEntryPoint(address dest, uint256 value, bytes func)', decode: single }],
+  ['0x70641a22', { signature: 'execTransactionFromEntrypoint(address to, uint256 value, bytes data)', decode: single }],
+  // Ambire (also its EIP-7702 account)
+  ['0xabc5345e', { signature: 'executeBySender((address to, uint256 value, bytes data)[] calls)', decode: (r) => callStructs(r, 0, 0) }],
+  // Coinbase Smart Wallet: every entry is a call of the account to itself (owner changes replayed across chains)
+  ['0x2c2abd1e', { signature: 'executeWithoutChainIdValidation(bytes[] calls)', decode: (r, account) => {
+    if (!account) return [];
+    const datas = r.array(0, 0);
+    return Array.from({ length: datas.length }, (_, i) => ({ target: account, value: 0n, data: r.bytes(datas.start, datas.start + i * 32) }));
+  } }],
 ]);
 
 /**
@@ -101,15 +111,18 @@ export function accountMethod(selector: string): { signature: string; singleCall
 /** Every account method's signature (selectors are checked against them in the tests). */
 export const ACCOUNT_METHOD_SELECTORS: ReadonlyArray<[selector: string, signature: string]> = [...METHODS].map(([s, m]) => [s, m.signature]);
 
-/** The account calls in `callData`; [] for an unknown selector or undecodable arguments. */
-export function decodeAccountCalls(callData: string): AccountCall[] {
+/**
+ * The account calls in `callData`; [] for an unknown selector or undecodable arguments. `account`
+ * (the op's sender) is needed by layouts whose calls go to the account itself.
+ */
+export function decodeAccountCalls(callData: string, account: string | null = null): AccountCall[] {
   let input = callData.toLowerCase();
   // executeUserOp(op, hash): what the account runs is the rest of its own callData.
   if (input.startsWith(EXECUTE_USER_OP_SELECTOR)) input = `0x${input.slice(10)}`;
   const method = METHODS.get(input.slice(0, 10));
   if (!method) return [];
   try {
-    return method.decode(argumentsOf(input));
+    return method.decode(argumentsOf(input), account?.toLowerCase() ?? null);
   } catch {
     return [];
   }

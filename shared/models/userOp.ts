@@ -59,6 +59,10 @@ export const userOpSchema = z.object({
   targets: z.array(addressOut),
   values: z.array(decimalString),
   callDatas: z.array(hexSchema),
+  /** The sender is an EOA running delegated account code (EIP-7702). */
+  eip7702: z.boolean(),
+  /** EntryPoint v0.9: the paymaster's signature at the end of paymasterAndData (not covered by userOpHash). */
+  paymasterSignature: hexSchema.nullable(),
 }).meta({ id: 'UserOp' });
 export type UserOp = z.infer<typeof userOpSchema>;
 

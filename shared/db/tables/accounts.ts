@@ -62,6 +62,8 @@ export type AccountActivity = {
   userOps: number;
   firstOpBlock: number;
   lastOpBlock: number;
+  /** An op of this batch showed the account to be an EIP-7702 delegated EOA. */
+  eip7702: boolean;
   /** Set when this batch holds the op that deployed the account. */
   deployment: { factory: string; userOpHash: string; txHash: string; blockNumber: number; blockTime: number } | null;
 };
@@ -71,11 +73,12 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
   const d = (r: AccountActivity) => r.deployment;
   await db.query(
     `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
-       created_tx_hash, created_block_number, created_block_time)
+       created_tx_hash, created_block_number, created_block_time, eip7702)
      select $1, * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
-       $9::bigint[], $10::bigint[])
+       $9::bigint[], $10::bigint[], $11::boolean[])
      on conflict (chain_id, address) do update set
        user_ops_count = accounts.user_ops_count + excluded.user_ops_count,
+       eip7702 = accounts.eip7702 or excluded.eip7702,
        first_op_block = least(accounts.first_op_block, excluded.first_op_block),
        last_op_block = greatest(accounts.last_op_block, excluded.last_op_block),
        factory = coalesce(accounts.factory, excluded.factory),
@@ -94,6 +97,7 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
       rows.map((r) => d(r)?.txHash ?? null),
       rows.map((r) => d(r)?.blockNumber ?? null),
       rows.map((r) => d(r)?.blockTime ?? null),
+      rows.map((r) => r.eip7702),
     ],
   );
 }
@@ -114,9 +118,9 @@ export async function recompute(db: Queryable, chainId: number, addresses: strin
   await db.query(`delete from accounts where chain_id = $1 and address = any($2::text[])`, [chainId, addresses]);
   await db.query(
     `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
-       created_tx_hash, created_block_number, created_block_time)
+       created_tx_hash, created_block_number, created_block_time, eip7702)
      select o.chain_id, o.sender, count(*), min(o.block_number), max(o.block_number), d.factory, d.user_op_hash, d.tx_hash,
-            d.block_number, d.block_time
+            d.block_number, d.block_time, bool_or(o.eip7702)
      from user_ops o
      left join lateral (
        select x.factory, x.user_op_hash, x.tx_hash, x.block_number, x.block_time from user_ops x

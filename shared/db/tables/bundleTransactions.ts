@@ -15,8 +15,10 @@ export type BundleTransaction = {
   status: boolean;
   gasUsed: string;
   effectiveGasPrice: string;
-  /** Wei paid for the transaction. */
+  /** Wei paid for the transaction, the L1 data fee included. */
   fee: string;
+  /** OP-stack L1 data fee (part of `fee`); null where the chain reports none. */
+  l1Fee: string | null;
   /** Ops in the transaction, over all its bundles. */
   userOpsCount: number;
 };
@@ -34,6 +36,7 @@ type BundleTransactionRow = {
   gas_used: string;
   effective_gas_price: string;
   fee: string;
+  l1_fee: string | null;
   ops_count: string;
 };
 
@@ -50,11 +53,12 @@ export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction 
   gasUsed: r.gas_used,
   effectiveGasPrice: r.effective_gas_price,
   fee: r.fee,
+  l1Fee: r.l1_fee,
   userOpsCount: Number(r.ops_count),
 });
 
 const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
-  bt.gas_used, bt.effective_gas_price, bt.fee,
+  bt.gas_used, bt.effective_gas_price, bt.fee, bt.l1_fee,
   (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = bt.tx_hash) as ops_count`;
 
 export async function findByHash(db: Queryable, chainId: number, txHash: string): Promise<BundleTransaction | null> {
@@ -84,7 +88,9 @@ export type NewBundleTransaction = {
   status: boolean;
   gasUsed: bigint;
   effectiveGasPrice: bigint;
+  /** gasUsed × effectiveGasPrice + l1Fee: what the sender paid. */
   fee: bigint;
+  l1Fee: bigint | null;
 };
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number }>> = [
@@ -101,6 +107,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number
   ['gas_used', 'numeric', (t) => numeric(t.gasUsed)],
   ['effective_gas_price', 'numeric', (t) => numeric(t.effectiveGasPrice)],
   ['fee', 'numeric', (t) => numeric(t.fee)],
+  ['l1_fee', 'numeric', (t) => numeric(t.l1Fee)],
 ];
 
 /** Inserts the transactions not yet stored; returns the hashes that were new. */

@@ -49,6 +49,8 @@ export type UserOpRow = {
   paymaster_post_op_gas_limit: string | null;
   account_gas_limits: string | null;
   gas_fees: string | null;
+  eip7702: boolean;
+  paymaster_signature: string | null;
 };
 
 export type UserOpCall = { target: string; value: string; data: string };
@@ -61,6 +63,8 @@ export type StoredUserOp = UserOpRow & {
   /** accounts.factory of the sender (null: not deployed by an indexed AccountDeployed). */
   sender_factory: string | null;
   target_factory: string | null;
+  /** accounts.eip7702 of the sender (an earlier op may have shown the delegation). */
+  sender_eip7702: boolean | null;
 };
 
 const sum = (values: Array<string | null>): string | null =>
@@ -126,6 +130,8 @@ export function toUserOp(op: StoredUserOp): UserOp {
     targets: op.calls.map((c) => c.target),
     values: op.calls.map((c) => c.value),
     callDatas: op.calls.map((c) => c.data),
+    eip7702: op.eip7702 || op.sender_eip7702 === true,
+    paymasterSignature: op.paymaster_signature,
   };
 }
 
@@ -137,7 +143,7 @@ function selectStored(inner: string): string {
   return `
     select o.*, bt.input,
       coalesce(c.calls, '[]'::json) as calls,
-      sa.factory as sender_factory, ta.factory as target_factory
+      sa.factory as sender_factory, ta.factory as target_factory, sa.eip7702 as sender_eip7702
     from (${inner}) o
     left join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
     left join lateral (
@@ -291,6 +297,10 @@ export type NewUserOp = {
   accountGasLimits: string | null;
   gasFees: string | null;
   decodeStatus: string;
+  /** The sender is an EIP-7702 delegated EOA (see migration 0006). */
+  eip7702: boolean;
+  /** v0.9: the paymaster signature suffix of paymasterAndData. */
+  paymasterSignature: string | null;
 };
 
 const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>> = [
@@ -335,6 +345,8 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>
   ['account_gas_limits', 'text', (o) => o.accountGasLimits],
   ['gas_fees', 'text', (o) => o.gasFees],
   ['decode_status', 'text', (o) => o.decodeStatus],
+  ['eip7702', 'boolean', (o) => o.eip7702],
+  ['paymaster_signature', 'text', (o) => o.paymasterSignature],
 ];
 
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */

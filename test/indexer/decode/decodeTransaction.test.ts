@@ -11,7 +11,7 @@ import { SELECTORS } from '../../../indexer/decode/abi.js';
 import { ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
 import { addr, ENTRY_POINTS, EP06, EP07, frame, handleAggregatedOpsV06, handleAggregatedOpsV07, handleOpsV06, handleOpsV07, hash, TxBuilder, ZERO } from './builders.js';
 
-const ctx = { entryPoints: ENTRY_POINTS, tracesRequested: false };
+const ctx = { chainId: 31337, entryPoints: ENTRY_POINTS, tracesRequested: false };
 const beneficiary = addr(0xbe);
 const abi = AbiCoder.defaultAbiCoder();
 const errorString = (s: string): string => id('Error(string)').slice(0, 10) + abi.encode(['string'], [s]).slice(2);
