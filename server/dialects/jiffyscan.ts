@@ -16,12 +16,17 @@ import {
   nftTransferSchema,
   paymasterDetailSchema,
   transactionSchema,
+  traceDataSchema,
+  userOpMetadataSchema,
   userOpSchema,
+  decodedArgumentSchema,
   type Balance,
   type Log,
+  type TraceNode,
   type UserOp,
 } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
+import { decodeCall } from '../knownCalls.js';
 import { decodeLog } from '../knownEvents.js';
 import { presentation, type Dialect } from './dialect.js';
 
@@ -129,6 +134,33 @@ export function liveLog(log: Log): z.infer<typeof liveLogSchema> {
   return { ...log, topicsDecoded: byName(true), dataDecoded: byName(false) };
 }
 
+// Execution traces.
+
+/** A trace node as the explorer reads it: each call frame also named (`method`) and decoded when its selector is known. */
+type LiveTraceNode = {
+  traceData: TraceNode['traceData'] & { method?: string; decodedInput?: z.infer<typeof decodedArgumentSchema>[] };
+  next: LiveTraceNode[];
+};
+
+const liveTraceNodeSchema: z.ZodType<LiveTraceNode, LiveTraceNode> = z.lazy(() =>
+  z.object({
+    traceData: z.object({
+      ...traceDataSchema.shape,
+      method: z.string().optional(),
+      decodedInput: z.array(decodedArgumentSchema).optional(),
+    }),
+    next: z.array(liveTraceNodeSchema),
+  }),
+).meta({ id: 'JiffyscanTraceNode' });
+
+export function liveTraceNode(node: TraceNode): LiveTraceNode {
+  const call = decodeCall(node.traceData.input);
+  return {
+    traceData: { ...node.traceData, ...(call ? { method: call.method, decodedInput: call.decodedInput } : {}) },
+    next: node.next.map(liveTraceNode),
+  };
+}
+
 // Address data.
 
 /** Covalent's balance item, as the live API passed it on: `quote_rate` a number, `native_token` a boolean. */
@@ -216,6 +248,11 @@ const presentations = {
     'getDailyMetrics',
     z.object({ metrics: z.array(dailyMetricSchema), matrics: z.array(dailyMetricSchema) }),
     ({ metrics }) => ({ metrics, matrics: metrics }),
+  ),
+  getUserOpMetadata: presentation(
+    'getUserOpMetadata',
+    userOpMetadataSchema.extend({ executionTrace: liveTraceNodeSchema.nullable() }),
+    (metadata) => ({ ...metadata, executionTrace: metadata.executionTrace ? liveTraceNode(metadata.executionTrace) : null }),
   ),
   getUserOpLogs: presentation('getUserOpLogs', z.object({ logs: z.array(liveLogSchema) }), ({ logs }) => ({ logs: logs.map(liveLog) })),
   getLogFromIndex: presentation('getLogFromIndex', z.object({ log: liveLogSchema }), ({ log }) => ({ log: liveLog(log) })),

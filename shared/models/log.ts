@@ -33,19 +33,22 @@ export type TraceNode = {
   next: TraceNode[];
 };
 
-export const traceNodeSchema: z.ZodType<TraceNode> = z.lazy(() =>
+/** One call frame of an execution trace. */
+export const traceDataSchema = z.object({
+  from: addressOut,
+  to: addressOut,
+  input: hexSchema,
+  type: z.string(),
+  gas: hexSchema,
+  gasUsed: hexSchema,
+  output: hexSchema,
+  value: hexSchema.optional(),
+  executionCall: z.boolean().optional(),
+});
+
+export const traceNodeSchema: z.ZodType<TraceNode, TraceNode> = z.lazy(() =>
   z.object({
-    traceData: z.object({
-      from: addressOut,
-      to: addressOut,
-      input: hexSchema,
-      type: z.string(),
-      gas: hexSchema,
-      gasUsed: hexSchema,
-      output: hexSchema,
-      value: hexSchema.optional(),
-      executionCall: z.boolean().optional(),
-    }),
+    traceData: traceDataSchema,
     next: z.array(traceNodeSchema),
   }),
 ).meta({ id: 'TraceNode' });

@@ -119,6 +119,31 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
     expect(live.tokenBalances[0].native_token).to.equal(true);
   },
   getDailyMetrics: (_truth, live, spec) => expect(live).to.deep.equal({ metrics: spec.metrics, matrics: spec.metrics }),
+  getUserOpMetadata(truth, live, spec) {
+    const { executionTrace: liveTrace, ...liveRest } = live;
+    const { executionTrace: specTrace, ...specRest } = spec;
+    expect(liveRest).to.deep.equal(specRest);
+    // Every node is the spec's node, plus the method and decoded input when the selector is known.
+    const walk = (l: Json, s: Json): number => {
+      const { method, decodedInput, ...data } = l.traceData;
+      expect(data).to.deep.equal(s.traceData);
+      expect(method === undefined).to.equal(decodedInput === undefined);
+      expect(l.next).to.have.length(s.next.length);
+      return (method ? 1 : 0) + l.next.reduce((n: number, child: Json, i: number) => n + walk(child, s.next[i]), 0);
+    };
+    expect(walk(liveTrace, specTrace)).to.be.greaterThan(0);
+    // The root is the EntryPoint's innerHandleOp; its call to the sender is the op's account call:
+    // named, and decoded into the calls the truth records.
+    expect(liveTrace.traceData.method).to.equal('innerHandleOp');
+    const accountCall = (liveTrace.next as Json[]).find((n) => truth.userOps.some((o) => o.sender === n.traceData.to && o.callData === n.traceData.input))!;
+    expect(accountCall, 'a frame calls the sender with the op callData').to.not.equal(undefined);
+    const op = truth.userOps.find((o) => o.sender === accountCall.traceData.to && o.callData === accountCall.traceData.input)!;
+    expect(accountCall.traceData.method).to.match(/^execute/);
+    const args = accountCall.traceData.decodedInput as Array<{ name: string; value: unknown }>;
+    const batch = args.find((a) => a.name === 'calls');
+    const decoded = batch ? (batch.value as Json[]) : [{ target: args[0]!.value, value: args[1]!.value, data: args[2]!.value }];
+    expect(decoded.map((c) => [c.target, c.value, c.data])).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
+  },
   getUserOpLogs(truth, live, spec) {
     expect(live.logs).to.have.length(spec.logs.length);
     live.logs.forEach((log: Json, i: number) => {
