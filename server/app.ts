@@ -5,6 +5,7 @@ import { AppError } from '../shared/errors.js';
 import type { Deps } from './context.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
+import { createSubgraphRoutes } from './graphql/routes.js';
 import { createMetricsRoute } from './http/metrics.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
 import { errorHeaders } from './http/errors.js';
@@ -80,6 +81,9 @@ export function createApp(deps: Deps): express.Express {
   });
   app.get('/metrics', createMetricsRoute(deps));
   app.use(createDocsRouter([specDialect, jiffyscanDialect]));
+
+  // The subgraph-style GraphQL endpoint per network (server/graphql).
+  app.use(createSubgraphRoutes(deps));
 
   app.use((req, res) => {
     res.status(404).json({ message: `No endpoint ${req.method} ${req.path}`, code: 'NOT_FOUND' });

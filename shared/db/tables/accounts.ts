@@ -1,5 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Page } from '../page.js';
+import { column, type EntityView } from '../entityView.js';
+import { ZERO_ADDRESS } from '../../models/primitives.js';
 
 /** Reads of `accounts`: every sender seen, with its deployment when an AccountDeployed was indexed. */
 
@@ -132,3 +134,24 @@ export async function recompute(db: Queryable, chainId: number, addresses: strin
     [chainId, addresses],
   );
 }
+
+/** The subgraph's Account (server/graphql): id = address; deployment fields null when none was indexed. */
+export const accountView: EntityView = {
+  from: 'accounts t',
+  id: { sql: 't.address', order: ['t.address'] },
+  fields: {
+    address: column('t.address', 'Bytes', 'text'),
+    factory: column('t.factory', 'Bytes', 'text', true),
+    paymaster: column(
+      `(select coalesce(u.paymaster, '${ZERO_ADDRESS}') from user_ops u where u.chain_id = t.chain_id and u.user_op_hash = t.created_user_op_hash)`,
+      'Bytes',
+      'text',
+      true,
+    ),
+    userOpHash: column('t.created_user_op_hash', 'Bytes', 'text', true),
+    transactionHash: column('t.created_tx_hash', 'Bytes', 'text', true),
+    blockNumber: column('t.created_block_number', 'BigInt', 'int8', true),
+    blockTime: column('t.created_block_time', 'BigInt', 'int8', true),
+    userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),
+  },
+};

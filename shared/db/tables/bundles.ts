@@ -3,6 +3,7 @@ import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Bundle } from '../../models/entities.js';
 import { findNetworkByChainId } from '../../networks.js';
+import { column, hashIndexId, type EntityView } from '../entityView.js';
 
 /** Reads of `bundles` (one row per bundle; a transaction may hold several), with their transaction. */
 
@@ -111,3 +112,23 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
   );
   return [...new Set(rows.map((r) => r.day))];
 }
+
+/** The subgraph's Bundle (server/graphql); its id is `<transactionHash>-<bundleIndex>`. */
+export const bundleView: EntityView = {
+  from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash',
+  id: hashIndexId('t.tx_hash', 't.bundle_index'),
+  fields: {
+    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    bundleIndex: column('t.bundle_index', 'Int', 'int4'),
+    blockNumber: column('t.block_number', 'BigInt', 'int8'),
+    blockTime: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
+    // The first subgraph's name for the block time.
+    timestamp: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
+    userOpsLength: column('t.ops_count', 'BigInt', 'int4'),
+    bundler: column('t.bundler', 'Bytes', 'text'),
+    beneficiary: column('t.beneficiary', 'Bytes', 'text', true),
+    entryPoint: column('t.entry_point', 'Bytes', 'text'),
+    success: column('coalesce(bt.status, true)', 'Boolean', 'bool'),
+    transactionFee: column('bt.fee', 'BigInt', 'numeric', true),
+  },
+};

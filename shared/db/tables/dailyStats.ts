@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { DailyMetric } from '../../models/entities.js';
+import { column, type EntityView } from '../entityView.js';
 
 /**
  * Reads of `daily_stats` (per network and UTC day) as the spec's DailyMetric: day counts as
@@ -135,3 +136,46 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
   // A day the reorg emptied has no row at all, as if it had never been seen.
   await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[]) and user_ops = 0 and bundles = 0`, [chainId, days]);
 }
+
+// The subgraph's DailyMetric and GlobalCounter (server/graphql). A network has a few hundred days at
+// most, so the running totals are window sums over all of them.
+
+const dailyTotals = `(
+  select d.*, sum(d.user_ops) over w as user_ops_total, sum(d.bundles) over w as bundles_total,
+         sum(d.wallets_created) over w as wallets_created_total, sum(d.gas_cost_collected) over w as gas_cost_collected_total
+  from daily_stats d where d.chain_id = $1 window w as (order by d.day)
+) t`;
+
+/** id = the UTC day number (days since the epoch). */
+export const dailyMetricView: EntityView = {
+  from: dailyTotals,
+  id: { sql: 't.day::text', order: ['t.day'], parts: [{ column: 't.day', pg: 'int4' }] },
+  fields: {
+    daySinceEpoch: column('t.day', 'BigInt', 'int4'),
+    userOpsDaily: column('t.user_ops', 'BigInt', 'int8'),
+    bundleDaily: column('t.bundles', 'BigInt', 'int8'),
+    walletsCreatedDaily: column('t.wallets_created', 'BigInt', 'int8'),
+    gasCostCollectedDaily: column('t.gas_cost_collected', 'BigInt', 'numeric'),
+    activeWalletsDaily: column('t.active_wallets', 'BigInt', 'int8'),
+    userOpsTotal: column('t.user_ops_total', 'BigInt', 'numeric'),
+    bundlesTotal: column('t.bundles_total', 'BigInt', 'numeric'),
+    walletsCreatedTotal: column('t.wallets_created_total', 'BigInt', 'numeric'),
+    gasCostCollectedTotal: column('t.gas_cost_collected_total', 'BigInt', 'numeric'),
+  },
+};
+
+/** One row per network with activity, id 'global' (getGlobalCounts). */
+export const globalCounterView: EntityView = {
+  from: `(
+    select d.chain_id, 'global'::text as id, sum(d.user_ops) as user_ops, sum(d.bundles) as bundles,
+           sum(d.wallets_created) as wallets_created, sum(d.gas_cost_collected) as gas_cost_collected
+    from daily_stats d where d.chain_id = $1 group by d.chain_id
+  ) t`,
+  id: { sql: 't.id', order: ['t.id'] },
+  fields: {
+    userOpCounter: column('t.user_ops', 'BigInt', 'numeric'),
+    bundleCounter: column('t.bundles', 'BigInt', 'numeric'),
+    walletsCreated: column('t.wallets_created', 'BigInt', 'numeric'),
+    gasCostCollected: column('t.gas_cost_collected', 'BigInt', 'numeric'),
+  },
+};

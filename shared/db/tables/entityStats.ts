@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { Page } from '../page.js';
+import { column, type EntityView } from '../entityView.js';
 
 /** Reads of `entity_stats`: running totals per bundler, paymaster, factory and beneficiary. */
 
@@ -156,3 +157,39 @@ export async function recompute(db: Queryable, chainId: number, kind: EntityKind
     [chainId, kind, addresses],
   );
 }
+
+// The subgraph's Paymaster, Factory and Bundler (server/graphql): one kind of entity_stats each, id = address.
+
+const statsView = (kind: EntityKind, fields: EntityView['fields']): EntityView => ({
+  from: 'entity_stats t',
+  where: `t.kind = '${kind}'`,
+  id: { sql: 't.address', order: ['t.address'] },
+  fields: {
+    address: column('t.address', 'Bytes', 'text'),
+    userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),
+    firstSeenBlock: column('t.first_seen_block', 'BigInt', 'int8'),
+    lastSeenBlock: column('t.last_seen_block', 'BigInt', 'int8'),
+    ...fields,
+  },
+});
+
+export const paymasterView = statsView('paymaster', {
+  gasSponsored: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
+  // As of its latest Deposited event, as getTopPaymasters answers it.
+  totalDeposit: column(
+    `coalesce((select d.total_deposit from entry_point_deposits d where d.chain_id = t.chain_id and d.account = t.address
+       and d.event = 'Deposited' order by d.block_number desc, d.log_index desc limit 1), 0)`,
+    'BigInt',
+    'numeric',
+  ),
+});
+
+export const factoryView = statsView('factory', {
+  accountsCount: column('t.accounts_count', 'BigInt', 'int8'),
+});
+
+export const bundlerView = statsView('bundler', {
+  bundlesCount: column('t.bundles_count', 'BigInt', 'int8'),
+  actualGasCostSum: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
+  transactionFeeSum: column('t.tx_fee_sum', 'BigInt', 'numeric'),
+});

@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
+import { column, hashIndexId, type EntityView } from '../entityView.js';
 
 /** Reads of `entry_point_deposits`: EntryPoint stake-manager events. */
 
@@ -52,3 +53,18 @@ export async function insertMany(db: Queryable, chainId: number, deposits: NewEn
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
   await db.query(`delete from entry_point_deposits where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }
+
+/** The subgraph's Deposit (server/graphql): Deposited events, id `<transactionHash>-<logIndex>`. */
+export const depositView: EntityView = {
+  from: 'entry_point_deposits t',
+  where: `t.event = 'Deposited'`,
+  id: hashIndexId('t.tx_hash', 't.log_index'),
+  fields: {
+    account: column('t.account', 'Bytes', 'text'),
+    totalDeposit: column('t.total_deposit', 'BigInt', 'numeric'),
+    entryPoint: column('t.entry_point', 'Bytes', 'text'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    blockNumber: column('t.block_number', 'BigInt', 'int8'),
+    logIndex: column('t.log_index', 'Int', 'int4'),
+  },
+};

@@ -47,6 +47,22 @@ export async function listByChainIds(db: Queryable, chainIds: number[]): Promise
   return rows.map(toIndexerState);
 }
 
+/** The last indexed block's header (the subgraph's `_meta.block`); null before the first batch. */
+export async function findIndexedHead(
+  db: Queryable,
+  chainId: number,
+): Promise<{ number: number; hash: string | null; parentHash: string | null; timestamp: number | null } | null> {
+  const { rows } = await db.query<{ number: string; hash: string | null; parent_hash: string | null; timestamp: string | null }>(
+    `select s.indexed_block as number, coalesce(s.indexed_block_hash, b.hash) as hash, b.parent_hash, b.timestamp
+     from indexer_state s left join blocks b on b.chain_id = s.chain_id and b.number = s.indexed_block
+     where s.chain_id = $1 and s.indexed_block >= s.start_block`,
+    [chainId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return { number: Number(r.number), hash: r.hash, parentHash: r.parent_hash, timestamp: r.timestamp === null ? null : Number(r.timestamp) };
+}
+
 // Writes (the indexer): its cursor, moved in the same transaction as the rows of each batch.
 
 export type Cursor = { indexedBlock: number; indexedBlockHash: string | null; backfillComplete: boolean; reorgEpoch: number };

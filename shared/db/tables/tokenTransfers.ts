@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
+import { column, type EntityView } from '../entityView.js';
 import type { Page } from '../page.js';
 import type { Erc20Transfer, NftTransfer } from '../../models/address.js';
 
@@ -187,3 +188,27 @@ export async function insertMany(db: Queryable, chainId: number, transfers: NewT
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
   await db.query(`delete from token_transfers where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
 }
+
+/** Token transfers as the subgraph's erc20Transfers / erc721Transfers of an op (server/graphql). */
+export const tokenTransferView: EntityView = {
+  from: 'token_transfers t left join tokens tk on tk.chain_id = t.chain_id and tk.address = t.token',
+  id: {
+    sql: `t.tx_hash || '-' || t.log_index || '-' || t.batch_index`,
+    order: ['t.tx_hash', 't.log_index', 't.batch_index'],
+  },
+  fields: {
+    userOpHash: column('t.user_op_hash', 'Bytes', 'text', true),
+    standard: column('t.standard', 'String', 'text'),
+    contractAddress: column('t.token', 'Bytes', 'text', true),
+    from: column('t.from_address', 'Bytes', 'text'),
+    to: column('t.to_address', 'Bytes', 'text'),
+    value: column('t.value', 'BigInt', 'numeric'),
+    tokenId: column('t.token_id', 'BigInt', 'numeric', true),
+    name: column('tk.name', 'String', 'text', true),
+    symbol: column('tk.symbol', 'String', 'text', true),
+    decimals: column('tk.decimals', 'Int', 'int4', true),
+    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    blockNumber: column('t.block_number', 'BigInt', 'int8'),
+    logIndex: column('t.log_index', 'Int', 'int4'),
+  },
+};

@@ -4,6 +4,7 @@ import type { Page } from '../page.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
+import { column, hashIndexId, type EntityView } from '../entityView.js';
 
 /**
  * Reads of `user_ops` (with what an answer needs from `bundle_transactions`, `user_op_calls` and
@@ -385,3 +386,84 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
     blockTime: Number(r.block_time),
   }));
 }
+
+// The subgraph's UserOp (server/graphql). Fields the op row lacks come from correlated subqueries,
+// evaluated only for the fields a query selects.
+
+/** A field of the op's first decoded call (the subgraph's `target`, `value`). */
+const firstCall = (column: string) =>
+  `(select c.${column} from user_op_calls c where c.chain_id = t.chain_id and c.user_op_hash = t.user_op_hash and c.call_index = 0)`;
+
+/** Ops whose first call goes to the target(s): an index scan of user_op_calls, then of user_ops by hash. */
+const firstCallTargetIs = (test: string) =>
+  `t.user_op_hash = any(array(select c.user_op_hash from user_op_calls c where c.chain_id = $1 and c.call_index = 0 and c.target ${test}))`;
+
+const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
+const postOpReverted = "t.failure = 'postop_reverted'";
+
+export const userOpView: EntityView = {
+  from: 'user_ops t',
+  id: hashIndexId('t.user_op_hash', 't.log_index'),
+  fields: {
+    userOpHash: column('t.user_op_hash', 'Bytes', 'text'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    sender: column('t.sender', 'Bytes', 'text'),
+    target: {
+      ...column(firstCall('target'), 'Bytes', 'text', true),
+      equals: (param) => firstCallTargetIs(`= ${param}`),
+      isAny: (param) => firstCallTargetIs(`= any(${param})`),
+    },
+    value: column(firstCall('value'), 'BigInt', 'numeric', true),
+    // The EntryPoint's event names the zero address when an op had no paymaster; so does the subgraph.
+    paymaster: {
+      ...column(`coalesce(t.paymaster, '${ZERO_ADDRESS}')`, 'Bytes', 'text'),
+      equals: (param) => `(t.paymaster = ${param} or (t.paymaster is null and ${param} = '${ZERO_ADDRESS}'))`,
+    },
+    nonce: column('t.nonce', 'BigInt', 'numeric'),
+    success: column('t.success', 'Boolean', 'bool'),
+    actualGasCost: column('t.actual_gas_cost', 'BigInt', 'numeric'),
+    actualGasUsed: column('t.actual_gas_used', 'BigInt', 'numeric'),
+    actualGasPrice: column(gasPrice, 'BigInt', 'numeric', true),
+    gasPrice: column(gasPrice, 'BigInt', 'numeric', true),
+    revertReason: column(`case when ${postOpReverted} then null else t.revert_reason end`, 'Bytes', 'text', true),
+    paymasterRevertReason: column(`case when ${postOpReverted} then t.revert_reason end`, 'Bytes', 'text', true),
+    // Block time never decreases along the chain: the (indexed) block number sorts like it.
+    blockTime: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
+    blockNumber: column('t.block_number', 'BigInt', 'int8'),
+    logIndex: column('t.log_index', 'Int', 'int4'),
+    bundleIndex: column('t.bundle_index', 'Int', 'int4'),
+    input: column(
+      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)',
+      'Bytes',
+      'text',
+      true,
+    ),
+    callData: column('t.call_data', 'Bytes', 'text', true),
+    beneficiary: column('t.beneficiary', 'Bytes', 'text', true),
+    bundler: column('t.bundler', 'Bytes', 'text'),
+    // The subgraph answers `0x` for an op that deployed nothing.
+    factory: column(`coalesce(t.factory, '0x')`, 'Bytes', 'text'),
+    initCode: column('t.init_code', 'Bytes', 'text', true),
+    signature: column('t.signature', 'Bytes', 'text', true),
+    paymasterAndData: column('t.paymaster_and_data', 'Bytes', 'text', true),
+    callGasLimit: column('t.call_gas_limit', 'BigInt', 'numeric', true),
+    verificationGasLimit: column('t.verification_gas_limit', 'BigInt', 'numeric', true),
+    preVerificationGas: column('t.pre_verification_gas', 'BigInt', 'numeric', true),
+    maxFeePerGas: column('t.max_fee_per_gas', 'BigInt', 'numeric', true),
+    maxPriorityFeePerGas: column('t.max_priority_fee_per_gas', 'BigInt', 'numeric', true),
+    accountGasLimits: column('t.account_gas_limits', 'Bytes', 'text', true),
+    gasFees: column('t.gas_fees', 'Bytes', 'text', true),
+    // As toUserOp: the op's gas limits summed (v0.7+ adds the paymaster's), null until decoded.
+    gasLimit: column(
+      `t.call_gas_limit + t.verification_gas_limit + t.pre_verification_gas + case when t.entry_point_version = 'v0.6' then 0
+         else coalesce(t.paymaster_verification_gas_limit, 0) + coalesce(t.paymaster_post_op_gas_limit, 0) end`,
+      'BigInt',
+      'numeric',
+      true,
+    ),
+    // Not recorded per op (the subgraph's is the block's base fee).
+    baseFeePerGas: column('null::numeric', 'BigInt', 'numeric', true),
+    entryPoint: column('t.entry_point', 'Bytes', 'text'),
+    entryPointVersion: column('t.entry_point_version', 'String', 'text'),
+  },
+};

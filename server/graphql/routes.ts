@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import { execute, GraphQLError, printSchema, type ExecutionArgs } from 'graphql';
+import { createHandler } from 'graphql-http';
+import type { NetworkConfig } from '../../shared/config.js';
+import { AppError } from '../../shared/errors.js';
+import { findNetwork } from '../../shared/networks.js';
+import { admit } from '../access.js';
+import { createContext, type Deps } from '../context.js';
+import { HTTP_STATUS } from '../http/errors.js';
+import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
+import { parseQuery, rowBudgetError, validateQuery } from './limits.js';
+import { newGraphqlContext, type GraphqlContext } from './resolvers.js';
+import { subgraphSchema } from './schema.js';
+
+/**
+ * The subgraph-style GraphQL endpoint of each served network, where The Graph's clients post:
+ * `POST /subgraphs/name/<network>` with the key in `x-api-key`, or `POST /api/<key>/subgraphs/name/<network>`
+ * (the key in the path, as the hosted gateway takes it), and the schema at
+ * `GET /subgraphs/name/<network>/schema.graphql`. Every answer, refusals included, is a GraphQL
+ * body `{errors: [{message, locations?, path?}]}`.
+ */
+
+const SUBGRAPH_PATH = /^\/(?:api\/[^/]+\/)?subgraphs\/name\/[^/]+(?:\/schema\.graphql)?\/?$/;
+
+const SDL = printSchema(subgraphSchema);
+
+const errorsBody = (message: string, extensions?: Record<string, unknown>) => ({ errors: [{ message, ...(extensions ? { extensions } : {}) }] });
+
+/** The served network a path names (client spellings accepted), or undefined. */
+function servedNetwork(deps: Deps, name: string): NetworkConfig | undefined {
+  const canonical = findNetwork(name)?.name ?? name;
+  return deps.config.networks.find((n) => n.name === canonical);
+}
+
+/** Unexpected failures (bugs, the database) are logged and answered without their details. */
+function maskUnexpected(deps: Deps) {
+  return (error: Readonly<GraphQLError | Error>): GraphQLError | Error => {
+    if (!(error instanceof GraphQLError) || !error.originalError || error.originalError instanceof GraphQLError) return error;
+    const cause = error.originalError as { code?: unknown };
+    // PostgreSQL cancelled the statement at the web pool's statement_timeout: busy, not broken.
+    const message =
+      cause.code === '57014' ? 'The query took too long; ask for fewer rows or a narrower filter.' : 'Internal error';
+    if (message === 'Internal error') deps.log.error({ err: error.originalError, path: error.path }, 'graphql resolver failed');
+    return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path });
+  };
+}
+
+export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestHandler] {
+  const handle = createHandler<Request, GraphqlContext, GraphqlContext>({
+    schema: subgraphSchema,
+    context: (req) => req.context,
+    parse: (source) => parseQuery(typeof source === 'string' ? source : source.body),
+    validate: validateQuery,
+    execute: (args: ExecutionArgs) => {
+      const overBudget = rowBudgetError(args);
+      return overBudget ? { errors: [overBudget] } : execute(args);
+    },
+    formatError: maskUnexpected(deps),
+  });
+
+  async function answer(req: Request, res: Response): Promise<void> {
+    const ctx = createContext(deps, {
+      requestId: randomUUID(),
+      headers: { apiKey: (req.params.key as string | undefined) ?? req.get('x-api-key'), authorization: req.get('authorization') },
+      clientIp: () => req.ip ?? 'unknown',
+    });
+    res.setHeader('x-request-id', ctx.requestId);
+    res.setHeader('cache-control', 'no-store');
+    const network = servedNetwork(deps, String(req.params.network));
+    if (!network) {
+      const served = deps.config.networks.map((n) => n.name).join(', ');
+      res.status(404).json(errorsBody(`No subgraph "${String(req.params.network)}"; served networks: ${served}`, { code: 'NOT_FOUND' }));
+      return;
+    }
+    try {
+      // The key and the rate limit, the step every transport runs (server/access.ts); one call per request.
+      await (await admit(ctx, 'apiKey')).admitted;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      res.set(rateLimitHeaders(ctx.rateLimit, error));
+      res.status(HTTP_STATUS[error.code]).json(errorsBody(error.message, { code: error.code }));
+      return;
+    }
+    res.set(rateLimitHeaders(ctx.rateLimit));
+    const [body, init] = await handle({
+      method: req.method,
+      url: req.originalUrl,
+      headers: { get: (name: string) => req.get(name) ?? null },
+      body: (req.body as Record<string, unknown> | undefined) ?? null,
+      raw: req,
+      context: newGraphqlContext(deps.db, network),
+    });
+    res.status(init.status).set(init.headers ?? {});
+    if (body !== null) res.send(body);
+    else res.json(errorsBody(init.statusText));
+  }
+
+  const router = express.Router();
+  router.get('/subgraphs/name/:network/schema.graphql', (req, res) => {
+    if (!servedNetwork(deps, String(req.params.network))) {
+      res.status(404).json(errorsBody(`No subgraph "${String(req.params.network)}"`, { code: 'NOT_FOUND' }));
+      return;
+    }
+    res.type('text/plain; charset=utf-8').send(SDL);
+  });
+  router.post('/subgraphs/name/:network', answer);
+  router.post('/api/:key/subgraphs/name/:network', answer);
+
+  /** A body the JSON parser refused (malformed, too large) is answered as a GraphQL error, like any other. */
+  const bodyErrors: ErrorRequestHandler = (error, req, res, next) => {
+    const status = (error as { status?: unknown }).status;
+    if (!SUBGRAPH_PATH.test(req.path) || typeof status !== 'number' || status < 400 || status >= 500) return next(error);
+    res.status(status).json(errorsBody(`Invalid request body: ${(error as Error).message}`, { code: 'BAD_REQUEST' }));
+  };
+  return [router, bodyErrors];
+}

@@ -1,0 +1,74 @@
+import type { Queryable } from '../../shared/db/client.js';
+import type { EntityView, PgType } from '../../shared/db/entityView.js';
+import type { Relation } from './entities.js';
+import { checkPage, compileOrder, compileWhere, Params, type Order, type Where } from './where.js';
+
+/**
+ * The statements the resolvers run: one per collection field, and one per relation field per
+ * level of the answer (all parents at once). Each selects only the fields the query asks for, and
+ * each is bounded: `first` rows, or `first` rows per parent.
+ */
+
+export type Row = Record<string, unknown>;
+export type ListArgs = Order & { first?: number; skip?: number; where?: Where | null };
+
+/** Rows of an entity view: the list arguments of the field and the view fields its selection asks for. */
+export type RowsQuery = { view: EntityView; args: ListArgs; fields: ReadonlySet<string> };
+
+/** The parents whose related rows a relation field asks for: their join keys, typed for unnest. */
+export type Parents = { relation: Relation; keys: ReadonlyArray<readonly unknown[]>; keyTypes: readonly PgType[] };
+
+/** `<sql> as "<field>"` for the id and each requested field of the view. */
+function selectList(view: EntityView, fields: ReadonlySet<string>): string {
+  const columns = [`${view.id.sql} as "id"`];
+  for (const name of fields) {
+    const field = view.fields[name];
+    if (field) columns.push(`${field.sql} as "${name}"`);
+  }
+  return columns.join(', ');
+}
+
+function conditions(view: EntityView, where: string, extra?: string): string {
+  return ['t.chain_id = $1', view.where, extra, where].filter(Boolean).join(' and ');
+}
+
+/** A page of the entity's rows matching `where`. */
+export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
+  const page = checkPage(args);
+  if (page.first === 0) return [];
+  const params = new Params(chainId);
+  const where = compileWhere(view, args.where, params);
+  const text = `select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where)}
+    order by ${compileOrder(view, args)} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}`;
+  return (await db.query<Row>(text, params.values)).rows;
+}
+
+/**
+ * The related rows of many parents in one statement: the parents' key tuples are unnested and
+ * each reads its own page through a lateral subquery (an index lookup per parent), so a parent with
+ * a million children costs what one with `first` does. Answers one list per parent, in order: the
+ * nested loop over the unnested keys yields each parent's page in turn, in the page's own order.
+ */
+export async function listRowsPerParent(
+  db: Queryable,
+  chainId: number,
+  { view, args, fields }: RowsQuery,
+  { relation, keys: parentKeys, keyTypes }: Parents,
+): Promise<Row[][]> {
+  const page = relation.list ? checkPage(args) : { first: 1, skip: 0 };
+  const answers: Row[][] = parentKeys.map(() => []);
+  if (page.first === 0 || parentKeys.length === 0) return answers;
+  const params = new Params(chainId);
+  const keyArrays = keyTypes.map((type, i) => params.add(parentKeys.map((k) => k[i]), `${type}[]`));
+  const keyNames = keyTypes.map((_, i) => `k${i}`);
+  const join = relation.on.map(([, column], i) => `${column} = p.k${i}`).join(' and ');
+  const where = compileWhere(view, args.where, params);
+  const text = `select p.parent_index, c.* from unnest(${keyArrays.join(', ')}) with ordinality as p(${keyNames.join(', ')}, parent_index)
+    cross join lateral (
+      select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where, `${join}${relation.where ? ` and ${relation.where}` : ''}`)}
+      order by ${compileOrder(view, args)} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}
+    ) c`;
+  const { rows } = await db.query<Row & { parent_index: string }>(text, params.values);
+  for (const { parent_index, ...row } of rows) answers[Number(parent_index) - 1]!.push(row);
+  return answers;
+}

@@ -1,0 +1,196 @@
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLError,
+  GraphQLID,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+  Kind,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+} from 'graphql';
+import type { FieldKind } from '../../shared/db/entityView.js';
+import { ENTITIES, type Entity, type EntityName } from './entities.js';
+import { resolveCollection, resolveMeta, resolveRelation, resolveSingle, type GraphqlContext } from './resolvers.js';
+import { LIMITS, OPERATORS } from './where.js';
+
+/**
+ * The GraphQL schema of every network's subgraph, in graph-node's naming: an entity type per
+ * entity, `<Entity>_filter` and `<Entity>_orderBy` for its collections, `OrderDirection`, and
+ * `_meta`. It is built from the entity catalogue (entities.ts), so a field added to a view is
+ * queryable, filterable and orderable at once.
+ */
+
+const DECIMAL = /^-?\d{1,78}$/;
+const HEX = /^0x([0-9a-fA-F]{2})*$/;
+
+/** Big integers as decimal strings (the subgraph's BigInt): accepts digits or an integer literal. */
+const BigIntScalar = new GraphQLScalarType({
+  name: 'BigInt',
+  description: 'An integer of any size, as a decimal string.',
+  serialize: (value) => String(value),
+  parseValue(value) {
+    const digits = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+    if (typeof digits !== 'string' || !DECIMAL.test(digits)) throw new GraphQLError(`BigInt takes decimal digits, got ${JSON.stringify(value)}`);
+    return digits;
+  },
+  parseLiteral(ast) {
+    if ((ast.kind === Kind.STRING || ast.kind === Kind.INT) && DECIMAL.test(ast.value)) return ast.value;
+    throw new GraphQLError('BigInt takes decimal digits', { nodes: ast });
+  },
+});
+
+/** Byte strings as 0x-prefixed hex, answered in lower case; accepted in any case. */
+const BytesScalar = new GraphQLScalarType({
+  name: 'Bytes',
+  description: 'Bytes as 0x-prefixed hex (lower case in answers).',
+  serialize: (value) => String(value),
+  parseValue(value) {
+    if (typeof value !== 'string' || !HEX.test(value)) throw new GraphQLError(`Bytes takes 0x-prefixed hex of whole bytes, got ${JSON.stringify(value)}`);
+    return value.toLowerCase();
+  },
+  parseLiteral(ast) {
+    if (ast.kind === Kind.STRING && HEX.test(ast.value)) return ast.value.toLowerCase();
+    throw new GraphQLError('Bytes takes 0x-prefixed hex of whole bytes', { nodes: ast });
+  },
+});
+
+const SCALARS: Record<FieldKind | 'ID', GraphQLScalarType> = {
+  ID: GraphQLID,
+  Bytes: BytesScalar,
+  BigInt: BigIntScalar,
+  Int: GraphQLInt,
+  String: GraphQLString,
+  Boolean: GraphQLBoolean,
+};
+
+const OrderDirection = new GraphQLEnumType({ name: 'OrderDirection', values: { asc: {}, desc: {} } });
+
+const Block = new GraphQLObjectType({
+  name: '_Block_',
+  fields: {
+    hash: { type: BytesScalar },
+    number: { type: new GraphQLNonNull(GraphQLInt) },
+    timestamp: { type: GraphQLInt },
+    parentHash: { type: BytesScalar },
+  },
+});
+
+const Meta = new GraphQLObjectType({
+  name: '_Meta_',
+  description: 'The indexed head of the network.',
+  fields: {
+    block: { type: new GraphQLNonNull(Block) },
+    deployment: { type: new GraphQLNonNull(GraphQLString) },
+    hasIndexingErrors: { type: new GraphQLNonNull(GraphQLBoolean) },
+  },
+});
+
+/** The field kinds of an entity's filterable, orderable fields, id first. */
+const kindsOf = (entity: Entity): Array<[string, FieldKind | 'ID']> => [
+  ['id', 'ID'],
+  ...Object.entries(entity.view.fields).map(([name, field]): [string, FieldKind] => [name, field.kind]),
+];
+
+function buildTypes() {
+  const objects = new Map<EntityName, GraphQLObjectType>();
+  const filters = new Map<EntityName, GraphQLInputObjectType>();
+  const orders = new Map<EntityName, GraphQLEnumType>();
+
+  for (const entity of Object.values(ENTITIES)) {
+    const filter: GraphQLInputObjectType = new GraphQLInputObjectType({
+      name: `${entity.name}_filter`,
+      fields: () => {
+        const fields: GraphQLInputFieldConfigMap = {};
+        for (const [name, kind] of kindsOf(entity)) {
+          for (const op of OPERATORS[kind]) {
+            const list = op === '_in' || op === '_not_in';
+            fields[`${name}${op}`] = { type: list ? new GraphQLList(new GraphQLNonNull(SCALARS[kind])) : SCALARS[kind] };
+          }
+        }
+        fields.and = { type: new GraphQLList(filter) };
+        fields.or = { type: new GraphQLList(filter) };
+        return fields;
+      },
+    });
+    filters.set(entity.name, filter);
+    orders.set(
+      entity.name,
+      new GraphQLEnumType({ name: `${entity.name}_orderBy`, values: Object.fromEntries(kindsOf(entity).map(([name]) => [name, {}])) }),
+    );
+  }
+
+  const listArgs = (name: EntityName) => ({
+    first: { type: GraphQLInt, defaultValue: LIMITS.defaultFirst },
+    skip: { type: GraphQLInt, defaultValue: 0 },
+    orderBy: { type: orders.get(name)! },
+    orderDirection: { type: OrderDirection },
+    where: { type: filters.get(name)! },
+  });
+
+  for (const entity of Object.values(ENTITIES)) {
+    objects.set(
+      entity.name,
+      new GraphQLObjectType<unknown, GraphqlContext>({
+        name: entity.name,
+        description: entity.description,
+        fields: () => {
+          const fields: GraphQLFieldConfigMap<unknown, GraphqlContext> = { id: { type: new GraphQLNonNull(GraphQLID) } };
+          for (const [name, field] of Object.entries(entity.view.fields)) {
+            const type = SCALARS[field.kind];
+            fields[name] = { type: field.nullable ? type : new GraphQLNonNull(type) };
+          }
+          if (entity.network) fields.network = { type: new GraphQLNonNull(GraphQLString), resolve: (_p, _a, ctx) => ctx.network.name };
+          for (const [name, relation] of Object.entries(entity.relations)) {
+            const target = objects.get(relation.entity)!;
+            const type: GraphQLOutputType = relation.list ? new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))) : target;
+            fields[name] = {
+              type,
+              description: relation.description,
+              ...(relation.list ? { args: listArgs(relation.entity) } : {}),
+              resolve: resolveRelation(entity, name) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
+            };
+          }
+          return fields;
+        },
+      }),
+    );
+  }
+  return { objects, listArgs };
+}
+
+function buildSchema(): GraphQLSchema {
+  const { objects, listArgs } = buildTypes();
+  const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
+  for (const entity of Object.values(ENTITIES)) {
+    const type = objects.get(entity.name)!;
+    if (entity.collection) {
+      query[entity.collection] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
+        args: listArgs(entity.name),
+        resolve: resolveCollection(entity) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
+      };
+    }
+    if (entity.single) {
+      query[entity.single] = {
+        type,
+        args: { id: { type: new GraphQLNonNull(GraphQLID as GraphQLInputType) } },
+        resolve: resolveSingle(entity) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
+      };
+    }
+  }
+  query._meta = { type: Meta, resolve: resolveMeta };
+  return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: query }) });
+}
+
+/** One schema for every network (the network is in the request's context). */
+export const subgraphSchema = buildSchema();

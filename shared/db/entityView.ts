@@ -1,0 +1,53 @@
+/**
+ * A table read as an entity of the subgraph-style GraphQL endpoint (server/graphql): the FROM
+ * clause, the SQL of each field, and how the entity's id maps to indexed columns. Each table module
+ * declares its view beside its other reads; server/graphql compiles filters, orderings and pages
+ * over it. Conventions: the row alias is `t`, and `$1` is always the network's chain id.
+ */
+
+/** The subgraph scalar a field answers as (BigInt and Bytes travel as strings). */
+export type FieldKind = 'Bytes' | 'BigInt' | 'Int' | 'String' | 'Boolean';
+
+/** The SQL type a compared value is cast to (so an index on a bigint column stays usable). */
+export type PgType = 'text' | 'int4' | 'int8' | 'numeric' | 'bool';
+
+export type ViewField = {
+  kind: FieldKind;
+  pg: PgType;
+  sql: string;
+  nullable?: boolean;
+  /** An indexed expression that sorts like `sql` (ops sort by block number for block time). */
+  order?: string;
+  /** Equality with one value (`param`) through an index, for a field whose `sql` is derived. */
+  equals?: (param: string) => string;
+  /** Membership in an array parameter through an index, likewise. */
+  isAny?: (param: string) => string;
+};
+
+export type EntityView = {
+  /** FROM clause, row alias `t`. */
+  from: string;
+  /** Condition every row of the entity meets beside `t.chain_id = $1` (e.g. an entity_stats kind). */
+  where?: string;
+  id: {
+    sql: string;
+    /** Columns that sort like the id: the default order and every order's tie-break. */
+    order: string[];
+    /**
+     * When the id joins several columns with '-' (`<userOpHash>-<logIndex>`), those columns: an id
+     * equality becomes equalities on them, which an index can answer.
+     */
+    parts?: Array<{ column: string; pg: PgType }>;
+  };
+  fields: Record<string, ViewField>;
+};
+
+/** A column read as is. */
+export const column = (sql: string, kind: FieldKind, pg: PgType, nullable = false): ViewField => ({ kind, pg, sql, nullable });
+
+/** The id `<hash>-<index>` of rows keyed by a hash and an integer (an op and its log, a bundle in its transaction). */
+export const hashIndexId = (hash: string, index: string): EntityView['id'] => ({
+  sql: `${hash} || '-' || ${index}`,
+  order: [hash, index],
+  parts: [{ column: hash, pg: 'text' }, { column: index, pg: 'int4' }],
+});

@@ -1,0 +1,402 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import type { TruthUserOp } from '../../devnet/index.js';
+import { createApp } from '../../server/app.js';
+import type { Db } from '../../shared/db/client.js';
+import { createTestKey } from '../helpers/app.js';
+import { ZERO_ADDRESS, expectedUserOp, sumOf } from './support/expected.js';
+import { useIndexedDevnet } from './support/indexedDevnet.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Answer = { status: number; data?: Json; errors?: Array<{ message: string; locations?: unknown; path?: unknown }> };
+
+/** Newest first, with graph-node's tie-break: the id (`<userOpHash>-<logIndex>`) in the same direction. */
+const newestFirst = (a: TruthUserOp, b: TruthUserOp) => b.blockNumber - a.blockNumber || (b.userOpHash < a.userOpHash ? -1 : 1);
+const firstTarget = (op: TruthUserOp) => op.calls[0]?.target ?? null;
+
+describe('subgraph-style GraphQL on indexed devnet traffic', () => {
+  const d = useIndexedDevnet({ ops: 300, days: 3, seed: 11 });
+
+  async function gql(query: string, variables?: Record<string, unknown>, path = '/subgraphs/name/devnet'): Promise<Answer> {
+    const res = await d.api().post(path).set('x-api-key', d.key).send({ query, variables });
+    return { status: res.status, ...(res.body as object) };
+  }
+
+  /** Data of a query that must succeed. */
+  async function data(query: string, variables?: Record<string, unknown>): Promise<Json> {
+    const answer = await gql(query, variables);
+    expect(answer.errors, JSON.stringify(answer.errors)).to.equal(undefined);
+    expect(answer.status).to.equal(200);
+    return answer.data!;
+  }
+
+  /** A query that must be refused with a GraphQL error (never a 500, never a hang). */
+  async function refused(query: string, variables?: Record<string, unknown>): Promise<string> {
+    const started = Date.now();
+    const answer = await gql(query, variables);
+    expect(answer.status).to.be.oneOf([200, 400]);
+    expect(answer.errors, 'errors').to.be.an('array').with.length.above(0);
+    expect(Date.now() - started).to.be.below(3000);
+    return answer.errors![0]!.message;
+  }
+
+  describe('the spec sample and the published client library queries', () => {
+    it('answers the spec sample GetUserOpHash($userOpHash: Bytes)', async () => {
+      const op = d.truth.userOps[17]!;
+      const result = await data(
+        `query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { verificationGasLimit userOpHash transactionHash } }`,
+        { userOpHash: op.userOpHash.toUpperCase().replace('0X', '0x') },
+      );
+      expect(result.userOps).to.deep.equal([
+        { verificationGasLimit: op.verificationGasLimit, userOpHash: op.userOpHash, transactionHash: op.transactionHash },
+      ]);
+    });
+
+    it('answers every field of an op, BigInts and Bytes as strings, with its transfers and accounts', async () => {
+      const withTransfers = d.truth.userOps.filter((o) => d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard === 'ERC20'));
+      for (const op of [...withTransfers.slice(0, 3), ...d.truth.userOps.filter((o) => !o.success).slice(0, 2), d.truth.userOps[0]!]) {
+        // The /v0 UserOp's values, less the fields the subgraph has not; its callData is the op's own.
+        const { status, chainId, preDecodedCallData, targets, values, callDatas, ...common } = expectedUserOp(d.truth, op);
+        expect([status, chainId, preDecodedCallData, targets, values, callDatas]).to.have.length(6);
+        const expected = { ...common, callData: op.callData };
+        const selection = Object.keys(expected).map((k) => (k === 'accountSender' ? 'accountSender { factory }' : k)).join(' ');
+        // The client library's query: $first and $skip are used without being declared.
+        const result = await data(
+          `query GetUserOpHashDetails($userOpHash: Bytes) {
+            userOps(first: $first, skip: $skip, orderBy: blockTime, orderDirection: desc, where: {userOpHash: $userOpHash}) {
+              ${selection} bundle { transactionHash bundleIndex }
+              erc20Transfers { contractAddress from to value decimals symbol }
+              erc721Transfers(first: 10) { contractAddress from to tokenId }
+            }
+          }`,
+          { userOpHash: op.userOpHash },
+        );
+        const transfers = (standard: string) => d.truth.transfers.filter((t) => t.userOpHash === op.userOpHash && t.standard === standard);
+        expect(result.userOps).to.have.length(1);
+        const got = result.userOps[0];
+        expect(got).to.deep.include(expected);
+        expect(got.bundle).to.deep.equal({ transactionHash: op.transactionHash, bundleIndex: op.bundleIndex });
+        expect(got.erc20Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.value])).to.deep.equal(
+          transfers('ERC20').map((t) => [t.token, t.from, t.to, t.value]),
+        );
+        expect(got.erc20Transfers.every((t: Json) => typeof t.decimals === 'number' && typeof t.symbol === 'string')).to.equal(true);
+        expect(got.erc721Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.tokenId])).to.deep.equal(
+          transfers('ERC721').slice(0, 10).map((t) => [t.token, t.from, t.to, t.tokenId]),
+        );
+      }
+    });
+
+    it("answers the client library's address-activity query in its three block-window forms", async () => {
+      const account = d.truth.accounts[2]!;
+      const address = account.address;
+      const activity = d.truth.userOps.filter((o) => o.sender === address || firstTarget(o) === address).sort(newestFirst);
+      const blocks = activity.map((o) => o.blockNumber);
+      const [low, high] = [blocks[blocks.length - 2]!, blocks[1]!];
+      const opFields = 'id sender target actualGasCost transactionHash success blockNumber userOpHash nonce entryPoint';
+      const head = `accounts(where: {address: $address}) { id address blockNumber blockTime factory paymaster transactionHash userOpHash userOpsCount }
+        deposits(where: {account: $address}) { totalDeposit }`;
+      const forms: Array<[string, string, (o: TruthUserOp) => boolean]> = [
+        ['$address: Bytes, $first: Int, $skip: Int', '{ or: [{ sender: $address }, { target: $address }] }', () => true],
+        [
+          '$address: Bytes, $first: Int, $skip: Int, $start_block: Int, $end_block: Int',
+          '{ and: [ {or: [{sender: $address}, {target: $address}]}, {blockNumber_gte: $start_block}, {blockNumber_lte: $end_block}, ] }',
+          (o) => o.blockNumber >= low && o.blockNumber <= high,
+        ],
+        [
+          // $end_block is declared and not used, as the client library does.
+          '$address: Bytes, $first: Int, $skip: Int, $start_block: Int, $end_block: Int',
+          '{ and: [ {or: [{sender: $address}, {target: $address}]}, {blockNumber_gte: $start_block}, ] }',
+          (o) => o.blockNumber >= low,
+        ],
+      ];
+      for (const [declarations, where, inWindow] of forms) {
+        const result = await data(
+          `query AddressActivityQuery(${declarations}) { ${head}
+            userOps(first: $first, skip: $skip, orderBy: blockTime, orderDirection: desc, where: ${where}) { ${opFields} } }`,
+          { address, first: 3, skip: 1, start_block: low, end_block: high },
+        );
+        expect(result.accounts).to.deep.equal([
+          {
+            id: address,
+            address,
+            blockNumber: String(account.blockNumber),
+            blockTime: String(account.blockTime),
+            factory: account.factory,
+            paymaster: d.truth.userOps.find((o) => o.userOpHash === account.userOpHash)!.paymaster ?? ZERO_ADDRESS,
+            transactionHash: account.transactionHash,
+            userOpHash: account.userOpHash,
+            userOpsCount: String(d.truth.userOps.filter((o) => o.sender === address).length),
+          },
+        ]);
+        expect(result.deposits).to.be.an('array');
+        expect(result.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(activity.filter(inWindow).slice(1, 4).map((o) => o.userOpHash));
+      }
+    });
+
+    it('answers _meta with the indexed head block as the chain has it', async () => {
+      const { _meta } = await data('query MetaQuery { _meta { deployment hasIndexingErrors block { hash number parentHash timestamp } } }');
+      const head = Math.max(...d.truth.userOps.map((o) => o.blockNumber));
+      expect(_meta.block.number).to.be.at.least(head);
+      const res = await fetch(d.devnet.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [`0x${_meta.block.number.toString(16)}`, false] }),
+      });
+      const { result: block } = (await res.json()) as { result: { hash: string; parentHash: string; timestamp: string } };
+      expect(_meta).to.deep.equal({
+        deployment: 'opscan/devnet',
+        hasIndexingErrors: false,
+        block: { number: _meta.block.number, hash: block.hash, parentHash: block.parentHash, timestamp: Number(block.timestamp) },
+      });
+    });
+  });
+
+  describe('filters, orders and pages on every entity', () => {
+    it('userOps: operators, nested and/or, orderBy with the id tie-break, skip and single op by id', async () => {
+      const failed = d.truth.userOps.filter((o) => !o.success);
+      const senders = [...new Set(d.truth.userOps.map((o) => o.sender))].slice(0, 3);
+      const byCostDesc = (a: TruthUserOp, b: TruthUserOp) =>
+        Number(BigInt(b.actualGasCost) - BigInt(a.actualGasCost)) || (b.userOpHash < a.userOpHash ? -1 : 1);
+      const mid = d.truth.userOps[150]!.blockNumber;
+      const cases: Array<[string, TruthUserOp[]]> = [
+        ['orderBy: actualGasCost, orderDirection: desc, where: {success: false}', failed.sort(byCostDesc)],
+        [
+          `orderBy: blockNumber, orderDirection: desc, where: {sender_in: ${JSON.stringify(senders)}, blockNumber_lt: "${mid}"}`,
+          d.truth.userOps.filter((o) => senders.includes(o.sender) && o.blockNumber < mid).sort(newestFirst),
+        ],
+        [
+          `orderBy: blockNumber, orderDirection: desc, where: {or: [{paymaster: "${ZERO_ADDRESS}", success: false}, {and: [{nonce_gt: "0"}, {blockNumber_gte: ${mid}}]}]}`,
+          d.truth.userOps.filter((o) => (o.paymaster === null && !o.success) || (BigInt(o.nonce) > 0n && o.blockNumber >= mid)).sort(newestFirst),
+        ],
+        [
+          `orderBy: blockNumber, orderDirection: desc, where: {paymaster_not: "${ZERO_ADDRESS}", entryPoint_not_in: ["${d.truth.userOps[0]!.entryPoint}"]}`,
+          d.truth.userOps.filter((o) => o.paymaster !== null && o.entryPoint !== d.truth.userOps[0]!.entryPoint).sort(newestFirst),
+        ],
+      ];
+      for (const [args, expected] of cases) {
+        expect(expected.length, args).to.be.above(3);
+        const all = await data(`{ userOps(first: 1000, ${args}) { userOpHash } }`);
+        expect(all.userOps.map((o: Json) => o.userOpHash), args).to.deep.equal(expected.map((o) => o.userOpHash));
+        const page = await data(`{ userOps(first: 2, skip: 2, ${args}) { userOpHash } }`);
+        expect(page.userOps.map((o: Json) => o.userOpHash), args).to.deep.equal(expected.slice(2, 4).map((o) => o.userOpHash));
+      }
+      const byId = [...d.truth.userOps].sort((a, b) => (a.userOpHash < b.userOpHash ? -1 : 1));
+      const defaultOrder = await data('{ userOps(first: 5) { id } }');
+      expect(defaultOrder.userOps.map((o: Json) => o.id)).to.deep.equal(byId.slice(0, 5).map((o) => `${o.userOpHash}-${o.logIndex}`));
+      const op = d.truth.userOps[42]!;
+      const single = await data(`{ userOp(id: "${op.userOpHash}-${op.logIndex}") { sender } missing: userOp(id: "nope") { sender } }`);
+      expect(single).to.deep.equal({ userOp: { sender: op.sender }, missing: null });
+      const inIds = await data(`{ userOps(where: {id_in: ["${op.userOpHash}-${op.logIndex}", "0x12-1"]}) { userOpHash } }`);
+      expect(inIds.userOps).to.deep.equal([{ userOpHash: op.userOpHash }]);
+      const contains = await data(`{ userOps(first: 1000, where: {callData_contains: "${op.callData.slice(0, 10)}"}) { userOpHash } }`);
+      expect(contains.userOps.map((o: Json) => o.userOpHash)).to.have.members(
+        d.truth.userOps.filter((o) => o.callData.startsWith(op.callData.slice(0, 10))).map((o) => o.userOpHash),
+      );
+    });
+
+    it('bundles: order, filter and their ops as a nested list', async () => {
+      const multi = d.truth.bundles.filter((b) => b.userOpHashes.length > 1);
+      const expected = [...multi].sort((a, b) => b.blockNumber - a.blockNumber || (b.transactionHash < a.transactionHash ? -1 : b.transactionHash > a.transactionHash ? 1 : b.bundleIndex - a.bundleIndex));
+      expect(expected.length).to.be.within(20, 1000);
+      const result = await data(`{ bundles(first: 1000, orderBy: blockNumber, orderDirection: desc, where: {userOpsLength_gt: "1"}) {
+        id transactionHash bundleIndex bundler beneficiary success transactionFee userOpsLength blockTime
+        userOps(first: 16, orderBy: logIndex) { userOpHash logIndex } } }`);
+      expect(result.bundles.map((b: Json) => b.id)).to.deep.equal(expected.map((b) => `${b.transactionHash}-${b.bundleIndex}`));
+      for (const [i, b] of expected.entries()) {
+        const got = result.bundles[i];
+        expect(got).to.deep.include({ bundler: b.bundler, beneficiary: b.beneficiary, success: b.success, transactionFee: b.transactionFee, userOpsLength: String(b.userOpHashes.length), blockTime: String(b.blockTime) });
+        const ops = d.truth.userOps.filter((o) => b.userOpHashes.includes(o.userOpHash)).sort((x, y) => x.logIndex - y.logIndex);
+        expect(got.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(ops.map((o) => o.userOpHash));
+      }
+      const one = expected[0]!;
+      const single = await data(`{ bundle(id: "${one.transactionHash}-${one.bundleIndex}") { userOpsLength userOps(first: 1, skip: 1, orderBy: logIndex) { userOpHash } } }`);
+      expect(single.bundle.userOpsLength).to.equal(String(one.userOpHashes.length));
+      expect(single.bundle.userOps).to.have.length(1);
+    });
+
+    it('accounts, factories and their accounts; paymasters, bundlers and their ops; deposits', async () => {
+      const factory = d.truth.accounts[0]!.factory;
+      const deployed = d.truth.accounts.filter((a) => a.factory === factory).sort((a, b) => a.blockNumber - b.blockNumber || (a.address < b.address ? -1 : 1));
+      const accounts = await data(`{ accounts(first: 1000, orderBy: blockNumber, where: {factory: "${factory}"}) { address userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { sender } } }`);
+      expect(accounts.accounts.map((a: Json) => a.address)).to.deep.equal(deployed.map((a) => a.address));
+      for (const a of accounts.accounts) {
+        expect(a.userOps).to.have.length(Math.min(2, d.truth.userOps.filter((o) => o.sender === a.address).length));
+        expect(a.userOps.every((o: Json) => o.sender === a.address)).to.equal(true);
+      }
+
+      const factories = await data(`{ factories(first: 10, orderBy: accountsCount, orderDirection: desc) { id accountsCount accounts(first: 1000) { factory } } }`);
+      const counts = new Map<string, number>();
+      for (const a of d.truth.accounts) counts.set(a.factory, (counts.get(a.factory) ?? 0) + 1);
+      expect(new Map(factories.factories.map((f: Json) => [f.id, Number(f.accountsCount)]))).to.deep.equal(counts);
+      for (const f of factories.factories) expect(f.accounts.map((a: Json) => a.factory)).to.deep.equal(Array(counts.get(f.id)).fill(f.id));
+
+      const paymasters = await data(`{ paymasters(orderBy: userOpsCount, orderDirection: desc) { id userOpsCount gasSponsored totalDeposit userOps(first: 3) { paymaster } } }`);
+      const sponsored = new Map<string, TruthUserOp[]>();
+      for (const o of d.truth.userOps) if (o.paymaster) sponsored.set(o.paymaster, [...(sponsored.get(o.paymaster) ?? []), o]);
+      expect(paymasters.paymasters.map((p: Json) => [p.id, p.userOpsCount, p.gasSponsored])).to.have.deep.members(
+        [...sponsored].map(([p, ops]) => [p, String(ops.length), sumOf(ops.map((o) => o.actualGasCost))]),
+      );
+      const countsDesc = paymasters.paymasters.map((p: Json) => Number(p.userOpsCount));
+      expect(countsDesc).to.deep.equal([...countsDesc].sort((a, b) => b - a));
+      for (const p of paymasters.paymasters) {
+        expect(BigInt(p.totalDeposit) > 0n).to.equal(true);
+        expect(p.userOps.map((o: Json) => o.paymaster)).to.deep.equal(Array(3).fill(p.id));
+      }
+      const deposits = await data(`{ deposits(where: {account: "${paymasters.paymasters[0].id}"}) { account totalDeposit } }`);
+      expect(deposits.deposits.length).to.be.above(0);
+
+      const bundlers = await data(`{ bundlers(first: 10) { id userOpsCount bundlesCount bundles(first: 1000) { bundler } } }`);
+      for (const b of bundlers.bundlers) {
+        expect(b.userOpsCount).to.equal(String(d.truth.userOps.filter((o) => o.bundler === b.id).length));
+        expect(b.bundlesCount).to.equal(String(d.truth.bundles.filter((x) => x.bundler === b.id).length));
+        expect(b.bundles).to.have.length(Number(b.bundlesCount));
+      }
+      expect(bundlers.bundlers.map((b: Json) => b.id)).to.have.members([...new Set(d.truth.bundles.map((b) => b.bundler))]);
+    });
+
+    it('dailyMetrics and globalCounters', async () => {
+      const days = [...d.truth.days].sort((a, b) => b.day - a.day);
+      const result = await data(`{ dailyMetrics(orderBy: daySinceEpoch, orderDirection: desc) {
+        id daySinceEpoch userOpsDaily bundleDaily walletsCreatedDaily gasCostCollectedDaily userOpsTotal bundlesTotal } 
+        globalCounters { id userOpCounter bundleCounter walletsCreated } }`);
+      let remaining = d.truth.userOps.length;
+      let bundlesRemaining = d.truth.bundles.length;
+      expect(result.dailyMetrics).to.deep.equal(
+        days.map((day) => {
+          const row = {
+            id: String(day.day),
+            daySinceEpoch: String(day.day),
+            userOpsDaily: String(day.userOps),
+            bundleDaily: String(day.bundles),
+            walletsCreatedDaily: String(day.walletsCreated),
+            gasCostCollectedDaily: day.gasCostCollected,
+            userOpsTotal: String(remaining),
+            bundlesTotal: String(bundlesRemaining),
+          };
+          remaining -= day.userOps;
+          bundlesRemaining -= day.bundles;
+          return row;
+        }),
+      );
+      expect(result.globalCounters).to.deep.equal([
+        { id: 'global', userOpCounter: String(d.truth.userOps.length), bundleCounter: String(d.truth.bundles.length), walletsCreated: String(d.truth.accounts.length) },
+      ]);
+      const one = await data(`{ dailyMetric(id: "${days[1]!.day}") { userOpsDaily } }`);
+      expect(one.dailyMetric).to.deep.equal({ userOpsDaily: String(days[1]!.userOps) });
+    });
+  });
+
+  describe('bounded execution', () => {
+    /** An app over a database that counts the statements it runs. */
+    function countingApp(): { app: ReturnType<typeof createApp>; statements: () => number } {
+      let count = 0;
+      const db: Db = new Proxy(d.db, {
+        get(target, prop, receiver) {
+          if (prop === 'query') {
+            return (text: string, values?: readonly unknown[]) => {
+              count++;
+              return target.query(text, values);
+            };
+          }
+          return Reflect.get(target, prop, receiver);
+        },
+      });
+      return { app: createApp({ ...d.deps, db }), statements: () => count };
+    }
+
+    const NESTED = '{ bundles(first: 50) { id userOps(first: 16) { accountSender { factory userOps(first: 2) { id } } erc20Transfers(first: 5) { value } bundle { id } } } }';
+
+    it('loads nested lists with one statement per level, whatever the number of parents', async () => {
+      const { app, statements } = countingApp();
+      const res = await request(app)
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .send({ query: NESTED });
+      expect(res.body.errors).to.equal(undefined);
+      expect(res.body.data.bundles.length).to.be.above(20);
+      const before = statements();
+      await request(app)
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .send({ query: NESTED });
+      // bundles, their userOps, those ops' accountSender, bundle and erc20Transfers, the accounts' userOps.
+      expect(statements() - before).to.equal(6);
+    });
+
+    it('tolerates undeclared $first/$skip (defaults) and Int variables in BigInt filters, as graph-node does', async () => {
+      const result = await data('query Q($b: Int) { userOps(first: $first, skip: $skip, where: {blockNumber_gte: $b}) { id } }', { b: 0 });
+      expect(result.userOps).to.have.length(100);
+    });
+
+    it('refuses malformed and abusive queries with GraphQL errors, and keeps answering', async () => {
+      const hash = d.truth.userOps[0]!.userOpHash;
+      expect(await refused('{ userOps { id }')).to.match(/Syntax Error/);
+      expect(await refused('{ userOps { nope } }')).to.match(/Cannot query field "nope"/);
+      expect(await refused('{ userOps(first: 100000) { id } }')).to.match(/`first` argument must be between 0 and 1000/);
+      expect(await refused('{ userOps(skip: 100000) { id } }')).to.match(/`skip` argument must be between 0 and 5000/);
+      const deep = `{ userOps(first: 1) { ${'bundle { userOps(first: 1) { '.repeat(10)} id ${'} } '.repeat(10)} } }`;
+      expect(await refused(deep)).to.match(/nests fields \d+ deep/);
+      const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: _meta { deployment }`).join(' ')} }`;
+      expect(await refused(aliases(1000))).to.match(/Document contains more th.. 4000 tokens/);
+      expect(await refused(aliases(40))).to.match(/uses 40 aliases; at most 30/);
+      const huge = (n: number, value: string) => `{ userOps(where: {userOpHash_in: ${JSON.stringify(Array.from({ length: n }, () => value))}}) { id } }`;
+      expect(await refused(huge(1000, '0x01'))).to.match(/at most 500 values, got 1000/);
+      const tooLarge = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query: huge(1000, hash) });
+      expect([tooLarge.status, tooLarge.body.errors[0].message]).to.deep.equal([413, 'Invalid request body: request entity too large']);
+      expect(await refused('query Q($first: Int) { userOps(first: $first) { id } }', { first: 'abc' })).to.match(/Variable "\$first"/);
+      expect(await refused('query Q($h: Bytes) { userOps(where: {userOpHash: $h}) { id } }', { h: 123 })).to.match(/Bytes/);
+      expect(await refused('query Q($h: String) { userOps(where: {userOpHash: $h}) { id } }', { h: 'not hex' })).to.match(/Bytes/);
+      expect(await refused('query Q($f: String) { userOps(first: $f) { id } }', { f: '1' })).to.match(/Variable "\$f" of type "String"/);
+      expect(await refused('{ userOps(where: {blockNumber_gt: "1e99"}) { id } }')).to.match(/BigInt/);
+      expect(await refused('{ userOps(first: 1000) { bundle { userOps(first: 1000) { id } } } }')).to.match(/more than 20000 rows/);
+      const nestedFilter = `{ userOps(where: ${'{and: ['.repeat(20)}{success: true}${']}'.repeat(20)}) { id } }`;
+      expect(await refused(nestedFilter)).to.match(/at most 8 levels/);
+      expect(await refused('{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }')).to.match(/Cannot spread fragment/);
+      const bomb = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+      expect(await refused(`{ ...F0 } ${bomb} fragment F30 on Query { _meta { deployment } }`)).to.match(/selections/);
+      expect(await refused(`{ ${'userOps { id } '.repeat(2000)} }`)).to.match(/Document contains more th.. 4000 tokens/);
+
+      const malformed = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).set('content-type', 'application/json').send('{"query": ');
+      expect(malformed.status).to.equal(400);
+      expect(malformed.body.errors[0].message).to.match(/Invalid request body/);
+      const noQuery = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ variables: {} });
+      expect([noQuery.status, noQuery.body.errors[0].message]).to.deep.equal([400, 'Missing query']);
+      const health = await d.api().get('/healthz');
+      expect(health.status).to.equal(200);
+    });
+
+    it('answers keys, networks and rate limits as GraphQL errors, and takes the key in the path', async () => {
+      const query = '{ _meta { deployment } }';
+      const noKey = await d.api().post('/subgraphs/name/devnet').send({ query });
+      expect([noKey.status, noKey.body.errors[0].extensions.code]).to.deep.equal([401, 'UNAUTHORIZED']);
+      const badKey = await d.api().post('/api/ops_nope/subgraphs/name/devnet').send({ query });
+      expect([badKey.status, badKey.body.errors[0].message]).to.deep.equal([403, 'Invalid API Key']);
+      const unknown = await d.api().post('/subgraphs/name/atlantis').set('x-api-key', d.key).send({ query });
+      expect(unknown.status).to.equal(404);
+      expect(unknown.body.errors[0].message).to.match(/served networks: devnet/);
+      const inPath = await d.api().post(`/api/${d.key}/subgraphs/name/devnet`).send({ query });
+      expect(inPath.body).to.deep.equal({ data: { _meta: { deployment: 'opscan/devnet' } } });
+
+      const slowKey = await createTestKey(d.db, 'graphql-slow', 1);
+      const statuses: number[] = [];
+      let limited: request.Response | undefined;
+      for (let i = 0; i < 6; i++) {
+        const res = await d.api().post(`/api/${slowKey}/subgraphs/name/devnet`).send({ query });
+        statuses.push(res.status);
+        if (res.status === 429) limited = res;
+      }
+      expect(statuses).to.include(200);
+      expect(limited, statuses.join(',')).to.not.equal(undefined);
+      expect(Number(limited!.headers['retry-after'])).to.be.at.least(1);
+      expect(limited!.body.errors[0].extensions.code).to.equal('TOO_MANY_REQUESTS');
+    });
+
+    it('publishes the schema', async () => {
+      const res = await d.api().get('/subgraphs/name/devnet/schema.graphql');
+      expect(res.status).to.equal(200);
+      expect(res.text).to.include('type UserOp').and.include('input UserOp_filter').and.include('_meta: _Meta_');
+      expect(res.text).to.match(/userOps\(\s*first: Int = 100/);
+      expect((await d.api().get('/subgraphs/name/atlantis/schema.graphql')).status).to.equal(404);
+    });
+  });
+});
