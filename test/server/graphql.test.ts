@@ -5,13 +5,13 @@ import { createApp } from '../../server/app.js';
 import type { Db } from '../../shared/db/client.js';
 import { createTestKey } from '../helpers/app.js';
 import { ZERO_ADDRESS, expectedUserOp, sumOf } from './support/expected.js';
+import { chainBlock, expectedAccount, newestFirstById } from './support/expectedSubgraph.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Answer = { status: number; data?: Json; errors?: Array<{ message: string; locations?: unknown; path?: unknown }> };
 
-/** Newest first, with graph-node's tie-break: the id (`<userOpHash>-<logIndex>`) in the same direction. */
-const newestFirst = (a: TruthUserOp, b: TruthUserOp) => b.blockNumber - a.blockNumber || (b.userOpHash < a.userOpHash ? -1 : 1);
+const newestFirst = newestFirstById;
 const firstTarget = (op: TruthUserOp) => op.calls[0]?.target ?? null;
 
 describe('subgraph-style GraphQL on indexed devnet traffic', () => {
@@ -115,19 +115,7 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
             userOps(first: $first, skip: $skip, orderBy: blockTime, orderDirection: desc, where: ${where}) { ${opFields} } }`,
           { address, first: 3, skip: 1, start_block: low, end_block: high },
         );
-        expect(result.accounts).to.deep.equal([
-          {
-            id: address,
-            address,
-            blockNumber: String(account.blockNumber),
-            blockTime: String(account.blockTime),
-            factory: account.factory,
-            paymaster: d.truth.userOps.find((o) => o.userOpHash === account.userOpHash)!.paymaster ?? ZERO_ADDRESS,
-            transactionHash: account.transactionHash,
-            userOpHash: account.userOpHash,
-            userOpsCount: String(d.truth.userOps.filter((o) => o.sender === address).length),
-          },
-        ]);
+        expect(result.accounts).to.deep.equal([expectedAccount(d.truth, account)]);
         expect(result.deposits).to.be.an('array');
         expect(result.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(activity.filter(inWindow).slice(1, 4).map((o) => o.userOpHash));
       }
@@ -137,16 +125,10 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       const { _meta } = await data('query MetaQuery { _meta { deployment hasIndexingErrors block { hash number parentHash timestamp } } }');
       const head = Math.max(...d.truth.userOps.map((o) => o.blockNumber));
       expect(_meta.block.number).to.be.at.least(head);
-      const res = await fetch(d.devnet.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [`0x${_meta.block.number.toString(16)}`, false] }),
-      });
-      const { result: block } = (await res.json()) as { result: { hash: string; parentHash: string; timestamp: string } };
       expect(_meta).to.deep.equal({
         deployment: 'opscan/devnet',
         hasIndexingErrors: false,
-        block: { number: _meta.block.number, hash: block.hash, parentHash: block.parentHash, timestamp: Number(block.timestamp) },
+        block: await chainBlock(d.devnet.rpcUrl, _meta.block.number),
       });
     });
   });
