@@ -9,7 +9,7 @@ import { createSubgraphRoutes } from './graphql/routes.js';
 import { createMetricsRoute } from './http/metrics.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
 import { errorHeaders } from './http/errors.js';
-import { MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
+import { bodySizeGuard, MAX_BODY_BYTES, MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
 import { jiffyscanDialect } from './dialects/jiffyscan.js';
@@ -35,7 +35,7 @@ const corsMiddleware: express.RequestHandler = (req, res, next) => {
 };
 
 /** Only POST and DELETE carry a body (webhook mutations, tRPC mutations); nesting is bounded before parsing. */
-const jsonBody = express.json({ limit: '64kb', verify: refuseDeepJson });
+const jsonBody = express.json({ limit: MAX_BODY_BYTES, verify: refuseDeepJson });
 const jsonBodyParser: express.RequestHandler = (req, res, next) =>
   req.method === 'POST' || req.method === 'DELETE' ? jsonBody(req, res, next) : next();
 
@@ -50,6 +50,7 @@ export function createApp(deps: Deps): express.Express {
   // Behind N proxies the client address (rate limits of keyless calls) is N hops back.
   app.set('trust proxy', deps.config.TRUST_PROXY);
   app.use(corsMiddleware);
+  app.use(bodySizeGuard);
   app.use(jsonBodyParser);
 
   app.use('/v0', createRestRouter(deps, specDialect));

@@ -1,6 +1,15 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from '../../shared/log.js';
+import { AppError } from '../../shared/errors.js';
 import { errorBody, errorHeaders, HTTP_STATUS, toAppError } from './errors.js';
+import { MAX_BODY_BYTES } from './requestGuards.js';
+
+/** A body the JSON parser refused: too large, in an unsupported charset, or malformed. */
+function bodyParserError(status: number, message: string): AppError {
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`);
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', message || 'Unsupported body encoding');
+  return new AppError('BAD_REQUEST', message || 'Bad request');
+}
 
 /**
  * Last Express middleware: every error becomes JSON `{message, code, param?}` with the mapped
@@ -12,7 +21,8 @@ export function createErrorHandler(log: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const status = (error as { status?: number }).status;
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      res.status(status).json({ message: (error as Error).message || 'Bad request', code: 'BAD_REQUEST' });
+      const appError = bodyParserError(status, (error as Error).message);
+      res.status(HTTP_STATUS[appError.code]).json(errorBody(appError));
       return;
     }
     const appError = toAppError(error);

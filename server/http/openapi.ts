@@ -17,7 +17,7 @@ const errorSchema = {
     message: { type: 'string', description: 'What went wrong, for humans.' },
     code: {
       type: 'string',
-      enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'TOO_MANY_REQUESTS', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR'],
+      enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOO_MANY_REQUESTS', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR'],
     },
     param: { type: 'string', description: 'The parameter at fault.' },
   },
@@ -29,6 +29,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '401': 'Unauthorized: no API key was sent.',
   '403': 'Invalid API Key: the key is unknown or revoked.',
   '404': 'Not found.',
+  '413': 'Payload Too Large: a request body over 64 KB.',
   '429': 'Too many requests: see Retry-After.',
   '502': 'Bad Gateway: a live chain read failed.',
 };

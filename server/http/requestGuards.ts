@@ -9,6 +9,9 @@ import { errorBody, HTTP_STATUS } from './errors.js';
  * overflows the stack of the recursive walks libraries make over parsed input).
  */
 
+/** The largest request body any route reads (webhook bodies, tRPC mutations and batches, GraphQL queries). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 /** Deeper than any input of ours: tRPC batches nest 3 levels, webhook bodies 1, GraphQL variables a few. */
 export const MAX_JSON_DEPTH = 32;
 /** Calls in one tRPC batch. */
@@ -46,12 +49,44 @@ function trpcError(res: express.Response, error: AppError): void {
   });
 }
 
+/** An error answered before routing, in the shape the path's clients read (tRPC, GraphQL, or REST). */
+function earlyError(req: express.Request, res: express.Response, error: AppError): void {
+  if (req.path.startsWith('/trpc/')) return trpcError(res, error);
+  const status = HTTP_STATUS[error.code];
+  if (/\/subgraphs\//.test(req.path)) {
+    res.status(status).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+    return;
+  }
+  res.status(status).json(errorBody(error));
+}
+
 /**
- * In front of the tRPC adapter: a batch of more than MAX_TRPC_BATCH calls, or a GET input nested
- * too deep, is answered here as a JSON tRPC error (the adapter would answer the first as plain text
- * and overflow its stack on the second).
+ * First of all middleware: a body declared larger than MAX_BODY_BYTES is a 413 whatever its type
+ * and route, before anything reads it (the JSON parser enforces the same limit on bodies sent
+ * without a length).
+ */
+export const bodySizeGuard: express.RequestHandler = (req, res, next) => {
+  const length = Number(req.get('content-length') ?? 0);
+  if (length > MAX_BODY_BYTES) {
+    // The body is not read: close the connection after answering rather than drain it.
+    res.setHeader('connection', 'close');
+    earlyError(req, res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`));
+    return;
+  }
+  next();
+};
+
+/**
+ * In front of the tRPC adapter: a body that is not JSON, a batch of more than MAX_TRPC_BATCH calls,
+ * or a GET input nested too deep is answered here as a JSON tRPC error (the adapter would answer the
+ * first two in plain text and overflow its stack on the third).
  */
 export const trpcRequestGuard: express.RequestHandler = (req, res, next) => {
+  // Only JSON bodies: tRPC would read any other type itself, without our size limit, and answer in plain text.
+  if (req.method === 'POST' && !req.is('application/json')) {
+    trpcError(res, new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send tRPC calls with content-type: application/json'));
+    return;
+  }
   const calls = req.query.batch === '1' ? req.path.slice(1).split(',').length : 1;
   if (calls > MAX_TRPC_BATCH) {
     trpcError(res, new AppError('BAD_REQUEST', `A batch may hold at most ${MAX_TRPC_BATCH} calls (got ${calls})`, { param: 'batch' }));

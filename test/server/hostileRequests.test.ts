@@ -1,10 +1,14 @@
 import { expect } from 'chai';
+import type { Server } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createDb, isDatabaseUnavailable, type Db } from '../../shared/db/client.js';
 import { createApp } from '../../server/app.js';
+import { closeServer, startWeb } from '../../server/web.js';
+import { createLogger } from '../../shared/log.js';
 import type { Deps } from '../../server/context.js';
 import { MAX_JSON_DEPTH, MAX_TRPC_BATCH, jsonNestsDeeperThan } from '../../server/http/requestGuards.js';
-import { createTestKey, testDeps } from '../helpers/app.js';
+import { createTestKey, testConfig, testDeps } from '../helpers/app.js';
 import { createTestDatabase, TEST_DATABASE_URL, useTestDb, type TestDatabase } from '../helpers/db.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 
@@ -154,12 +158,63 @@ describe('hostile requests and a failing database', () => {
       expect(full.body).to.have.length(MAX_TRPC_BATCH);
     });
 
-    it('answers a body over the size limit with a JSON 413 on REST and tRPC', async () => {
+    it('answers a body over the size limit with a JSON 413 on every route, whatever its type', async () => {
       const big = JSON.stringify({ apiName: 'x'.repeat(70_000) });
-      for (const path of ['/v0/createWebhook', '/trpc/createWebhook']) {
-        const res = await api().post(path).set('x-api-key', key).set('content-type', 'application/json').send(big);
-        expect(res.status, path).to.equal(413);
-        expect(res.headers['content-type'], path).to.match(/^application\/json/);
+      for (const path of ['/v0/createWebhook', '/jiffyscan/v0/createWebhook', '/trpc/createWebhook', '/subgraphs/name/devnet', '/v0/getNetworks', '/nowhere']) {
+        for (const type of ['application/json', 'text/plain', 'application/octet-stream']) {
+          const res = await api().post(path).set('x-api-key', key).set('content-type', type).send(big);
+          const what = `${path} ${type}`;
+          expect(res.status, what).to.equal(413);
+          expect(res.headers['content-type'], what).to.match(/^application\/json/);
+          const code = path.startsWith('/trpc') ? res.body.error.data.code : path.startsWith('/subgraphs') ? res.body.errors[0].extensions.code : res.body.code;
+          expect(code, what).to.equal('PAYLOAD_TOO_LARGE');
+        }
+      }
+    });
+
+    it('answers a tRPC call whose body is not JSON with a JSON 415', async () => {
+      for (const type of ['text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x']) {
+        const res = await api().post('/trpc/deleteWebhook').set('x-api-key', key).set('content-type', type).send('id=wh_1');
+        expect(res.status, type).to.equal(415);
+        expect(res.headers['content-type'], type).to.match(/^application\/json/);
+        expect(res.body.error.data, type).to.include({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+      }
+    });
+  });
+
+  describe('slow clients', () => {
+    const t = useTestDb();
+    let server: Server;
+    let port = 0;
+    let key = '';
+    before(async () => {
+      key = await createTestKey(t.db, 'slow', 1_000_000);
+      server = await startWeb({ db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000000' }), log: createLogger({ level: 'silent', name: 'slow' }) }, 0);
+      port = (server.address() as AddressInfo).port;
+    });
+    after(() => closeServer(server));
+
+    it('keeps answering normal requests while hundreds of connections dribble their headers', async () => {
+      expect(server.requestTimeout, 'a whole request must arrive within a bound').to.be.within(1, 60_000);
+      expect(server.headersTimeout).to.be.greaterThan(0);
+      const slow: net.Socket[] = [];
+      for (let i = 0; i < 300; i++) {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write('GET /v0/getNetworks HTTP/1.1\r\nHost: x\r\n');
+        slow.push(socket);
+      }
+      const drip = setInterval(() => slow.forEach((s) => s.writable && s.write('X-Slow: 1\r\n')), 200);
+      try {
+        const started = Date.now();
+        const answers = await Promise.all(
+          Array.from({ length: 50 }, () => fetch(`http://127.0.0.1:${port}/v0/getNetworks`, { headers: { 'x-api-key': key } }).then((r) => r.status)),
+        );
+        expect(answers.every((s) => s === 200)).to.equal(true);
+        expect(Date.now() - started, 'answered without waiting for the slow ones').to.be.lessThan(10_000);
+      } finally {
+        clearInterval(drip);
+        slow.forEach((s) => s.destroy());
       }
     });
   });
