@@ -1,68 +1,35 @@
-import { z } from 'zod';
 import type { OutboxEvent } from '../shared/db/tables/webhookOutboxCursors.js';
 import type { WebhookFilter } from '../shared/models/webhook.js';
+import { parseOutboxPayload, type OutboxPayload } from '../shared/outboxEvents.js';
 
 /**
- * The outbox events the indexer writes, parsed, and which (filter, address) pairs each one matches.
- * Pure: no I/O. Addresses are compared in lower case.
+ * The outbox events the indexer writes, parsed with the contract both share (shared/outboxEvents.ts),
+ * and which (filter, address) pairs each one matches. Pure: no I/O. Addresses are compared in lower case.
  */
 
-const lower = z.string().transform((s) => s.toLowerCase());
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
-const userOperationSchema = z.object({
-  userOpHash: lower,
-  sender: lower,
-  paymaster: lower.nullable(),
-  bundler: lower,
-  beneficiary: lower.nullable().optional(),
-  /** The factory that deployed the sender (on every op of such an account). */
-  factory: lower.nullable().optional(),
-  targets: z.array(lower).default([]),
-  transferParties: z.array(lower).default([]),
-  blockNumber: z.coerce.number(),
-  blockHash: lower,
-  transactionHash: lower,
-  bundleIndex: z.number().int(),
-  logIndex: z.number().int(),
-});
-
-const accountDeployedSchema = z.object({
-  userOpHash: lower,
-  account: lower,
-  factory: lower,
-  paymaster: lower.nullable(),
-  blockNumber: z.coerce.number(),
-  blockHash: lower,
-  transactionHash: lower,
-  logIndex: z.number().int(),
-});
-
-const reorgSchema = z.object({
-  commonAncestor: z.coerce.number(),
-  removedFromBlock: z.coerce.number(),
-  removedUserOpHashes: z.array(lower).default([]),
-  removedAccounts: z.array(lower).default([]),
-});
-
 type Base = { outboxId: number; chainId: number; recordedAt: Date };
-export type UserOperationEvent = Base & { type: 'user_operation' } & z.output<typeof userOperationSchema>;
-export type AccountDeployedEvent = Base & { type: 'account_deployed' } & z.output<typeof accountDeployedSchema>;
-export type ReorgEvent = Base & { type: 'reorg' } & z.output<typeof reorgSchema>;
+export type UserOperationEvent = Base & { type: 'user_operation' } & OutboxPayload<'user_operation'>;
+export type AccountDeployedEvent = Base & { type: 'account_deployed' } & OutboxPayload<'account_deployed'>;
+export type ReorgEvent = Base & { type: 'reorg' } & OutboxPayload<'reorg'>;
 export type ChainEvent = UserOperationEvent | AccountDeployedEvent | ReorgEvent;
 
-/** Parses an outbox row; null for a type this dispatcher does not know (skipped, not fatal). */
-export function parseOutboxEvent(row: OutboxEvent): ChainEvent | null {
+export type ParsedRow = { ok: true; event: ChainEvent } | { ok: false; reason: string };
+
+/** Parses an outbox row; a row that does not fit the contract comes back with the reason. */
+export function parseOutboxEvent(row: OutboxEvent): ParsedRow {
+  const parsed = parseOutboxPayload(row.type, row.payload);
+  if (!parsed.ok) return parsed;
   const base = { outboxId: row.id, chainId: row.chainId, recordedAt: row.createdAt };
-  switch (row.type) {
+  const { event } = parsed;
+  switch (event.type) {
     case 'user_operation':
-      return { ...base, type: 'user_operation', ...userOperationSchema.parse(row.payload) };
+      return { ok: true, event: { ...base, type: event.type, ...event.payload } };
     case 'account_deployed':
-      return { ...base, type: 'account_deployed', ...accountDeployedSchema.parse(row.payload) };
+      return { ok: true, event: { ...base, type: event.type, ...event.payload } };
     case 'reorg':
-      return { ...base, type: 'reorg', ...reorgSchema.parse(row.payload) };
-    default:
-      return null;
+      return { ok: true, event: { ...base, type: event.type, ...event.payload } };
   }
 }
 

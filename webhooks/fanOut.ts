@@ -1,4 +1,6 @@
 import type { Db, Queryable } from '../shared/db/client.js';
+import * as outboxDeadLetters from '../shared/db/tables/outboxDeadLetters.js';
+import type { DeadLetter } from '../shared/db/tables/outboxDeadLetters.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import type { NewDelivery } from '../shared/db/tables/webhookDeliveries.js';
 import * as webhookOps from '../shared/db/tables/webhookOps.js';
@@ -15,11 +17,14 @@ import { accountDeployedBody, reorgBody, userOperationBody, type Addressee } fro
  * the cursor, so a crash re-reads the batch and the unique (webhook, event) key makes that harmless.
  * Events wait for finality: the batch stops at the first event whose block is less than
  * `finalityDepth` blocks below the indexer's cursor (devnet: depth 0, at once).
+ * An event that cannot be processed (its payload does not fit the outbox contract, or no delivery
+ * body can be built from it) is dead-lettered in the same transaction and the cursor moves past it:
+ * retrying it would fail the same way and hold back every later event of the chain.
  */
 
 export type ChainToMatch = { chainId: number; network: string; finalityDepth: number };
 
-export type FanOutResult = { events: number; deliveries: number; more: boolean };
+export type FanOutResult = { events: number; deliveries: number; more: boolean; deadLetters: DeadLetter[] };
 
 export async function fanOutChain(
   deps: { db: Db; log: Logger },
@@ -28,7 +33,7 @@ export async function fanOutChain(
 ): Promise<FanOutResult> {
   return deps.db.transaction(async (tx) => {
     const cursor = await cursors.lock(tx, chain.chainId);
-    if (cursor === null) return { events: 0, deliveries: 0, more: false }; // another dispatcher is on it
+    if (cursor === null) return { events: 0, deliveries: 0, more: false, deadLetters: [] }; // another dispatcher is on it
     const indexed = await cursors.findIndexedBlock(tx, chain.chainId);
     const rows = await cursors.listEventsAfter(tx, chain.chainId, cursor, batchSize);
     const finalBlock = indexed === null ? -1 : indexed - chain.finalityDepth;
@@ -38,17 +43,32 @@ export async function fanOutChain(
       if (row.type !== 'reorg' && row.blockNumber > finalBlock) break;
       ready.push(row);
     }
-    if (ready.length === 0) return { events: 0, deliveries: 0, more: false };
+    if (ready.length === 0) return { events: 0, deliveries: 0, more: false, deadLetters: [] };
 
-    const events = ready.map(parseOutboxEvent).filter((e): e is ChainEvent => e !== null);
-    const created = await deliveriesFor(tx, chain, events, deps.log);
+    const events: ChainEvent[] = [];
+    const deadLetters: DeadLetter[] = [];
+    for (const row of ready) {
+      const parsed = parseOutboxEvent(row);
+      if (parsed.ok) events.push(parsed.event);
+      else deadLetters.push({ outboxEventId: row.id, reason: parsed.reason });
+    }
+    const { created, unbuildable } = await deliveriesFor(tx, chain, events, deps.log);
+    deadLetters.push(...unbuildable);
+    deadLetters.sort((a, b) => a.outboxEventId - b.outboxEventId);
+    await outboxDeadLetters.insertMany(tx, deadLetters);
     await cursors.advance(tx, chain.chainId, ready[ready.length - 1]!.id);
     if (created > 0) await webhookDeliveries.notifyDue(tx);
-    return { events: ready.length, deliveries: created, more: ready.length === rows.length && rows.length === batchSize };
+    return { events: ready.length, deliveries: created, more: ready.length === rows.length && rows.length === batchSize, deadLetters };
   });
 }
 
-async function deliveriesFor(tx: Queryable, chain: ChainToMatch, events: ChainEvent[], log: Logger): Promise<number> {
+/** Records the events' deliveries; answers how many, and the events whose bodies cannot be built. */
+async function deliveriesFor(
+  tx: Queryable,
+  chain: ChainToMatch,
+  events: ChainEvent[],
+  log: Logger,
+): Promise<{ created: number; unbuildable: DeadLetter[] }> {
   const opHashes = events.flatMap((e) => (e.type === 'reorg' ? [] : [e.userOpHash]));
   const ops = await webhookOps.listByHashes(tx, chain.chainId, [...new Set(opHashes)]);
   const senders = events.flatMap((e) => (e.type === 'user_operation' && !e.factory ? [e.sender] : []));
@@ -60,6 +80,7 @@ async function deliveriesFor(tx: Queryable, chain: ChainToMatch, events: ChainEv
 
   let pending: NewDelivery[] = [];
   let created = 0;
+  const unbuildable: DeadLetter[] = [];
   const address = (webhookId: string): Addressee => ({ deliveryId: newDeliveryId(), webhookId, chainId: chain.chainId, network: chain.network });
   for (const [i, event] of events.entries()) {
     const eventKey = `outbox:${event.outboxId}`;
@@ -82,13 +103,19 @@ async function deliveriesFor(tx: Queryable, chain: ChainToMatch, events: ChainEv
         .filter((m) => m.createdAt <= event.recordedAt)
         .map((m) => m.webhookId),
     );
-    for (const webhookId of webhookIds) {
-      const to = address(webhookId);
-      const body = event.type === 'user_operation' ? userOperationBody(to, event, op) : accountDeployedBody(to, event, op);
-      pending.push({ id: to.deliveryId, webhookId, eventKey, eventType: event.type, chainId: chain.chainId, userOpHash: event.userOpHash, body });
+    try {
+      const bodies = [...webhookIds].map((webhookId): NewDelivery => {
+        const to = address(webhookId);
+        const body = event.type === 'user_operation' ? userOperationBody(to, event, op) : accountDeployedBody(to, event, op);
+        return { id: to.deliveryId, webhookId, eventKey, eventType: event.type, chainId: chain.chainId, userOpHash: event.userOpHash, body };
+      });
+      pending.push(...bodies);
+    } catch (err) {
+      // Pure code on stored data: it would fail the same way on every retry.
+      unbuildable.push({ outboxEventId: event.outboxId, reason: `building the delivery body failed: ${(err as Error).message}` });
     }
   }
-  return created + (await webhookDeliveries.insertMany(tx, pending));
+  return { created: created + (await webhookDeliveries.insertMany(tx, pending)), unbuildable };
 }
 
 async function reorgNotices(

@@ -4,6 +4,7 @@ import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import * as cursors from '../shared/db/tables/webhookOutboxCursors.js';
 import type { Logger } from '../shared/log.js';
 import { keyringFor } from '../shared/webhookKeyring.js';
+import { OUTBOX_CHANNEL } from '../shared/outboxEvents.js';
 import type { ResolveHost } from '../shared/webhookUrls.js';
 import { fanOutChain, type ChainToMatch } from './fanOut.js';
 import { createGuardedAgent } from './guardedAgent.js';
@@ -11,9 +12,6 @@ import { pruneDeliveries, PRUNE_INTERVAL_MS } from './pruneDeliveries.js';
 import { runSender } from './runSender.js';
 import { createSuccessBatcher } from './successBatcher.js';
 import { Wakeup } from './wakeup.js';
-
-/** The channel the indexer notifies after committing outbox events. */
-export const OUTBOX_CHANNEL = 'opscan_outbox';
 
 export const DELIVERY_TIMEOUT_MS = 15_000;
 const LEASE_MS = 60_000;
@@ -38,11 +36,20 @@ export type DispatcherOptions = {
   resolve?: ResolveHost;
 };
 
-export type Dispatcher = { stop(): Promise<void> };
+/** Counters since this dispatcher started (several dispatchers each count their own work). */
+export type DispatcherStats = {
+  /** Outbox events matched (their cursor moved past them). */
+  eventsMatched: number;
+  deliveriesCreated: number;
+  /** Outbox events that could not be processed, set aside in outbox_dead_letters. */
+  deadLettered: number;
+};
+
+export type Dispatcher = { stats(): DispatcherStats; stop(): Promise<void> };
 
 /**
  * Starts the two loops of the dispatcher: the matcher (outbox → deliveries, woken by
- * NOTIFY opscan_outbox) and the sender (deliveries → signed POSTs). `stop()` stops taking work,
+ * NOTIFY on OUTBOX_CHANNEL) and the sender (deliveries → signed POSTs). `stop()` stops taking work,
  * waits for sends in flight (at most the request timeout) and releases everything.
  */
 export async function startDispatcher(deps: {
@@ -68,6 +75,7 @@ export async function startDispatcher(deps: {
   const senderWakeup = new Wakeup();
   let running = true;
   const isRunning = () => running;
+  const stats: DispatcherStats = { eventsMatched: 0, deliveriesCreated: 0, deadLettered: 0 };
 
   const unlisten = [
     await db.listen(OUTBOX_CHANNEL, () => matcherWakeup.wake()),
@@ -80,6 +88,15 @@ export async function startDispatcher(deps: {
       for (const chain of chains) {
         try {
           const result = await fanOutChain({ db, log }, chain, options.batchSize ?? MATCH_BATCH_SIZE);
+          stats.eventsMatched += result.events;
+          stats.deliveriesCreated += result.deliveries;
+          for (const letter of result.deadLetters) {
+            stats.deadLettered++;
+            log.error(
+              { chainId: chain.chainId, outboxEventId: letter.outboxEventId, reason: letter.reason, deadLettered: stats.deadLettered },
+              'outbox event cannot be processed: moved to outbox_dead_letters',
+            );
+          }
           if (result.deliveries > 0) senderWakeup.wake();
           more ||= result.more;
         } catch (err) {
@@ -115,6 +132,7 @@ export async function startDispatcher(deps: {
 
   let stopping: Promise<void> | undefined;
   return {
+    stats: () => ({ ...stats }),
     stop() {
       stopping ??= (async () => {
         running = false;

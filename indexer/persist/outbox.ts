@@ -1,9 +1,10 @@
 /**
- * Outbox payloads, exactly as the webhook dispatcher parses them (webhooks/chainEvents.ts):
- * one `user_operation` per new op, one `account_deployed` per op that deployed its sender, in
- * chain order; `reorg` when rows above a common ancestor were removed. Addresses lower-case.
+ * The indexer's outbox events, typed by the contract the dispatcher parses them with
+ * (shared/outboxEvents.ts): one `user_operation` per new op, one `account_deployed` per op that
+ * deployed its sender, in chain order; `reorg` when rows above a common ancestor were removed.
+ * Addresses lower-case.
  */
-import type { NewOutboxEvent } from '../../shared/db/tables/outboxEvents.js';
+import type { NewOutboxEvent } from '../../shared/outboxEvents.js';
 import { ZERO_ADDRESS } from '../decode/abi.js';
 import type { DecodedTransfer, DecodedUserOp } from '../decode/decodedBatch.js';
 

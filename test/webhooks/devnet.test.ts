@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { generate, reorg, startDevnet, type Devnet, type GroundTruth } from '../../devnet/index.js';
 import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { loadConfig, allInOneEnvSchema } from '../../shared/config.js';
+import * as outboxDeadLetters from '../../shared/db/tables/outboxDeadLetters.js';
 import { createLogger } from '../../shared/log.js';
 import { useWebhookHarness } from './support/harness.js';
 import { startReceiver, verifySignature, type Receiver } from './support/receiver.js';
@@ -106,6 +107,8 @@ describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function
       for (const r of mine) verifySignature(hook.secret, r);
     }
     expect(receiver.received).to.have.length(total);
+    // Every payload the real indexer wrote fits the contract the dispatcher reads it with.
+    expect(await outboxDeadLetters.listByChain(h.db, 31337)).to.deep.equal([]);
   });
 
   it('tells a webhook when ops it was sent leave the chain in a reorg, then sends them again from their new blocks', async () => {
@@ -138,5 +141,6 @@ describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function
     const sent = bodies.filter((b) => b.type === 'user_operation').map((b) => b.data.userOp!.userOpHash);
     expect(new Set(sent)).to.deep.equal(new Set([...before, ...after].map((o) => o.userOpHash)));
     expect(sent).to.have.length(before.length + again.length);
+    expect(await outboxDeadLetters.listByChain(h.db, 31337)).to.deep.equal([]);
   });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { userOpSchema } from '../../shared/models/userOp.js';
 import { DEVNET, insertOp, insertOutbox, makeOp, randomAddress, setIndexedBlock, type FakeOp } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
-import { startReceiver, verifySignature, type Receiver } from './support/receiver.js';
+import { useReceiver, verifySignature } from './support/receiver.js';
 
 type Body = { type: string; id: string; webhookId: string; chainId: number; network: string; timestamp: string; data: Record<string, unknown> };
 const parse = (body: string) => JSON.parse(body) as Body;
@@ -11,19 +11,15 @@ const eventOf = (b: Body) => `${b.type}:${(b.data.userOp as { userOpHash?: strin
 describe('webhook dispatcher: matching, payload, signature', function () {
   this.timeout(60_000);
   const h = useWebhookHarness();
-  let receiver: Receiver;
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(() => receiver.close());
+  const receiver = useReceiver();
 
   it('delivers exactly the matching events for each filter kind, each signed and in the spec shape', async () => {
     const [A, P, B, F] = [randomAddress(), randomAddress(), randomAddress(), randomAddress()];
     const hooks = {
-      ADDRESS: await h.createWebhook(receiver.url, 'ADDRESS', A),
-      PAYMASTER: await h.createWebhook(receiver.url, 'PAYMASTER', P),
-      BUNDLER: await h.createWebhook(receiver.url, 'BUNDLER', B),
-      FACTORY: await h.createWebhook(receiver.url, 'FACTORY', F),
+      ADDRESS: await h.createWebhook(receiver.current.url, 'ADDRESS', A),
+      PAYMASTER: await h.createWebhook(receiver.current.url, 'PAYMASTER', P),
+      BUNDLER: await h.createWebhook(receiver.current.url, 'BUNDLER', B),
+      FACTORY: await h.createWebhook(receiver.current.url, 'FACTORY', F),
     };
     // Pools mixing watched and unwatched addresses, so every op may hit zero, one or several filters.
     const pick = <T>(xs: T[], i: number, salt: number) => xs[(i * 7 + salt * 13) % xs.length]!;
@@ -67,12 +63,12 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     for (const set of Object.values(expected)) expect(set.size).to.be.greaterThan(0);
 
     await h.startDispatcher();
-    await receiver.waitFor(() => receiver.received.length >= total);
+    await receiver.current.waitFor(() => receiver.current.received.length >= total);
     await new Promise((r) => setTimeout(r, 300)); // nothing more may arrive
-    expect(receiver.received).to.have.length(total);
+    expect(receiver.current.received).to.have.length(total);
 
     for (const [filter, hook] of Object.entries(hooks) as Array<[keyof typeof hooks, { id: string; secret: string }]>) {
-      const mine = receiver.received.filter((r) => parse(r.body).webhookId === hook.id);
+      const mine = receiver.current.received.filter((r) => parse(r.body).webhookId === hook.id);
       expect(new Set(mine.map((r) => eventOf(parse(r.body)))), filter).to.deep.equal(expected[filter]);
       for (const r of mine) {
         verifySignature(hook.secret, r);
@@ -92,30 +88,30 @@ describe('webhook dispatcher: matching, payload, signature', function () {
   });
 
   it('waits for finality: an event is sent once its block is finalityDepth below the indexed block', async () => {
-    const hook = await h.createWebhook(receiver.url, 'BUNDLER', '0x00000000000000000000000000000000000000b1');
+    const hook = await h.createWebhook(receiver.current.url, 'BUNDLER', '0x00000000000000000000000000000000000000b1');
     await h.startDispatcher({}, { FINALITY_DEPTH_DEVNET: '3' });
     await insertOp(h.db, makeOp({ bundler: '0x00000000000000000000000000000000000000b1', blockNumber: 10 }));
     await insertOp(h.db, makeOp({ bundler: '0x00000000000000000000000000000000000000b1', blockNumber: 12 }));
     await setIndexedBlock(h.db, 12);
     await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.received).to.have.length(0);
+    expect(receiver.current.received).to.have.length(0);
     await setIndexedBlock(h.db, 13);
-    await receiver.waitFor(() => receiver.received.length === 1);
+    await receiver.current.waitFor(() => receiver.current.received.length === 1);
     await setIndexedBlock(h.db, 15);
-    await receiver.waitFor(() => receiver.received.length === 2);
-    expect(parse(receiver.received[1]!.body).webhookId).to.equal(hook.id);
+    await receiver.current.waitFor(() => receiver.current.received.length === 2);
+    expect(parse(receiver.current.received[1]!.body).webhookId).to.equal(hook.id);
   });
 
   it('sends a reorg notice for delivered ops that left the chain, and skips events of replaced blocks', async () => {
     const sender = randomAddress();
-    const hook = await h.createWebhook(receiver.url, 'ADDRESS', sender);
+    const hook = await h.createWebhook(receiver.current.url, 'ADDRESS', sender);
     await h.startDispatcher();
     const kept = makeOp({ sender, blockNumber: 5 });
     const removed = makeOp({ sender, blockNumber: 6 });
     await insertOp(h.db, kept);
     await insertOp(h.db, removed);
     await setIndexedBlock(h.db, 6);
-    await receiver.waitFor(() => receiver.received.length === 2);
+    await receiver.current.waitFor(() => receiver.current.received.length === 2);
 
     // The indexer rolls block 6 back and writes it again with another hash: the op moved to block 7.
     await h.db.query(`delete from user_ops where user_op_hash = $1`, [removed.userOpHash]);
@@ -128,8 +124,8 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     const again = { ...removed, blockNumber: 7, blockHash: `0x${'77'.repeat(32)}` };
     await insertOp(h.db, again);
     await setIndexedBlock(h.db, 7);
-    await receiver.waitFor(() => receiver.received.length === 4);
-    const [reorg, moved] = receiver.received.slice(2).map((r) => parse(r.body));
+    await receiver.current.waitFor(() => receiver.current.received.length === 4);
+    const [reorg, moved] = receiver.current.received.slice(2).map((r) => parse(r.body));
     expect(reorg!.type).to.equal('reorg');
     expect(reorg!.data).to.deep.equal({ commonAncestor: 5, removedFromBlock: 6, userOpHashes: [removed.userOpHash] });
     expect(moved!.type).to.equal('user_operation');
@@ -142,7 +138,7 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [stale.userOpHash, `0x${'88'.repeat(32)}`]);
     await setIndexedBlock(h.db, 8);
     await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.received).to.have.length(4);
+    expect(receiver.current.received).to.have.length(4);
   });
 
   it('does not send events recorded before the webhook existed', async () => {
@@ -150,13 +146,13 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     await insertOp(h.db, makeOp({ sender, blockNumber: 1 }));
     await setIndexedBlock(h.db, 1);
     await new Promise((r) => setTimeout(r, 20));
-    await h.createWebhook(receiver.url, 'ADDRESS', sender);
+    await h.createWebhook(receiver.current.url, 'ADDRESS', sender);
     await insertOp(h.db, makeOp({ sender, blockNumber: 2 }));
     await setIndexedBlock(h.db, 2);
     await h.startDispatcher();
-    await receiver.waitFor(() => receiver.received.length === 1);
+    await receiver.current.waitFor(() => receiver.current.received.length === 1);
     await new Promise((r) => setTimeout(r, 200));
-    expect(receiver.received).to.have.length(1);
-    expect((parse(receiver.received[0]!.body).data.block as { number: number }).number).to.equal(2);
+    expect(receiver.current.received).to.have.length(1);
+    expect((parse(receiver.current.received[0]!.body).data.block as { number: number }).number).to.equal(2);
   });
 });

@@ -1,16 +1,12 @@
+import { OUTBOX_CHANNEL, type NewOutboxEvent } from '../../outboxEvents.js';
 import type { Queryable } from '../client.js';
 
 /**
  * Writes of `outbox_events` (the indexer), in the transaction of the rows they announce; the
- * webhook dispatcher reads them in id order (webhookOutboxCursors.ts). A NOTIFY on
- * `opscan_outbox` with the chain id wakes it when that transaction commits.
+ * webhook dispatcher reads them in id order (webhookOutboxCursors.ts). A NOTIFY on OUTBOX_CHANNEL
+ * with the chain id wakes it when that transaction commits. The payloads follow the contract in
+ * shared/outboxEvents.ts.
  */
-
-export const OUTBOX_CHANNEL = 'opscan_outbox';
-
-export type OutboxEventType = 'user_operation' | 'account_deployed' | 'reorg';
-
-export type NewOutboxEvent = { type: OutboxEventType; blockNumber: number; userOpHash: string | null; payload: unknown };
 
 export async function insertMany(db: Queryable, chainId: number, events: NewOutboxEvent[]): Promise<void> {
   if (events.length === 0) return;

@@ -24,14 +24,17 @@ export async function advance(tx: Queryable, chainId: number, lastEventId: numbe
   ]);
 }
 
-/** An outbox row as the indexer wrote it (its payload shape depends on `type`). */
+/**
+ * An outbox row as the indexer wrote it. The payload is whatever JSON is stored (both drivers parse
+ * jsonb): its shape depends on `type` and is checked by the dispatcher (shared/outboxEvents.ts).
+ */
 export type OutboxEvent = {
   id: number;
   chainId: number;
   type: string;
   blockNumber: number;
   userOpHash: string | null;
-  payload: Record<string, unknown>;
+  payload: unknown;
   createdAt: Date;
 };
 
@@ -46,7 +49,7 @@ export async function listEventsAfter(db: Queryable, chainId: number, afterId: n
     type: string;
     block_number: string;
     user_op_hash: string | null;
-    payload: Record<string, unknown> | string;
+    payload: unknown;
     created_at: Date | string;
   }>(
     `select id, chain_id, type, block_number, user_op_hash, payload, created_at from outbox_events
@@ -59,7 +62,7 @@ export async function listEventsAfter(db: Queryable, chainId: number, afterId: n
     type: r.type,
     blockNumber: Number(r.block_number),
     userOpHash: r.user_op_hash,
-    payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload,
+    payload: r.payload,
     createdAt: new Date(r.created_at),
   }));
 }

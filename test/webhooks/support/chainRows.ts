@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../../shared/db/client.js';
+import { OUTBOX_CHANNEL } from '../../../shared/outboxEvents.js';
 
 /**
  * Writes what the indexer writes for an op (a user_ops row, its calls, an outbox event, the
@@ -106,7 +107,7 @@ export async function insertOutbox(db: Queryable, row: OutboxRow): Promise<void>
     userOpHash,
     JSON.stringify(payload),
   ]);
-  await db.query(`select pg_notify('opscan_outbox', $1)`, [String(chainId)]);
+  await db.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, String(chainId)]);
 }
 
 /** Moves the indexer's cursor (what finality is measured from). */
@@ -116,5 +117,5 @@ export async function setIndexedBlock(db: Queryable, block: number, chainId = DE
      on conflict (chain_id) do update set indexed_block = excluded.indexed_block, head_block = excluded.head_block`,
     [chainId, block],
   );
-  await db.query(`select pg_notify('opscan_outbox', $1)`, [String(chainId)]);
+  await db.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, String(chainId)]);
 }

@@ -62,6 +62,21 @@ export async function startReceiver(behaviour: Behaviour = () => ({})): Promise<
   };
 }
 
+/** A fresh receiver for each test of the calling `describe`, closed after it. */
+export function useReceiver(behaviour?: Behaviour): { readonly current: Receiver } {
+  let receiver: Receiver | undefined;
+  beforeEach(async () => {
+    receiver = await startReceiver(behaviour);
+  });
+  afterEach(() => receiver?.close());
+  return {
+    get current() {
+      if (!receiver) throw new Error('useReceiver: the receiver exists only inside tests');
+      return receiver;
+    },
+  };
+}
+
 /** Verifies a received request the way a customer would (throws if the signature is wrong). */
 export function verifySignature(secret: string, r: Received): unknown {
   return new Webhook(secret).verify(r.body, {
