@@ -33,6 +33,7 @@ export const getBundleActivity = defineEndpoint({
         to: tx?.to ?? null,
         status: tx ? (tx.status ? ('1' as const) : ('0' as const)) : null,
         transactionFee: tx?.fee ?? null,
+        l1Fee: tx?.l1Fee ?? null,
         userOps: ops,
       },
     };

@@ -53,7 +53,10 @@ export const bundleDetailsSchema = z.object({
   to: addressOut.nullable(),
   /** '1' success, '0' reverted (clients compare with the string '1'). */
   status: z.enum(['0', '1']).nullable(),
+  /** What the sender paid (wei): gas used × effective gas price, plus the L1 data fee on OP-stack chains. */
   transactionFee: decimalString.nullable(),
+  /** The OP-stack L1 data fee included in transactionFee (receipt `l1Fee`); null where the chain reports none. */
+  l1Fee: decimalString.nullable(),
   userOps: z.array(userOpSchema),
 }).meta({ id: 'BundleDetails' });
 export type BundleDetails = z.infer<typeof bundleDetailsSchema>;

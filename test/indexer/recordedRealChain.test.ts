@@ -17,6 +17,9 @@ import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import type { Db } from '../../shared/db/client.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { CANONICAL_ENTRYPOINTS, envSuffix, findNetworkByChainId, type EntryPointVersion } from '../../shared/networks.js';
+import request from 'supertest';
+import { createApp } from '../../server/app.js';
+import { createTestKey, testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { FIXTURES_DIR, fixturesPresent, readRecordedTransaction, startRecordedChain, type CallFrame, type RecordedChain, type RecordedTransaction } from '../helpers/recordedChain.js';
 import { quietLogger } from './support.js';
@@ -278,6 +281,35 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
         expect((await userOps.findByHash(t.db, chainId, r.user_op_hash))!.eip7702).to.equal(want);
       }
       if (fixture.version === 'v0.9') expect(delegated.has(rows[0]!.sender), 'the v0.9 recording authorizes its sender').to.equal(true);
+    });
+
+    it('answers the recording through the API in both dialects: the bundle\'s fee with its L1 part, the op\'s calls as the live API lists them', async () => {
+      const network = findNetworkByChainId(chainId)!.name;
+      const deps = testDeps(t.db, { NETWORKS: network });
+      try {
+        const key = await createTestKey(t.db, `real-${fixture.name}`, 1_000_000);
+        const app = createApp(deps);
+        const get = (path: string, query: Record<string, string>) => request(app).get(path).query(query).set('x-api-key', key);
+        const r = recording.receipt;
+        const l1Fee = r.l1Fee === undefined ? null : String(BigInt(r.l1Fee));
+        const bundle = await get('/v0/getBundleActivity', { bundle: lower(recording.tx.hash), network });
+        expect(bundle.status, JSON.stringify(bundle.body)).to.equal(200);
+        expect(bundle.body.bundleDetails).to.include({
+          transactionFee: String(BigInt(r.gasUsed) * BigInt(r.effectiveGasPrice) + BigInt(l1Fee ?? 0)),
+          l1Fee,
+          from: lower(recording.tx.from),
+          status: '1',
+        });
+        for (const op of bundle.body.bundleDetails.userOps as Array<{ userOpHash: string; sender: string; preDecodedCallData: string }>) {
+          const live = await get('/jiffyscan/v0/getUserOp', { hash: op.userOpHash, network });
+          const want = expectedCalls(op.sender, op.preDecodedCallData);
+          expect(live.body.userOps[0].target).to.deep.equal(want.map((c) => c.target));
+          expect(live.body.userOps[0].value).to.deep.equal(want.map((c) => c.value.toString()));
+          expect(live.body.userOps[0].callData).to.deep.equal(want.map((c) => c.data));
+        }
+      } finally {
+        await deps.services.close();
+      }
     });
 
     it('stores the account a deployment created, with its factory', async () => {
