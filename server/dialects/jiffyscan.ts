@@ -137,7 +137,7 @@ export function liveLog(log: Log): z.infer<typeof liveLogSchema> {
 // Execution traces.
 
 /** A trace node as the explorer reads it: each call frame also named (`method`) and decoded when its selector is known. */
-type LiveTraceNode = {
+export type LiveTraceNode = {
   traceData: TraceNode['traceData'] & { method?: string; decodedInput?: z.infer<typeof decodedArgumentSchema>[] };
   next: LiveTraceNode[];
 };

@@ -10,6 +10,7 @@ import { JiffyscanGraphClient } from 'jiffyscan-graph-wrapper';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TruthUserOp } from '../../devnet/index.js';
+import { createOpscanClient } from '../../client/index.js';
 import { createApp } from '../../server/app.js';
 import { expectedUserOp } from '../server/support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from '../server/support/expectedSubgraph.js';
@@ -23,13 +24,14 @@ const GATEWAY = /^https:\/\/gateway-arbitrum\.network\.thegraph\.com\/api\/([^/]
 describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
   const d = useIndexedDevnet({ ops: 200, days: 2, seed: 23 });
   let server: Server;
+  let origin = '';
   const realFetch = globalThis.fetch;
   const sent: string[] = [];
 
   before(async () => {
     server = createApp(d.deps).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     globalThis.fetch = (input, init) => {
       const match = GATEWAY.exec(String(input));
       if (!match) return realFetch(input, init);
@@ -103,5 +105,20 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
     }
     const stranger = (await client().getAddressActivity('mainnet', `0x${'5'.repeat(40)}`, 10, 0, 0, 0)) as Json;
     expect(stranger).to.deep.equal({ accountDetail: { userOps: [] } });
+  });
+
+  it('opscan/client answers the three operations as the published client does', async () => {
+    const ours = createOpscanClient({ url: origin, apiKey: d.key });
+    const account = d.truth.accounts[1]!;
+    const blocks = d.truth.userOps.map((o) => o.blockNumber).sort((a, b) => a - b);
+    const [low, high] = [blocks[20]!, blocks[150]!];
+    expect(await ours.getNetworkStatus('devnet')).to.deep.equal(await client().getNetworkStatus('mainnet'));
+    for (const op of d.truth.userOps.slice(0, 5)) {
+      expect(await ours.getUserOp('devnet', op.userOpHash)).to.deep.equal(await client().getUserOp('mainnet', op.userOpHash as `0x${string}`));
+    }
+    for (const [first, skip, start, end] of [[5, 0, 0, 0], [2, 1, low, high], [3, 0, low, 0], [3, 0, high, low], [3, 0, 0, high]] as const) {
+      const theirs = await client().getAddressActivity('mainnet', account.address as `0x${string}`, first, skip, start, end);
+      expect(await ours.getAddressActivity('devnet', account.address, first, skip, start, end), `${start}-${end}`).to.deep.equal(theirs);
+    }
   });
 });

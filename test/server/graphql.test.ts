@@ -324,7 +324,8 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       const huge = (n: number, value: string) => `{ userOps(where: {userOpHash_in: ${JSON.stringify(Array.from({ length: n }, () => value))}}) { id } }`;
       expect(await refused(huge(1000, '0x01'))).to.match(/at most 500 values, got 1000/);
       const tooLarge = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query: huge(1000, hash) });
-      expect([tooLarge.status, tooLarge.body.errors[0].message]).to.deep.equal([413, 'Invalid request body: request entity too large']);
+      expect(tooLarge.status).to.equal(413);
+      expect(tooLarge.body.errors[0].message).to.match(/larger than 64 KB|too large/);
       expect(await refused('query Q($first: Int) { userOps(first: $first) { id } }', { first: 'abc' })).to.match(/Variable "\$first"/);
       expect(await refused('query Q($h: Bytes) { userOps(where: {userOpHash: $h}) { id } }', { h: 123 })).to.match(/Bytes/);
       expect(await refused('query Q($h: String) { userOps(where: {userOpHash: $h}) { id } }', { h: 'not hex' })).to.match(/Bytes/);

@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { EndpointName, Endpoints, OutputOf } from '../server/endpoints/index.js';
+import { requestJson, type OpscanClientOptions } from './request.js';
+
+/**
+ * A method per `/v0` endpoint, typed by the server's own zod schemas (types only: nothing of the
+ * server runs in the client). Inputs are the endpoint's parameters as the schema accepts them;
+ * answers are the endpoint's JSON.
+ */
+export type InputOf<K extends EndpointName> = z.input<Endpoints[K]['input']>;
+export type RestClient = { [K in EndpointName]: (input: InputOf<K>) => Promise<OutputOf<K>> };
+
+/** Endpoints not read with GET: those that change something. Checked against the server's own list by the client's test. */
+export const ENDPOINT_METHODS: Partial<Record<EndpointName, 'POST' | 'DELETE'>> = {
+  createWebhook: 'POST',
+  deleteWebhook: 'DELETE',
+  replayWebhookDelivery: 'POST',
+  testWebhook: 'POST',
+};
+
+function queryString(input: object): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(input)) if (value !== undefined && value !== null) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+export function createRestClient(options: OpscanClientOptions): RestClient {
+  const call = (name: string, input: object = {}) => {
+    const method = ENDPOINT_METHODS[name as EndpointName] ?? 'GET';
+    if (method === 'POST') return requestJson(options, `/v0/${name}`, { method, body: JSON.stringify(input) });
+    return requestJson(options, `/v0/${name}${queryString(input)}`, { method });
+  };
+  // Any endpoint name is a method; the type above lists exactly the server's.
+  return new Proxy({} as RestClient, {
+    get: (_target, name) => (typeof name === 'string' ? (input?: object) => call(name, input) : undefined),
+  });
+}

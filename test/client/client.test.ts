@@ -1,0 +1,143 @@
+import { expect } from 'chai';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOpscanClient, OpscanError, type AppRouter, type EndpointName } from '../../client/index.js';
+import { ENDPOINT_METHODS } from '../../client/rest.js';
+import { createApp } from '../../server/app.js';
+import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
+import { endpoints } from '../../server/endpoints/index.js';
+import { createTestKey } from '../helpers/app.js';
+import { sampleInputs } from '../server/support/sampleInputs.js';
+import { useIndexedDevnet } from '../server/support/indexedDevnet.js';
+
+/** Listens on 127.0.0.1 and answers the base URL. */
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** What a call throws, as an OpscanError. */
+async function refusal(call: Promise<unknown>): Promise<OpscanError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).to.be.instanceOf(OpscanError);
+  return error as OpscanError;
+}
+
+describe('opscan/client against a running server', () => {
+  const d = useIndexedDevnet({ ops: 120, seed: 29 });
+  let server: Server;
+  let url: string;
+
+  before(async () => {
+    server = createServer(createApp(d.deps));
+    url = await listen(server);
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  const client = (apiKey = d.key) => createOpscanClient({ url, apiKey });
+
+  it('calls each /v0 query endpoint and answers what REST answers (or throws what it refuses)', async () => {
+    const samples = sampleInputs(d.truth);
+    const queries = (Object.entries(endpoints) as Array<[EndpointName, Endpoint]>).filter(([, e]) => e.kind !== 'mutation');
+    for (const [name] of queries) {
+      const input = samples[name]!;
+      const call = client().v0[name] as (input: object) => Promise<unknown>;
+      const rest = await d.get(name, input);
+      if (rest.status === 200) {
+        expect(await call(input), name).to.deep.equal(rest.body);
+      } else {
+        // A sample about something that does not exist (a webhook of another key): the same refusal.
+        const error = await refusal(call(input));
+        expect([error.status, error.code, error.message], name).to.deep.equal([rest.status, rest.body.code, rest.body.message]);
+      }
+    }
+  });
+
+  it('sends every endpoint with a method the server takes for it', () => {
+    for (const [name, endpoint] of Object.entries(endpoints) as Array<[EndpointName, Endpoint]>) {
+      expect(endpoint.methods ?? ['GET'], name).to.include(ENDPOINT_METHODS[name] ?? 'GET');
+    }
+  });
+
+  it('creates, lists and deletes a webhook, typed, and reports refusals as OpscanError', async () => {
+    const { v0 } = client();
+    const created = await v0.createWebhook({
+      webhookUrl: 'https://93.184.215.14/hooks/opscan',
+      filter: 'PAYMASTER',
+      identifier: d.truth.userOps.find((o) => o.paymaster)!.paymaster!,
+      chainId: String(d.truth.chainId),
+      apiName: 'client-test',
+    });
+    expect(created.webhook.secret).to.match(/^whsec_/);
+    expect((await v0.listWebhooks({})).webhooks.map((w) => w.id)).to.include(created.webhook.id);
+    expect((await v0.getWebhookDeliveries({ id: created.webhook.id })).deliveries).to.be.an('array');
+    expect(await v0.deleteWebhook({ id: created.webhook.id })).to.deep.equal({ success: true });
+    const gone = await refusal(v0.deleteWebhook({ id: created.webhook.id }));
+    expect([gone.status, gone.code]).to.deep.equal([404, 'NOT_FOUND']);
+    const replay = await refusal(v0.replayWebhookDelivery({ id: 'msg_01JDF3Q8M4X2ZK7Y9T0V5W6R1S' }));
+    expect(replay.status).to.equal(404);
+  });
+
+  it('throws 4xx answers as OpscanError with status, code, message and parameter', async () => {
+    const bad = await refusal(client().v0.getLatestUserOps({ network: 'atlantis' }));
+    expect(bad).to.deep.include({ status: 400, code: 'BAD_REQUEST', param: 'network' });
+    expect(bad.message).to.match(/unknown network "atlantis"/);
+    const badFirst = await refusal(client().v0.getLatestUserOps({ network: 'devnet', first: 1000 }));
+    expect(badFirst).to.deep.include({ status: 400, param: 'first' });
+    const forbidden = await refusal(client('ops_not_a_key').v0.getNetworks({}));
+    expect(forbidden).to.deep.include({ status: 403, code: 'FORBIDDEN', message: 'Invalid API Key' });
+    const missing = await refusal(client().v0.getFactoryDetails({ factory: `0x${'6'.repeat(40)}`, network: 'devnet' }));
+    expect([missing.status, missing.code]).to.deep.equal([404, 'NOT_FOUND']);
+    const subgraph = await refusal(client().getNetworkStatus('atlantis'));
+    expect([subgraph.status, subgraph.code]).to.deep.equal([404, 'NOT_FOUND']);
+  });
+
+  it("throws a 429 with the server's Retry-After once its retries are spent", async () => {
+    const limited = createOpscanClient({ url, apiKey: await createTestKey(d.db, 'client-429', 1), maxRetries: 0 });
+    let error: OpscanError | undefined;
+    for (let i = 0; i < 10 && !error; i++) error = await limited.v0.getNetworks({}).then(() => undefined, (e: OpscanError) => e);
+    expect(error).to.be.instanceOf(OpscanError);
+    expect(error).to.deep.include({ status: 429, code: 'TOO_MANY_REQUESTS' });
+    expect(error!.retryAfter).to.be.within(1, 10);
+  });
+
+  it('retries a 429 after Retry-After, a bounded number of times', async () => {
+    let requests = 0;
+    let refuseFirst = 0;
+    const stub = createServer((_req, res) => {
+      requests++;
+      if (requests <= refuseFirst) {
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"message":"slow down","code":"TOO_MANY_REQUESTS"}');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"1":"mainnet"}');
+      }
+    });
+    const stubUrl = await listen(stub);
+    try {
+      refuseFirst = 2;
+      const started = Date.now();
+      expect(await createOpscanClient({ url: stubUrl, apiKey: 'k', maxRetries: 2 }).v0.getNetworks({})).to.deep.equal({ 1: 'mainnet' });
+      expect([requests, Date.now() - started >= 2000]).to.deep.equal([3, true]);
+      requests = 0;
+      refuseFirst = 5;
+      const error = await refusal(createOpscanClient({ url: stubUrl, apiKey: 'k', maxRetries: 1 }).v0.getNetworks({}));
+      expect([error.status, error.retryAfter, error.message, requests]).to.deep.equal([429, 1, 'slow down', 2]);
+      requests = 0;
+      const tooLong = await refusal(createOpscanClient({ url: stubUrl, apiKey: 'k', maxRetryAfterSeconds: 0 }).v0.getNetworks({}));
+      expect([tooLong.status, requests]).to.deep.equal([429, 1]);
+    } finally {
+      await new Promise((resolve) => stub.close(resolve));
+    }
+  });
+
+  it('types a tRPC client with AppRouter', async () => {
+    const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc`, headers: { 'x-api-key': d.key } })] });
+    const status = await trpc.getNetworkStatus.query({ network: 'devnet' });
+    expect(status.indexedBlock).to.equal((await client().v0.getNetworkStatus({ network: 'devnet' })).indexedBlock);
+  });
+});
