@@ -71,6 +71,23 @@ describe('per-key rate limits', () => {
     expect((await call(two, key)).status).to.equal(429);
   });
 
+  it('holds a key to its limit across two web processes under concurrent load, though each admits from leases', async function () {
+    if (!TEST_REDIS_URL) this.skip();
+    const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}leases:` };
+    const [one, two] = [await appWith(env), await appWith(env)];
+    const perSecond = 200;
+    const key = await createTestKey(t.db, 'busy', perSecond);
+    const started = Date.now();
+    const statuses = await Promise.all(Array.from({ length: 1600 }, (_, i) => call(i % 2 ? one : two, key).then((r) => r.status)));
+    const seconds = (Date.now() - started) / 1000;
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
+    // The whole burst is available, and no more than the bucket plus what refilled meanwhile
+    // (and one lease per process: a tenth of a second's rate each).
+    expect(admitted).to.be.at.least(burstOf(perSecond));
+    expect(admitted).to.be.at.most(burstOf(perSecond) + Math.ceil(perSecond * seconds) + 2 * perSecond * 0.1);
+  });
+
   it('keeps limiting in memory when Redis is down', async () => {
     const app = await appWith({ REDIS_URL: 'redis://127.0.0.1:1', REDIS_KEY_PREFIX: redis.prefix });
     const key = await createTestKey(t.db, 'insured', 1);
