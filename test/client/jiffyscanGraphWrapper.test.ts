@@ -7,13 +7,11 @@
  */
 import { expect } from 'chai';
 import { JiffyscanGraphClient } from 'jiffyscan-graph-wrapper';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TruthUserOp } from '../../devnet/index.js';
 import { createOpscanClient } from '../../client/index.js';
-import { createApp } from '../../server/app.js';
 import { expectedUserOp } from '../server/support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from '../server/support/expectedSubgraph.js';
+import { useListeningApp } from '../helpers/app.js';
 import { useIndexedDevnet } from '../server/support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -23,25 +21,20 @@ const GATEWAY = /^https:\/\/gateway-arbitrum\.network\.thegraph\.com\/api\/([^/]
 
 describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
   const d = useIndexedDevnet({ ops: 200, days: 2, seed: 23 });
-  let server: Server;
-  let origin = '';
+  const listening = useListeningApp(() => d.deps);
   const realFetch = globalThis.fetch;
   const sent: string[] = [];
 
-  before(async () => {
-    server = createApp(d.deps).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  before(() => {
     globalThis.fetch = (input, init) => {
       const match = GATEWAY.exec(String(input));
       if (!match) return realFetch(input, init);
       sent.push(String(init?.body));
-      return realFetch(`${origin}/api/${match[1]}/subgraphs/name/devnet`, init);
+      return realFetch(`${listening.origin}/api/${match[1]}/subgraphs/name/devnet`, init);
     };
   });
-  after(async () => {
+  after(() => {
     globalThis.fetch = realFetch;
-    await new Promise((resolve) => server.close(resolve));
   });
 
   const client = () => new JiffyscanGraphClient(d.key);
@@ -108,7 +101,7 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
   });
 
   it('opscan/client answers the three operations as the published client does', async () => {
-    const ours = createOpscanClient({ url: origin, apiKey: d.key });
+    const ours = createOpscanClient({ url: listening.origin, apiKey: d.key });
     const account = d.truth.accounts[1]!;
     const blocks = d.truth.userOps.map((o) => o.blockNumber).sort((a, b) => a - b);
     const [low, high] = [blocks[20]!, blocks[150]!];

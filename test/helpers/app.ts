@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generateApiKey } from '../../shared/apiKeys.js';
 import { loadConfig, webEnvSchema, type WebConfig } from '../../shared/config.js';
 import type { Db } from '../../shared/db/client.js';
@@ -30,4 +32,25 @@ export async function createTestKey(db: Db, name = 'test', rateLimitPerSecond: n
   const { key, prefix, hash } = generateApiKey();
   await apiKeys.insert(db, { prefix, hash, name, rateLimitPerSecond });
   return key;
+}
+
+/**
+ * The app of `deps()` listening on a loopback port for the enclosing suite (mocha before/after
+ * hooks), for clients that need a real URL (tRPC, fetch). `origin` is known once the suite started.
+ */
+export function useListeningApp(deps: () => Deps): { readonly origin: string } {
+  let server: Server | undefined;
+  let origin = '';
+  before(async () => {
+    const listening = createApp(deps()).listen(0, '127.0.0.1');
+    server = listening;
+    await new Promise((resolve) => listening.once('listening', resolve));
+    origin = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+  return {
+    get origin() {
+      return origin;
+    },
+  };
 }

@@ -1,15 +1,13 @@
 import { expect } from 'chai';
 import { createTRPCClient, httpLink } from '@trpc/client';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { GroundTruth, TruthUserOp } from '../../devnet/index.js';
-import { createApp } from '../../server/app.js';
 import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
 import { endpoints, type EndpointName } from '../../server/endpoints/index.js';
 import type { Presentation } from '../../server/dialects/dialect.js';
 import { jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
 import type { UserOp } from '../../shared/models/index.js';
 import type { AppRouter } from '../../server/trpc/router.js';
+import { useListeningApp } from '../helpers/app.js';
 import { expectedUserOp, pick } from './support/expected.js';
 import { sampleInputs } from './support/sampleInputs.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
@@ -298,17 +296,10 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
   });
 
   describe('over tRPC (jiffyscan.*)', () => {
-    let server: Server;
-    let url: string;
-    before(async () => {
-      server = createApp(d.deps).listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
-    });
-    after(() => new Promise((resolve) => server.close(resolve)));
+    const listening = useListeningApp(() => d.deps);
 
     it('answers every query endpoint as the dialect\'s REST route does', async () => {
-      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url, headers: { 'x-api-key': d.key } })] });
+      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${listening.origin}/trpc`, headers: { 'x-api-key': d.key } })] });
       const router = client.jiffyscan as unknown as Record<string, { query(input: unknown): Promise<unknown> }>;
       for (const [name] of queries) {
         if (name === 'getWebhookDeliveries') continue; // a 404 by design (sampleInputs)

@@ -1,12 +1,10 @@
 import { expect } from 'chai';
 import type { TRPCClientError } from '@trpc/client';
 import { createTRPCClient, httpBatchLink, httpLink } from '@trpc/client';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createApp } from '../../server/app.js';
 import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
 import { endpoints } from '../../server/endpoints/index.js';
 import type { AppRouter } from '../../server/trpc/router.js';
+import { useListeningApp } from '../helpers/app.js';
 import { sampleInputs } from './support/sampleInputs.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
@@ -19,15 +17,8 @@ const queries = (Object.entries(endpoints) as Array<[string, Endpoint]>).filter(
 
 describe('REST and tRPC parity', () => {
   const d = useIndexedDevnet({ ops: 120 });
-  let server: Server;
-  let url: string;
-
-  before(async () => {
-    server = createApp(d.deps).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
-  });
-  after(() => new Promise((resolve) => server.close(resolve)));
+  const listening = useListeningApp(() => d.deps);
+  const trpcUrl = () => `${listening.origin}/trpc`;
 
   it('has a sample input for every query endpoint', () => {
     const samples = sampleInputs(d.truth);
@@ -42,7 +33,7 @@ describe('REST and tRPC parity', () => {
         expect(rest.status, JSON.stringify(rest.body)).to.equal(200);
         endpoint.output.parse(rest.body);
       }
-      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url, headers: { 'x-api-key': d.key } })] });
+      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: trpcUrl(), headers: { 'x-api-key': d.key } })] });
       const procedure = (client as unknown as Record<string, { query(input: unknown): Promise<unknown> }>)[name]!;
       for (const input of [query, asTrpcInput(query)]) {
         if (rest.status === 200) {
@@ -60,7 +51,7 @@ describe('REST and tRPC parity', () => {
   }
 
   it('answers every call of a tRPC batch', async () => {
-    const client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url, headers: { 'x-api-key': d.key } })] });
+    const client = createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: trpcUrl(), headers: { 'x-api-key': d.key } })] });
     const [latest, status] = await Promise.all([
       client.getLatestUserOps.query({ network: 'devnet', first: 2 }),
       client.getNetworkStatus.query({ network: 'devnet' }),
