@@ -110,12 +110,12 @@ async function freshDb(databaseUrl: string | undefined, name: string): Promise<{
   };
 }
 
-async function backfill(rpcUrl: string, databaseUrl: string | undefined, tuning: Partial<IndexerTuning>, name: string) {
+async function backfill(rpcUrl: string, databaseUrl: string | undefined, traces: 'all' | 'needed' | 'off', name: string) {
   const { db, drop } = await freshDb(databaseUrl, name);
   try {
-    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '0 0 1 1 *' });
+    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '0 0 1 1 *', INDEXER_TRACES: traces });
     const started = performance.now();
-    const indexer = startIndexer({ db, config, log, tuning });
+    const indexer = startIndexer({ db, config, log });
     await indexer.syncNow();
     const seconds = (performance.now() - started) / 1000;
     await indexer.stop();
@@ -137,13 +137,13 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     const tuning = DEFAULT_TUNING;
 
     const bare1 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
-    const noTraces = await backfill(devnet.rpcUrl, options.databaseUrl, { opTraces: false }, 'opscan_bench_indexer');
-    const withTraces = await backfill(devnet.rpcUrl, options.databaseUrl, { opTraces: true }, 'opscan_bench_indexer');
+    const noTraces = await backfill(devnet.rpcUrl, options.databaseUrl, 'needed', 'opscan_bench_indexer');
+    const withTraces = await backfill(devnet.rpcUrl, options.databaseUrl, 'all', 'opscan_bench_indexer');
     const bare2 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
     const bareSeconds = (bare1.seconds + bare2.seconds) / 2;
     const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
     const remoteBare = await bareFetch(proxy.url, entryPoints, head, tuning);
-    const remote = await backfill(proxy.url, options.databaseUrl, { opTraces: false }, 'opscan_bench_indexer').finally(() => proxy.stop());
+    const remote = await backfill(proxy.url, options.databaseUrl, 'needed', 'opscan_bench_indexer').finally(() => proxy.stop());
     const ops = devnet.truth.userOps.length;
     for (const run of [noTraces, withTraces, remote]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
     const round = (n: number, digits = 2): number => Number(n.toFixed(digits));

@@ -131,7 +131,7 @@ export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}
 
     const env = { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '* * * * * *', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
     const config = loadConfig(allInOneEnvSchema, env);
-    const indexer = startIndexer({ db, config, log, tuning: { opTraces: false } });
+    const indexer = startIndexer({ db, config, log });
 
     // Drain: index everything first, then let the dispatcher loose on the full outbox.
     await indexer.syncNow();

@@ -24,7 +24,7 @@ export type Indexer = {
 
 export function startIndexer(deps: {
   db: Db;
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_CRON'>;
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_CRON' | 'INDEXER_TRACES'>;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
@@ -35,7 +35,7 @@ export function startIndexer(deps: {
       deps.log.warn({ network: network.name }, 'no RPC_URL for this network; not indexing it');
       continue;
     }
-    runners.push(runNetwork({ db: deps.db, log: deps.log, network, pollCron: deps.config.INDEXER_POLL_CRON, tuning }));
+    runners.push(runNetwork({ db: deps.db, log: deps.log, network, pollCron: deps.config.INDEXER_POLL_CRON, traces: deps.config.INDEXER_TRACES, tuning }));
   }
   return {
     async syncNow() {

@@ -9,7 +9,7 @@ import type { Db, Queryable } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { NetworkSync } from './sync/networkSync.js';
-import type { IndexerTuning } from './tuning.js';
+import type { IndexerTuning, TraceMode } from './tuning.js';
 
 export type NetworkRunner = {
   /** Runs one catch-up now (or waits for the one running) — tests use it to wait for the head. */
@@ -22,10 +22,17 @@ const lockKey = (chainId: number): string => ((0x4337n << 32n) + BigInt(chainId)
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function runNetwork(deps: { db: Db; log: Logger; network: NetworkConfig; pollCron: string; tuning: IndexerTuning }): NetworkRunner {
+export function runNetwork(deps: {
+  db: Db;
+  log: Logger;
+  network: NetworkConfig;
+  pollCron: string;
+  traces: TraceMode;
+  tuning: IndexerTuning;
+}): NetworkRunner {
   const { db, network, tuning } = deps;
   const log = deps.log.child({ network: network.name, chainId: network.chainId });
-  const sync = new NetworkSync(db, network, log, tuning);
+  const sync = new NetworkSync(db, network, log, { ...tuning, traces: deps.traces });
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));

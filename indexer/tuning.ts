@@ -1,7 +1,11 @@
 /**
- * Knobs of the indexer with their defaults. Production runs on the defaults; tests and the
- * benchmark pass overrides to startIndexer (short timeouts against a fault proxy, no traces).
+ * Knobs of the indexer with their defaults. Production runs on the defaults; tests pass overrides
+ * to startIndexer (short timeouts against a fault proxy, small ranges). What production may choose
+ * (INDEXER_TRACES) is configuration, not a knob here.
  */
+/** INDEXER_TRACES: when the indexer calls debug_traceTransaction (see shared/config.ts). */
+export type TraceMode = 'all' | 'needed' | 'off';
+
 export type IndexerTuning = {
   /** Per HTTP request to the node. */
   rpcTimeoutMs: number;
@@ -21,8 +25,10 @@ export type IndexerTuning = {
   prefetchRanges: number;
   /** Batches written at once: the next one's base rows go in while the previous one commits. */
   concurrentWrites: number;
-  /** Fetch a callTracer trace of every bundle transaction for user_op_traces. */
-  opTraces: boolean;
+  /** How often the repair pass retries the ops left trace_needed (a node that could not trace). */
+  traceRepairIntervalMs: number;
+  /** Bundle transactions traced and re-decoded per repair transaction. */
+  traceRepairBatch: number;
   /** Headers kept beyond the finality depth for reorg detection. */
   reorgMarginBlocks: number;
   /** How often a standby process retries the network's writer lock. */
@@ -41,7 +47,8 @@ export const DEFAULT_TUNING: IndexerTuning = {
   targetLogsPerRange: 4_000,
   prefetchRanges: 3,
   concurrentWrites: 2,
-  opTraces: true,
+  traceRepairIntervalMs: 10 * 60_000,
+  traceRepairBatch: 50,
   reorgMarginBlocks: 64,
   lockRetryMs: 5_000,
 };

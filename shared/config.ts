@@ -102,6 +102,12 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .string()
     .default('*/2 * * * * *')
     .describe('node-cron schedule on which the indexer polls each network head (default every 2 s).'),
+  INDEXER_TRACES: z
+    .enum(['all', 'needed', 'off'])
+    .default('needed')
+    .describe(
+      'When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler), whose calldata only a trace shows; all = every bundle transaction, storing each op\'s execution trace as it indexes; off = never (ops of such bundles keep their event fields, decode_status trace_needed). Under needed and off, an op\'s execution trace is traced by the web process on its first request and stored.',
+    ),
 });
 
 /** The webhook dispatcher process. */

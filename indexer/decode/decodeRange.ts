@@ -3,6 +3,7 @@
  * I/O, so it is unit-tested on recorded or constructed data and reusable by the benchmark.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
+import type { TraceMode } from '../tuning.js';
 import { TOPICS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RawRange, type RpcLog } from './chainTypes.js';
 import type { DecodedBatch, DecodedDeposit, DepositEvent } from './decodedBatch.js';
@@ -35,7 +36,7 @@ function toDeposit(log: RpcLog): DecodedDeposit | null {
   };
 }
 
-export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVersion>, tracesRequested: boolean): DecodedBatch {
+export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVersion>, traces: TraceMode): DecodedBatch {
   const batch: DecodedBatch = {
     chainId: raw.chainId,
     fromBlock: raw.fromBlock,
@@ -52,7 +53,7 @@ export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVe
     tokens: [],
     tokenMetadata: [],
   };
-  const ctx = { chainId: raw.chainId, entryPoints, tracesRequested: tracesRequested && raw.tracesSupported };
+  const ctx = { chainId: raw.chainId, entryPoints, traces };
   for (const tx of raw.bundleTxs) {
     const d = decodeTransaction(tx, ctx);
     batch.bundleTxs.push(d.bundleTx);
@@ -63,7 +64,7 @@ export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVe
     batch.traces.push(...d.traces);
     batch.addressTxs.push(...d.addressTxs);
   }
-  if (tracesRequested && !raw.tracesSupported) {
+  if (traces === 'all' && !raw.tracesSupported) {
     batch.traces = batch.userOps.map((o) => ({ userOpHash: o.userOpHash, status: 'unavailable', trace: null }));
   }
   for (const log of raw.entryPointLogs) {

@@ -5,11 +5,12 @@
  * matched to events by (EntryPoint, sender, nonce), never by position or nonce alone.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
+import type { TraceMode } from '../tuning.js';
 import { ZERO_ADDRESS } from './abi.js';
 import { decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
 import { splitBundles, type LogOp } from './bundleLogs.js';
 import { opExecutionFrames, tracedBundleCalls, type TracedBundleCall } from './callFrames.js';
-import { hexToNumber, type RawBundleTx, type RpcReceipt } from './chainTypes.js';
+import { hexToNumber, type CallFrame, type RawBundleTx, type RpcReceipt } from './chainTypes.js';
 import type {
   DecodeStatus,
   DecodedAddressTx,
@@ -38,8 +39,12 @@ export type DecodedTx = {
 export type DecodeContext = {
   chainId: number;
   entryPoints: Map<string, EntryPointVersion>;
-  /** Traces were requested for this range (false: no trace rows are produced at all). */
-  tracesRequested: boolean;
+  /**
+   * INDEXER_TRACES. all: a trace row for every op (`unavailable` where the node gave none); needed:
+   * rows only for the ops of transactions traced anyway (the web process traces the rest on
+   * request); off: no trace rows.
+   */
+  traces: TraceMode;
 };
 
 type Calldata = { calls: TracedBundleCall[]; status: DecodeStatus };
@@ -198,7 +203,7 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
     userOps,
     logs,
     transfers,
-    traces: ctx.tracesRequested ? opTraces(raw, userOps, ctx) : [],
+    traces: ctx.traces === 'off' ? [] : opTraces(raw, userOps, ctx),
     addressTxs: addressTransactions(bundleTx, userOps, transfers),
   };
 }
@@ -255,11 +260,14 @@ function collectTransfers(raw: RawBundleTx, tx: DecodedBundleTx, logs: DecodedLo
 }
 
 function opTraces(raw: RawBundleTx, userOps: DecodedUserOp[], ctx: DecodeContext): DecodedTrace[] {
-  const frames = raw.trace ? opExecutionFrames(raw.trace, ctx.entryPoints) : new Map();
-  return userOps.map((op) => {
+  const frames = raw.trace ? opExecutionFrames(raw.trace, ctx.entryPoints) : new Map<string, CallFrame>();
+  const traces: DecodedTrace[] = [];
+  for (const op of userOps) {
     const frame = frames.get(op.userOpHash);
-    return frame ? { userOpHash: op.userOpHash, status: 'ok', trace: frame } : { userOpHash: op.userOpHash, status: 'unavailable', trace: null };
-  });
+    if (frame) traces.push({ userOpHash: op.userOpHash, status: 'ok', trace: frame });
+    else if (ctx.traces === 'all') traces.push({ userOpHash: op.userOpHash, status: 'unavailable', trace: null });
+  }
+  return traces;
 }
 
 /** Who took part in the transaction: op senders, the bundler, call targets, transfer parties. */

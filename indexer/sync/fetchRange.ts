@@ -22,6 +22,7 @@ import {
 } from '../decode/chainTypes.js';
 import { needsTrace } from '../decode/decodeTransaction.js';
 import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
+import type { TraceMode } from '../tuning.js';
 import type { RpcClient, RpcRequest } from './rpcClient.js';
 import { isUnsupported } from './rpcErrors.js';
 
@@ -30,9 +31,12 @@ export type ChainSource = {
   chainId: number;
   entryPoints: Map<string, EntryPointVersion>;
   estimator: LogRangeEstimator;
-  /** Fetch a trace of every bundle transaction (op traces), not only where calldata needs one. */
-  traceAll: boolean;
-  /** Learned on the first debug_traceTransaction: false when the node has no debug namespace. */
+  /** all: trace every bundle transaction (op traces); needed: only where calldata needs one; off: never. */
+  traces: TraceMode;
+  /**
+   * Learned on the first debug_traceTransaction: false when the node has no debug namespace (then
+   * the backfill stops asking; the repair pass asks again now and then and sets it back).
+   */
   traceSupport: { supported?: boolean };
   onSkippedLog?: (log: RpcLog) => void;
 };
@@ -85,7 +89,7 @@ const check = (result: unknown, r: RpcRequest): boolean => {
   return typeof (result as CallFrame).type === 'string' && typeof (result as CallFrame).from === 'string';
 };
 
-async function fetchDetails(source: ChainSource, txHashes: string[], headerNumbers: number[], traceHashes: string[]): Promise<Fetched> {
+export async function fetchDetails(source: Pick<ChainSource, 'rpc' | 'traceSupport'>, txHashes: string[], headerNumbers: number[], traceHashes: string[]): Promise<Fetched> {
   const requests: RpcRequest[] = [
     ...txHashes.flatMap((h) => [
       { method: 'eth_getTransactionReceipt', params: [h] },
@@ -147,10 +151,10 @@ export async function fetchRange(source: ChainSource, range: { fromBlock: number
 
   const bundleTxs = bundleTransactions(logs);
   const txHashes = [...bundleTxs.keys()];
-  let traceHashes = source.traceAll ? txHashes : [];
+  let traceHashes = source.traces === 'all' ? txHashes : [];
   let fetched = await fetchDetails(source, txHashes, [...headerNumbers], traceHashes);
   // Traces needed only to recover calldata (wrapper or multi-bundle transactions): a second round.
-  if (!source.traceAll && source.traceSupport.supported !== false) {
+  if (source.traces === 'needed' && source.traceSupport.supported !== false) {
     traceHashes = txHashes.filter((h) => needsTrace(fetched.receipts.get(h)!, source.entryPoints));
     if (traceHashes.length > 0) fetched = { ...fetched, traces: (await fetchDetails(source, [], [], traceHashes)).traces };
   }
@@ -170,7 +174,9 @@ export async function fetchRange(source: ChainSource, range: { fromBlock: number
     // A load-balanced RPC may answer from another fork than the logs came from.
     if (receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`receipt of ${h} is from another block than its logs`);
     const trace = fetched.traces.get(h);
-    return { receipt, tx: fetched.txs.get(h)!, trace: trace === undefined ? (source.traceSupport.supported === false ? null : undefined) : trace, blockTime: blockTimes.get(hexToNumber(receipt.blockNumber))! };
+    // null: the node cannot trace (or traces are off); undefined: not asked, none was needed.
+    const untraced = source.traceSupport.supported === false || source.traces === 'off' ? null : undefined;
+    return { receipt, tx: fetched.txs.get(h)!, trace: trace === undefined ? untraced : trace, blockTime: blockTimes.get(hexToNumber(receipt.blockNumber))! };
   });
   rawTxs.sort((a, b) => hexToNumber(a.receipt.blockNumber) - hexToNumber(b.receipt.blockNumber) || hexToNumber(a.receipt.transactionIndex) - hexToNumber(b.receipt.transactionIndex));
 

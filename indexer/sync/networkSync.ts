@@ -17,12 +17,13 @@ import { decodeRange } from '../decode/decodeRange.js';
 import { ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
 import { rollbackTo } from '../persist/rollback.js';
 import { Progress } from '../progress.js';
-import type { IndexerTuning } from '../tuning.js';
+import type { IndexerTuning, TraceMode } from '../tuning.js';
 import { describeTokens } from './describeTokens.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, type ChainSource } from './fetchRange.js';
 import { chainHashes, findCommonAncestor } from './findCommonAncestor.js';
 import { findStartBlock } from './findStartBlock.js';
+import { repairTraceNeeded } from './repairTraceNeeded.js';
 import { RpcClient } from './rpcClient.js';
 
 export class NetworkSync {
@@ -31,12 +32,15 @@ export class NetworkSync {
   private readonly entryPoints: Map<string, EntryPointVersion>;
   /** Tokens whose metadata is stored (saves a lookup per batch). */
   private readonly knownTokens = new Set<string>();
+  /** When the repair pass last ran (0: not yet, so it runs when the head is first reached). */
+  private lastRepairAt = 0;
 
   constructor(
     private readonly db: Db,
     private readonly network: NetworkConfig,
     private readonly log: Logger,
-    private readonly tuning: IndexerTuning,
+    /** The tuning knobs, and INDEXER_TRACES. */
+    private readonly tuning: IndexerTuning & { traces: TraceMode },
   ) {
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
@@ -54,7 +58,7 @@ export class NetworkSync {
       chainId: network.chainId,
       entryPoints: this.entryPoints,
       estimator: new LogRangeEstimator({ initialRange: tuning.initialLogRange, maxRange: tuning.maxLogRange, targetLogs: tuning.targetLogsPerRange }),
-      traceAll: tuning.opTraces,
+      traces: tuning.traces,
       traceSupport: {},
       onSkippedLog: (l) => log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
     };
@@ -88,6 +92,7 @@ export class NetworkSync {
       }
       if (cursor.indexedBlock >= head) {
         await indexerState.updateHead(this.db, this.chainId, head);
+        await this.repairWhenDue(shouldStop);
         return;
       }
       try {
@@ -97,6 +102,18 @@ export class NetworkSync {
         await this.repairReorg(err.blockNumber - 1);
       }
     }
+  }
+
+  /**
+   * At the head, now and then: the ops left trace_needed (their bundle went through another
+   * contract while the node could not trace) are traced and decoded again, so that state is never
+   * final. Never under INDEXER_TRACES=off.
+   */
+  private async repairWhenDue(shouldStop: () => boolean): Promise<void> {
+    if (this.tuning.traces === 'off' || Date.now() - this.lastRepairAt < this.tuning.traceRepairIntervalMs) return;
+    this.lastRepairAt = Date.now();
+    const result = await repairTraceNeeded({ db: this.db, source: this.source, batchSize: this.tuning.traceRepairBatch, shouldStop });
+    if (result.repairedOps > 0 || result.untraceable) this.log.info(result, 'repair pass over trace_needed ops');
   }
 
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
@@ -144,7 +161,7 @@ export class NetworkSync {
         const t0 = performance.now();
         const raw = await item.raw;
         const t1 = performance.now();
-        const batch = decodeRange(raw, this.entryPoints, this.tuning.opTraces);
+        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces);
         batch.tokenMetadata = await this.newTokenMetadata(batch);
         const t2 = performance.now();
         if (writes.length >= this.tuning.concurrentWrites) await writes.shift();

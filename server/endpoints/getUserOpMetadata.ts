@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import * as logs from '../../shared/db/tables/logs.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { AppError } from '../../shared/errors.js';
 import { userOpMetadataSchema } from '../../shared/models/index.js';
 import { decodeLog } from '../knownEvents.js';
 import { defineEndpoint } from './defineEndpoint.js';
+import { opExecutionTrace } from './opExecutionTrace.js';
 import { hashInput, indexedNetwork, networkInput } from './inputs.js';
 import { toTraceNode, userOpParamsOf } from './userOpMetadata.js';
 
@@ -16,20 +16,25 @@ export const getUserOpMetadata = defineEndpoint({
     '`userOpParams` positions: v0.6 [sender, nonce, initCode, callData, callGasLimit, verificationGasLimit, ' +
     'preVerificationGas, maxFeePerGas, maxPriorityFeePerGas, paymasterAndData, signature]; v0.7+ [sender, nonce, ' +
     'initCode, callData, accountGasLimits, preVerificationGas, gasFees, paymasterAndData, signature]; numbers are ' +
-    '`{type: "BigNumber", hex}`. `executionTrace` is null when the node could not trace the transaction. ' +
+    '`{type: "BigNumber", hex}`. `executionTrace`: an op not traced while indexing is traced on the node on its first ' +
+    'request and stored; null when the node cannot trace the transaction (getUserOpTraces says why). ' +
     'An unknown user operation is a 404.',
   tag: 'User Operations',
   input: z.object({ userOpHash: hashInput, network: networkInput }),
   output: userOpMetadataSchema,
-  // The trace may be stored after the op (a later pass): kept like head data, never as final.
+  // The trace may be stored after the op (a first request, a repair): kept like head data, never as final.
   cache: 'head',
   async handler(ctx, input) {
     const network = indexedNetwork(ctx, input.network);
     const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
     if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
-    const [transfers, trace, opLogs] = await Promise.all([
+    const [transfers, traced, opLogs] = await Promise.all([
       tokenTransfers.listByUserOp(ctx.db, network.chainId, op.userOpHash),
-      userOpTraces.find(ctx.db, network.chainId, op.userOpHash),
+      // The rest of the answer stands without the trace: a failing node leaves it null (getUserOpTraces says why).
+      opExecutionTrace(ctx, network, op).catch((err: unknown) => {
+        ctx.log.warn({ err, userOpHash: op.userOpHash }, 'tracing the op failed');
+        return { trace: null };
+      }),
       logs.listByUserOp(ctx.db, network.chainId, op.userOpHash),
     ]);
     return {
@@ -40,7 +45,7 @@ export const getUserOpMetadata = defineEndpoint({
         value: `0x${BigInt(t.value).toString(16)}`,
         name: t.name ?? '',
       })),
-      executionTrace: trace?.status === 'ok' && trace.trace ? toTraceNode(trace.trace) : null,
+      executionTrace: traced.trace ? toTraceNode(traced.trace) : null,
       userOpParams: userOpParamsOf(op),
       logs: opLogs.map((log) => {
         const decoded = decodeLog(log);

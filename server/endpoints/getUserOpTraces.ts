@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
-import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { AppError } from '../../shared/errors.js';
 import { hashOut } from '../../shared/models/primitives.js';
 import { traceSchema } from '../../shared/models/trace.js';
 import { toTrace } from './callTraces.js';
+import { opExecutionTrace } from './opExecutionTrace.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { addressInput, hashInput, indexedNetwork, networkInput } from './inputs.js';
 
@@ -14,9 +14,9 @@ export const getUserOpTraces = defineEndpoint({
   description:
     '`relevantTraces` holds the op\'s execution frame (the EntryPoint\'s innerHandleOp), its `subtraces` nested; ' +
     '`traceAddress` counts from that frame. `stage` is `execution`, or `postOp` for the paymaster\'s postOp. Validation ' +
-    'frames run before execution, outside this frame, and are in getTrxTraces. When the indexer could not trace the ' +
-    'transaction (a node without the debug API) the answer is 200 with `traceStatus: "unavailable"`, no frames and a ' +
-    '`message`. `sender` and `trxHash` are optional checks: an op that does not match them is a 404 naming them. An ' +
+    'frames run before execution, outside this frame, and are in getTrxTraces. An op not traced while indexing is traced ' +
+    'on the node on its first request and stored. When the node cannot trace (no debug API) the answer is 200 with ' +
+    '`traceStatus: "unavailable"`, no frames and a `message`; a node that fails is a 502. `sender` and `trxHash` are optional checks: an op that does not match them is a 404 naming them. An ' +
     'unknown op is a 404.',
   tag: 'User Operations',
   input: z.object({
@@ -49,18 +49,16 @@ export const getUserOpTraces = defineEndpoint({
         throw new AppError('NOT_FOUND', `User operation ${op.userOpHash} has ${param} ${actual}, not ${sent}`, { param });
       }
     }
-    const [stored, tx] = await Promise.all([
-      userOpTraces.find(ctx.db, network.chainId, op.userOpHash),
+    const [traced, tx] = await Promise.all([
+      opExecutionTrace(ctx, network, op),
       bundleTransactions.findByHash(ctx.db, network.chainId, op.transactionHash),
     ]);
     const answer = { userOpHash: op.userOpHash, chainId: network.chainId, transactionHash: op.transactionHash };
-    if (stored?.status !== 'ok' || !stored.trace || !tx) {
-      const message = stored
-        ? `The ${network.name} node could not trace transaction ${op.transactionHash} (no debug API): the op's call frames are unavailable.`
-        : `The op's call frames are not indexed (yet).`;
+    if (!traced.trace || !tx) {
+      const message = traced.message ?? `The op's bundle transaction ${op.transactionHash} is not indexed.`;
       return { ...answer, relevantTraces: [], traceStatus: 'unavailable' as const, message };
     }
     const placement = { network, blockHash: tx.blockHash, blockNumber: Number(tx.blockNumber) };
-    return { ...answer, relevantTraces: [toTrace(stored.trace, placement, { traceAddress: [], stage: 'execution' })], traceStatus: 'ok' as const, message: null };
+    return { ...answer, relevantTraces: [toTrace(traced.trace, placement, { traceAddress: [], stage: 'execution' })], traceStatus: 'ok' as const, message: null };
   },
 });

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
-import { startIndexer } from '../../indexer/index.js';
+import { startIndexer, type IndexerTuning } from '../../indexer/index.js';
 import type { Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
@@ -51,7 +51,8 @@ function flakyTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
     it('stores exactly the ground truth', async () => {
       const devnet = getDevnet();
       proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0.2, maxLogRange: 5, maxBatchSize: 25, hangMs: 1_000, seed: 7 });
-      const indexer = startIndexer({ db: t.db, config: devnetConfig(proxy.url), log: quietLogger(), tuning: FLAKY_TUNING });
+      // Every transaction traced (INDEXER_TRACES=all), so the flaky node's traces are exercised too.
+      const indexer = startIndexer({ db: t.db, config: devnetConfig(proxy.url, { INDEXER_TRACES: 'all' }), log: quietLogger(), tuning: FLAKY_TUNING });
       try {
         await indexer.syncNow();
       } finally {
@@ -73,7 +74,7 @@ function failoverTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
       const devnet = getDevnet();
       // Nothing listens on port 9 of the loopback: every request to the first URL fails at once.
       const config = devnetConfig(`http://127.0.0.1:9,${devnet.rpcUrl}`);
-      const indexer = startIndexer({ db: t.db, config, log: quietLogger(), tuning: { ...FLAKY_TUNING, opTraces: false } });
+      const indexer = startIndexer({ db: t.db, config, log: quietLogger(), tuning: FLAKY_TUNING });
       try {
         await indexer.syncNow();
       } finally {
@@ -104,7 +105,7 @@ describe('indexer on nodes that answer differently', function () {
   describe('stale receipts from a load balancer, zero-hash logs', oddAnswerTests(odd, () => devnet));
 });
 
-async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<typeof FLAKY_TUNING> = {}): Promise<void> {
+async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<IndexerTuning> = {}): Promise<void> {
   const indexer = startIndexer({ db, config: devnetConfig(proxy.url), log: quietLogger(), tuning: { ...FLAKY_TUNING, ...tuning } });
   try {
     await indexer.syncNow();
@@ -115,7 +116,7 @@ async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<typeof FL
 
 function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
   return function () {
-    it('keeps every op from its events; wrapper calldata waits for a trace (trace_needed), op traces are unavailable', async () => {
+    it('keeps every op from its events; wrapper calldata waits for a trace (trace_needed); the repair pass decodes it once the node traces', async () => {
       const devnet = getDevnet();
       const proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, unsupportedMethods: ['debug_traceTransaction'] });
       try {
@@ -137,8 +138,34 @@ function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
         expect(fromEvents(got), want.userOpHash).to.deep.equal(fromEvents(want));
         if (!multi.has(want.transactionHash)) expect(got).to.deep.equal(want);
       }
-      const { rows: traces } = await t.db.query<{ status: string; n: string }>('select status, count(*) as n from user_op_traces where chain_id = $1 group by status', [devnet.chainId]);
-      expect(traces).to.deep.equal([{ status: 'unavailable', n: String(devnet.truth.userOps.length) }]);
+      // INDEXER_TRACES=needed stores no `unavailable` rows: the web process traces an op when asked.
+      const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [devnet.chainId]);
+      expect(traces[0]!.n).to.equal('0');
+
+      // The repair pass, still without a debug API: nothing changes and nothing fails.
+      const stillNoDebug = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, unsupportedMethods: ['debug_traceTransaction'] });
+      try {
+        await indexThrough(t.db, stillNoDebug, { traceRepairIntervalMs: 0 });
+      } finally {
+        await stillNoDebug.stop();
+      }
+      expect(stillNoDebug.stats.unsupported, 'the repair pass asked the node again').to.be.greaterThan(0);
+      const { rows: waiting } = await t.db.query<{ n: string }>(`select count(*) as n from user_ops where chain_id = $1 and decode_status = 'trace_needed'`, [devnet.chainId]);
+      expect(Number(waiting[0]!.n)).to.be.greaterThan(0);
+
+      // A node that traces: the repair pass decodes every waiting op, and the store equals the truth
+      // (calldata fields, account calls, beneficiaries and their stats, native transfers).
+      const traces2 = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0 });
+      try {
+        await indexThrough(t.db, traces2, { traceRepairIntervalMs: 0 });
+      } finally {
+        await traces2.stop();
+      }
+      await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+      const { rows: after } = await t.db.query<{ decode_status: string; n: string }>('select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status', [devnet.chainId]);
+      expect(after).to.deep.equal([{ decode_status: 'ok', n: String(devnet.truth.userOps.length) }]);
+      const { rows: repairedTraces } = await t.db.query<{ n: string }>(`select count(*) as n from user_op_traces where chain_id = $1 and status = 'ok'`, [devnet.chainId]);
+      expect(Number(repairedTraces[0]!.n)).to.equal(devnet.truth.userOps.filter((o) => multi.has(o.transactionHash)).length);
     });
   };
 }

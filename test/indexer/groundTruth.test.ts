@@ -149,12 +149,17 @@ function defineTests(t: { readonly db: Db }) {
       expect(byAddress.get(c.erc1155!)).to.include({ standard: 'ERC1155' });
     });
 
-    it('stores the execution trace of every op (its innerHandleOp frame)', async () => {
+    it('traces only the transactions whose bundles went through BundleMulticall (INDEXER_TRACES=needed), decodes them, and keeps their ops\' execution traces', async () => {
+      const multicall = new Set(truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
+      expect(multicall.size, 'two-bundle transactions generated').to.be.greaterThan(0);
+      const { rows: statuses } = await t.db.query<{ decode_status: string; n: string }>('select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status', [devnet.chainId]);
+      expect(statuses).to.deep.equal([{ decode_status: 'ok', n: String(truth.userOps.length) }]);
       const { rows } = await t.db.query<{ user_op_hash: string; status: string; trace: { to: string; input: string } | null }>(
         'select user_op_hash, status, trace from user_op_traces where chain_id = $1',
         [devnet.chainId],
       );
-      expect(rows).to.have.length(truth.userOps.length);
+      const tracedOps = truth.userOps.filter((o) => multicall.has(o.transactionHash));
+      expect(rows.map((r) => r.user_op_hash).sort()).to.deep.equal(tracedOps.map((o) => o.userOpHash).sort());
       const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
       for (const r of rows) {
         expect(r.status, r.user_op_hash).to.equal('ok');

@@ -319,10 +319,39 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
       if (fixture.version === 'v0.8') expect(rows).to.have.length(1);
     });
 
-    it('keeps the op’s execution trace when the node had one, and marks it unavailable when not', async () => {
-      const { rows } = await t.db.query<{ status: string; trace: { to: string } | null }>('select status, trace from user_op_traces where chain_id = $1', [chainId]);
-      expect(rows.map((r) => r.status)).to.deep.equal([recording.callTrace ? 'ok' : 'unavailable']);
-      if (recording.callTrace) expect(rows[0]!.trace!.to).to.equal(entryPoint);
+    it('keeps the execution trace of a bundle it had to trace; getUserOpMetadata traces any other op on first request and stores it, or says the node cannot', async () => {
+      const traces = async () => (await t.db.query<{ status: string; trace: { to: string } | null }>('select status, trace from user_op_traces where chain_id = $1', [chainId])).rows;
+      // INDEXER_TRACES=needed: only the wrapped bundle was traced while indexing.
+      const wrapped = lower(recording.tx.to!) !== entryPoint;
+      expect((await traces()).map((r) => r.status)).to.deep.equal(wrapped ? ['ok'] : []);
+
+      const network = findNetworkByChainId(chainId)!;
+      const deps = testDeps(t.db, { NETWORKS: network.name, [`RPC_URL_${envSuffix(network.name)}`]: chain.url });
+      try {
+        const key = await createTestKey(t.db, `trace-${fixture.name}`, 1_000_000);
+        const app = createApp(deps);
+        const get = (name: string, query: Record<string, string>) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', key);
+        const [op] = (await t.db.query<{ user_op_hash: string }>('select user_op_hash from user_ops where chain_id = $1', [chainId])).rows;
+        const metadata = await get('getUserOpMetadata', { userOpHash: op!.user_op_hash, network: network.name });
+        expect(metadata.status, JSON.stringify(metadata.body)).to.equal(200);
+        const opTraces = await get('getUserOpTraces', { userOpHash: op!.user_op_hash, network: network.name });
+        if (recording.callTrace) {
+          expect(metadata.body.executionTrace.traceData).to.include({ to: entryPoint, executionCall: true });
+          const stored = await traces();
+          expect(stored.map((r) => r.status)).to.deep.equal(['ok']);
+          expect(stored[0]!.trace!.to).to.equal(entryPoint);
+          expect(opTraces.body).to.include({ traceStatus: 'ok', message: null });
+        } else {
+          // The recorded node answers debug_traceTransaction with "method not found", like a node without the debug API.
+          expect(metadata.body.executionTrace).to.equal(null);
+          expect(opTraces.status).to.equal(200);
+          expect(opTraces.body).to.include({ traceStatus: 'unavailable' });
+          expect(opTraces.body.message).to.match(/no debug API/);
+          expect(await traces()).to.deep.equal([]);
+        }
+      } finally {
+        await deps.services.close();
+      }
     });
   };
 }

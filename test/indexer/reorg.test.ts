@@ -29,7 +29,7 @@ function followingTests(t: { readonly db: Db }) {
     before(async () => {
       devnet = await startDevnet();
       await generate(devnet, { ops: 120, days: 2, seed: 5 });
-      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning: { opTraces: false } });
+      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger() });
       await indexer.syncNow();
     });
 
@@ -82,7 +82,7 @@ function deepReorgTests(t: { readonly db: Db }) {
       devnet = await startDevnet();
       await generate(devnet, { ops: 40, days: 1, seed: 9, layout: { maxBundlesPerBlock: 1, maxOpsPerBundle: 2 } });
       // Headers are kept for 2 blocks past finality depth 0: a reorg of 6 reaches below them.
-      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning: { opTraces: false, reorgMarginBlocks: 2, initialLogRange: 1 } });
+      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning: { reorgMarginBlocks: 2, initialLogRange: 1 } });
       await indexer.syncNow();
     });
 

@@ -35,7 +35,7 @@ function twoIndexers(t: { readonly db: Db; readonly url: string | undefined }) {
     });
 
     it('lets a second process wait, then take over when the first stops', async () => {
-      const tuning = { opTraces: false, lockRetryMs: 100 };
+      const tuning = { lockRetryMs: 100 };
       const first = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning });
       indexers.push(first);
       await first.syncNow();

@@ -187,13 +187,42 @@ describe('trace endpoints on indexed devnet traffic', () => {
     ]);
   });
 
-  it('getUserOpTraces answers 200 with no frames and a message when the op could not be traced', async () => {
-    const op = d.truth.userOps.find((o) => o.success && o.userOpHash !== d.truth.userOps[0]!.userOpHash)!;
-    await d.db.query(`update user_op_traces set status = 'unavailable', trace = null where user_op_hash = $1`, [op.userOpHash]);
-    const body = userOpTracesBody.parse((await d.get('getUserOpTraces', { userOpHash: op.userOpHash, network: 'devnet' })).body);
-    expect(body).to.include({ traceStatus: 'unavailable', transactionHash: op.transactionHash });
-    expect(body.relevantTraces).to.deep.equal([]);
-    expect(body.message).to.match(/debug API/);
+  it('traces an op not traced while indexing on its first request and stores it for every op of its transaction; a node without a debug API gets a clear answer', async () => {
+    const op = d.truth.userOps.find((o) => o.success && opsOf(o.transactionHash).length > 1)!;
+    const txOps = opsOf(op.transactionHash).map((o) => o.userOpHash);
+    await d.db.query('delete from user_op_traces where user_op_hash = any($1::text[])', [txOps]);
+    const stored = async () => (await d.db.query<{ user_op_hash: string; status: string }>('select user_op_hash, status from user_op_traces where user_op_hash = any($1::text[]) order by user_op_hash', [txOps])).rows;
+    const query = { userOpHash: op.userOpHash, network: 'devnet' };
+
+    // A node without the debug API: 200, no frames, a message saying why; the metadata stands without its trace.
+    const noDebug = await startFaultProxy({ upstream: d.devnet.rpcUrl, faultRate: 0, unsupportedMethods: ['debug_traceTransaction'] });
+    proxies.push(noDebug);
+    const withoutDebug = await appWithRpc(noDebug.url);
+    const unavailable = userOpTracesBody.parse((await withoutDebug('getUserOpTraces', query)).body);
+    expect(unavailable).to.include({ traceStatus: 'unavailable', transactionHash: op.transactionHash });
+    expect(unavailable.relevantTraces).to.deep.equal([]);
+    expect(unavailable.message).to.match(/no debug API/);
+    const metadataWithout = await withoutDebug('getUserOpMetadata', query);
+    expect(metadataWithout.status).to.equal(200);
+    expect(metadataWithout.body.executionTrace).to.equal(null);
+    // A node that fails: getUserOpTraces says so (502); nothing is stored either way.
+    const dead = await appWithRpc('http://127.0.0.1:9');
+    expect((await dead('getUserOpTraces', query)).status).to.equal(502);
+    expect(await stored()).to.deep.equal([]);
+
+    // A node that traces: the first request traces and stores; the next ones are answered from the store.
+    const proxy = await startFaultProxy({ upstream: d.devnet.rpcUrl, faultRate: 0 });
+    proxies.push(proxy);
+    const get = await appWithRpc(proxy.url);
+    const first = userOpTracesBody.parse((await get('getUserOpTraces', query)).body);
+    expect(first).to.include({ traceStatus: 'ok', message: null });
+    expect(await stored()).to.deep.equal([...txOps].sort().map((h) => ({ user_op_hash: h, status: 'ok' })));
+    const asked = proxy.stats.requests;
+    expect(asked).to.be.greaterThan(0);
+    const sibling = txOps.find((h) => h !== op.userOpHash)!;
+    const metadata = await get('getUserOpMetadata', { userOpHash: sibling, network: 'devnet' });
+    expect(metadata.body.executionTrace.traceData).to.include({ executionCall: true, to: op.entryPoint });
+    expect(proxy.stats.requests, 'answered from the store').to.equal(asked);
   });
 
   it('accepts the sender and trxHash the explorer sends, and answers 404 naming the one that does not match', async () => {

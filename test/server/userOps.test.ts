@@ -124,7 +124,7 @@ describe('user operation endpoints on indexed devnet traffic', () => {
     const op = d.truth.userOps.find((o) => o.success && o.calls.length > 0)!;
     const res = await d.get('getUserOpMetadata', { userOpHash: op.userOpHash, network: 'devnet' });
     const trace = userOpMetadataSchema.parse(res.body).executionTrace;
-    expect(trace, 'the indexer traces bundle transactions on the devnet').to.not.equal(null);
+    expect(trace, 'traced on the devnet node on first request').to.not.equal(null);
     expect(trace!.traceData.executionCall).to.equal(true);
     const frames: string[] = [];
     const walk = (node: NonNullable<typeof trace>): void => {

@@ -104,6 +104,12 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
   );
 }
 
+/** Marks accounts shown to be EIP-7702 delegated EOAs by calldata decoded later (the repair pass). */
+export async function markEip7702(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await db.query(`update accounts set eip7702 = true where chain_id = $1 and address = any($2::text[]) and not eip7702`, [chainId, addresses]);
+}
+
 /** The factory of each of `addresses` that an indexed AccountDeployed names. */
 export async function listFactories(db: Queryable, chainId: number, addresses: string[]): Promise<Map<string, string>> {
   if (addresses.length === 0) return new Map();

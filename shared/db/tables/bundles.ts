@@ -104,6 +104,17 @@ export async function insertMany(db: Queryable, chainId: number, bundles: NewBun
   return new Set(rows.map((r) => `${r.tx_hash}:${r.bundle_index}`));
 }
 
+/** Sets what calldata tells about bundles stored before it was decoded (the repair pass). */
+export async function updateDecoded(db: Queryable, chainId: number, bundles: Array<Pick<NewBundle, 'txHash' | 'bundleIndex' | 'beneficiary' | 'aggregated'>>): Promise<void> {
+  if (bundles.length === 0) return;
+  await db.query(
+    `update bundles b set beneficiary = coalesce(b.beneficiary, v.beneficiary), aggregated = b.aggregated or v.aggregated
+     from unnest($2::text[], $3::integer[], $4::text[], $5::boolean[]) as v(tx_hash, bundle_index, beneficiary, aggregated)
+     where b.chain_id = $1 and b.tx_hash = v.tx_hash and b.bundle_index = v.bundle_index`,
+    [chainId, bundles.map((b) => b.txHash), bundles.map((b) => b.bundleIndex), bundles.map((b) => b.beneficiary), bundles.map((b) => b.aggregated)],
+  );
+}
+
 /** Deletes the bundles above `blockNumber`; returns their UTC days (daily_stats to rebuild). */
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<number[]> {
   const { rows } = await db.query<{ day: number }>(

@@ -41,6 +41,22 @@ export async function insertMany(db: Queryable, chainId: number, traces: NewUser
   );
 }
 
+/**
+ * Stores execution traces read after the op was indexed (the web process on first request, the
+ * repair pass): replaces an `unavailable` row, keeps an `ok` one, and skips ops no longer stored
+ * (a reorg removed them meanwhile).
+ */
+export async function storeTraced(db: Queryable, chainId: number, traces: Array<{ userOpHash: string; trace: CallFrame }>): Promise<void> {
+  if (traces.length === 0) return;
+  await db.query(
+    `insert into user_op_traces (chain_id, user_op_hash, status, trace)
+     select $1, u.hash, 'ok', u.trace::jsonb from unnest($2::text[], $3::text[]) as u(hash, trace)
+     where exists (select 1 from user_ops o where o.chain_id = $1 and o.user_op_hash = u.hash)
+     on conflict (chain_id, user_op_hash) do update set status = 'ok', trace = excluded.trace where user_op_traces.status <> 'ok'`,
+    [chainId, traces.map((t) => t.userOpHash), traces.map((t) => JSON.stringify(t.trace))],
+  );
+}
+
 export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {
   if (userOpHashes.length === 0) return;
   await db.query(`delete from user_op_traces where chain_id = $1 and user_op_hash = any($2::text[])`, [chainId, userOpHashes]);

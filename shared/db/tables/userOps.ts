@@ -358,6 +358,52 @@ export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[
   return new Set(rows.map((r) => r.user_op_hash));
 }
 
+/** Bundle transactions holding ops stored trace_needed, oldest first (the indexer's repair pass). */
+export async function listTraceNeededTransactions(
+  db: Queryable,
+  chainId: number,
+  limit: number,
+): Promise<Array<{ txHash: string; blockNumber: number; blockHash: string; blockTime: number }>> {
+  const { rows } = await db.query<{ tx_hash: string; block_number: string; block_hash: string; block_time: string }>(
+    `select tx_hash, min(block_number) as block_number, min(block_hash) as block_hash, min(block_time) as block_time
+     from user_ops where chain_id = $1 and decode_status = 'trace_needed'
+     group by tx_hash order by min(block_number), tx_hash limit $2`,
+    [chainId, limit],
+  );
+  return rows.map((r) => ({ txHash: r.tx_hash, blockNumber: Number(r.block_number), blockHash: r.block_hash, blockTime: Number(r.block_time) }));
+}
+
+/** What decoding the calldata adds to an op stored from its events alone (the repair pass). */
+const DECODED_FIELDS = new Set([
+  'op_index', 'beneficiary', 'aggregator', 'init_code', 'call_data', 'signature', 'paymaster_and_data', 'call_gas_limit',
+  'verification_gas_limit', 'pre_verification_gas', 'max_fee_per_gas', 'max_priority_fee_per_gas',
+  'paymaster_verification_gas_limit', 'paymaster_post_op_gas_limit', 'account_gas_limits', 'gas_fees', 'decode_status',
+  'eip7702', 'paymaster_signature',
+]);
+
+/**
+ * Fills in the decoded fields of ops still stored trace_needed (another pass may have done it
+ * first); returns the hashes it updated. The EIP-7702 flag is only ever added.
+ */
+export async function updateDecoded(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
+  if (ops.length === 0) return new Set();
+  const columns = NEW_USER_OP_COLUMNS.filter(([name]) => name === 'user_op_hash' || DECODED_FIELDS.has(name));
+  const assignments = columns
+    .filter(([name]) => name !== 'user_op_hash')
+    .map(([name, , , convert], i) => {
+      const value = convert ? convert(`v.c${i + 1}`) : `v.c${i + 1}`;
+      return name === 'eip7702' ? `eip7702 = u.eip7702 or ${value}` : `${name} = ${value}`;
+    });
+  const { rows } = await db.query<{ user_op_hash: string }>(
+    `update user_ops u set ${assignments.join(', ')}
+     from unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')}) as v(${columns.map((_, i) => `c${i}`).join(', ')})
+     where u.chain_id = $1 and u.user_op_hash = v.c0 and u.decode_status = 'trace_needed'
+     returning u.user_op_hash`,
+    [chainId, ...columns.map(([, , value]) => ops.map((o) => value({ ...o, chainId })))],
+  );
+  return new Set(rows.map((r) => r.user_op_hash));
+}
+
 /** What a reorg needs to know about each op it removes (the aggregates they touched). */
 export type RemovedUserOp = {
   userOpHash: string;

@@ -11,7 +11,7 @@ import { SELECTORS } from '../../../indexer/decode/abi.js';
 import { ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
 import { addr, ENTRY_POINTS, EP06, EP07, frame, handleAggregatedOpsV06, handleAggregatedOpsV07, handleOpsV06, handleOpsV07, hash, TxBuilder, ZERO } from './builders.js';
 
-const ctx = { chainId: 31337, entryPoints: ENTRY_POINTS, tracesRequested: false };
+const ctx = { chainId: 31337, entryPoints: ENTRY_POINTS, traces: 'off' as const };
 const beneficiary = addr(0xbe);
 const abi = AbiCoder.defaultAbiCoder();
 const errorString = (s: string): string => id('Error(string)').slice(0, 10) + abi.encode(['string'], [s]).slice(2);
@@ -171,7 +171,7 @@ describe('decode/decodeTransaction', () => {
     expect(innerInput.slice(0, 10)).to.equal(SELECTORS.innerHandleOpV07);
     const inner = frame({ from: EP07, to: EP07, input: innerInput, calls: [frame({ from: EP07, to: addr(1), input: '0xb61d27f6' })] });
     const trace = frame({ to: EP07, input: handleOpsV07([op], beneficiary), calls: [inner] });
-    const d = decodeTransaction(b.raw(handleOpsV07([op], beneficiary), { trace }), { ...ctx, tracesRequested: true });
+    const d = decodeTransaction(b.raw(handleOpsV07([op], beneficiary), { trace }), { ...ctx, traces: 'all' });
     expect(d.traces).to.deep.equal([{ userOpHash: hash(1), status: 'ok', trace: inner }]);
   });
 });
@@ -182,7 +182,7 @@ describe('decode/decodeRange', () => {
     const batch = decodeRange(
       { chainId: 1, fromBlock: 100, toBlock: 100, headers: [], entryPointLogs: topUp.logs, bundleTxs: [], blockTimes: new Map([[100, 1]]), tracesSupported: true },
       ENTRY_POINTS,
-      false,
+      'off',
     );
     expect(batch.userOps).to.deep.equal([]);
     expect(batch.deposits).to.deep.equal([

@@ -18,7 +18,7 @@ import { addr, handleOpsV07, hash, packPaymaster, TxBuilder } from './builders.j
 const EP08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108';
 const EP09 = '0x433709009b8330fda32311df1c2afa402ed8d009';
 const ENTRY_POINTS = new Map<string, EntryPointVersion>([[EP08, 'v0.8'], [EP09, 'v0.9']]);
-const ctx = { chainId: 10, entryPoints: ENTRY_POINTS, tracesRequested: false };
+const ctx = { chainId: 10, entryPoints: ENTRY_POINTS, traces: 'off' as const };
 const beneficiary = addr(0xbe);
 
 /** paymasterAndData ‖ signature ‖ uint16 length ‖ magic, as a v0.9 paymaster service appends it. */

@@ -25,7 +25,7 @@ function batchWith(entryPoints: typeof ENTRY_POINTS, { chainId, block, parent, t
   return decodeRange(
     { chainId, fromBlock: block, toBlock: block, headers: [header(block, parent)], entryPointLogs: txs.flatMap((t) => t.receipt.logs), bundleTxs: txs, blockTimes: new Map([[block, 1_700_000_000]]), tracesSupported: true },
     entryPoints,
-    false,
+    'off',
   );
 }
 
