@@ -1,14 +1,16 @@
 /**
  * A flaky JSON-RPC endpoint for tests: an HTTP proxy on 127.0.0.1 in front of a real node that
- * fails a share of requests the ways public providers do — timeouts (the request hangs), HTTP 429
- * and 5xx, malformed answers (cut-off JSON, a batch missing an answer, an answer swapped for an
- * internal error) — and can enforce provider limits (eth_getLogs block range, batch size).
+ * fails a share of requests the ways public providers do — timeouts (the request hangs), slow but
+ * correct answers, HTTP 429 and 5xx, a socket closed without an answer, malformed answers (cut-off
+ * JSON, a batch missing an answer, an answer swapped for an internal error) and batch answers in
+ * another order (legal, but easy to mishandle) — and can enforce provider limits (eth_getLogs block
+ * range, batch size).
  * Bounded: it stops itself after `lifetimeMs`, and hung requests are dropped after `hangMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Fault = 'timeout' | 'http429' | 'http5xx' | 'truncated' | 'missingAnswer' | 'internalError';
+export type Fault = 'timeout' | 'delay' | 'http429' | 'http5xx' | 'closedSocket' | 'truncated' | 'missingAnswer' | 'internalError' | 'shuffledBatch';
 
 export type FaultProxyOptions = {
   upstream: string;
@@ -26,6 +28,8 @@ export type FaultProxyOptions = {
   /** Every eth_getLogs answer gets an extra EntryPoint log with a zero transaction hash (zkSync-style). */
   zeroHashLogs?: boolean;
   hangMs?: number;
+  /** Longest extra wait of a `delay` fault (each waits a random share of it). */
+  maxDelayMs?: number;
   lifetimeMs?: number;
   /** Deterministic fault choice. */
   seed?: number;
@@ -37,7 +41,7 @@ export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
 type RpcAnswer = { id?: unknown; result?: unknown; error?: unknown };
 
-const ALL_FAULTS: Fault[] = ['timeout', 'http429', 'http5xx', 'truncated', 'missingAnswer', 'internalError'];
+export const ALL_FAULTS: Fault[] = ['timeout', 'delay', 'http429', 'http5xx', 'closedSocket', 'truncated', 'missingAnswer', 'internalError', 'shuffledBatch'];
 
 function rangeSpan(msg: RpcMessage): number {
   const filter = (msg.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
@@ -48,6 +52,7 @@ function rangeSpan(msg: RpcMessage): number {
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const faults = options.faults ?? ALL_FAULTS;
   const hangMs = options.hangMs ?? 2_000;
+  const maxDelayMs = options.maxDelayMs ?? 1_000;
   let state = options.seed ?? 1;
   const random = (): number => {
     state = (state * 1103515245 + 12345) % 2147483648;
@@ -55,7 +60,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   };
   const stats: FaultProxy['stats'] = {
     requests: 0, rangeRefusals: 0, batchRefusals: 0, unsupported: 0, staleReceipts: 0, zeroHashLogs: 0,
-    timeout: 0, http429: 0, http5xx: 0, truncated: 0, missingAnswer: 0, internalError: 0,
+    timeout: 0, delay: 0, http429: 0, http5xx: 0, closedSocket: 0, truncated: 0, missingAnswer: 0, internalError: 0, shuffledBatch: 0,
   };
   const staleServed = new Set<string>();
   const hung = new Set<ServerResponse>();
@@ -127,8 +132,16 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
           res.destroy();
         }, hangMs);
         return;
+      case 'delay': {
+        const answer = await forward(body);
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * maxDelayMs)));
+        return send(200, answer);
+      }
       case 'http429':
         return send(429, '{"error":"rate limited"}');
+      case 'closedSocket':
+        req.socket.destroy();
+        return;
       case 'http5xx':
         return send(random() < 0.5 ? 502 : 503, '<html>bad gateway</html>');
       case 'truncated': {
@@ -139,6 +152,16 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         const answer = JSON.parse(await forward(body)) as unknown;
         if (Array.isArray(answer) && answer.length > 1) return send(200, JSON.stringify(answer.slice(1)));
         return send(200, JSON.stringify({ jsonrpc: '2.0', id: 999_999_999, result: null }));
+      }
+      case 'shuffledBatch': {
+        const answer = JSON.parse(await forward(body)) as unknown;
+        if (!Array.isArray(answer)) return send(200, JSON.stringify(answer));
+        // Fisher–Yates with the proxy's seeded random: JSON-RPC lets a batch answer in any order.
+        for (let i = answer.length - 1; i > 0; i--) {
+          const j = Math.floor(random() * (i + 1));
+          [answer[i], answer[j]] = [answer[j], answer[i]];
+        }
+        return send(200, JSON.stringify(answer));
       }
       case 'internalError': {
         const answers = messages.map((m) => ({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'internal error' } }));

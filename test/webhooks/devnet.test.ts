@@ -9,36 +9,11 @@ import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { loadConfig, allInOneEnvSchema } from '../../shared/config.js';
 import * as outboxDeadLetters from '../../shared/db/tables/outboxDeadLetters.js';
 import { createLogger } from '../../shared/log.js';
+import { expectedEvents, mostCommon } from './support/expectedEvents.js';
 import { useWebhookHarness } from './support/harness.js';
 import { startReceiver, verifySignature, type Receiver } from './support/receiver.js';
 
 type Body = { type: string; webhookId: string; data: { userOp?: { userOpHash: string }; userOpHash?: string } };
-
-/** The value seen most often (ties: the first). */
-function mostCommon(values: Array<string | null>): string {
-  const counts = new Map<string, number>();
-  for (const v of values) if (v) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-}
-
-/** What each filter should deliver, from the ground truth alone (research/delivery-and-api.md §2). */
-function expectedEvents(truth: GroundTruth, filter: string, x: string): Set<string> {
-  const out = new Set<string>();
-  const partiesOf = (hash: string) => truth.transfers.filter((t) => t.userOpHash === hash).flatMap((t) => [t.from, t.to]);
-  const accountsOf = new Set(truth.accounts.filter((a) => a.factory === x).map((a) => a.address));
-  for (const op of truth.userOps) {
-    const hit =
-      (filter === 'ADDRESS' && [op.sender, ...op.calls.map((c) => c.target), ...partiesOf(op.userOpHash)].includes(x)) ||
-      (filter === 'PAYMASTER' && op.paymaster === x) ||
-      (filter === 'BUNDLER' && op.bundler === x) ||
-      (filter === 'FACTORY' && accountsOf.has(op.sender));
-    if (hit) out.add(`user_operation:${op.userOpHash}`);
-  }
-  for (const a of truth.accounts) {
-    if ((filter === 'FACTORY' && a.factory === x) || (filter === 'ADDRESS' && a.address === x)) out.add(`account_deployed:${a.userOpHash}`);
-  }
-  return out;
-}
 
 describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function () {
   this.timeout(300_000);
