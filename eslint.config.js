@@ -18,6 +18,14 @@ export default tseslint.config(
   },
   { files: ['bin/**', 'bench/**', 'test/**', 'devnet/main.ts'], rules: { 'no-console': 'off' } },
   {
+    // The status page's browser script (server/status): no modules, the browser's globals.
+    files: ['server/status/public/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', Node: 'readonly', CSS: 'readonly', setTimeout: 'readonly' },
+    },
+  },
+  {
     // Processes never import each other: they talk through Postgres and Redis only.
     files: ['server/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/indexer/**', '**/webhooks/**', '**/devnet/**'] }] },

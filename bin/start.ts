@@ -6,11 +6,15 @@ import { generateApiKey } from '../shared/apiKeys.js';
 import * as apiKeys from '../shared/db/tables/apiKeys.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { envSuffix } from '../shared/networks.js';
-import { createLogger } from '../shared/log.js';
+import { createLogger, isPretty, terminalLiveLines } from '../shared/log.js';
+import * as userOps from '../shared/db/tables/userOps.js';
 import { closeServer, startWeb } from '../server/web.js';
 import { rollbackTo, startIndexer } from '../indexer/index.js';
+import { indexerMetrics } from '../indexer/metrics.js';
 import { startDispatcher } from '../webhooks/startDispatcher.js';
+import { dispatcherMetrics } from '../webhooks/metrics.js';
 import { DEVNET_CHAIN_ID, generate, startContinuous, startDevnet } from '../devnet/index.js';
+import { banner, exampleCommands } from './banner.js';
 
 /**
  * `npm start`: the whole product in one process on the embedded defaults — migrations, the web
@@ -21,10 +25,12 @@ import { DEVNET_CHAIN_ID, generate, startContinuous, startDevnet } from '../devn
  */
 const DEMO_OPS = 300;
 const DEMO_TICK_MS = 3000;
+/** The banner waits this long at most for a first indexed op (its hash goes in an example). */
+const FIRST_OP_WAIT_MS = 90_000;
 
 const env: Record<string, string | undefined> = { ...process.env };
 let config = loadConfig(allInOneEnvSchema, env);
-const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan' });
+const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan', format: config.LOG_FORMAT });
 const shutdown = createShutdown(log);
 
 // With PostgreSQL the pool serves every process: the web's queries, and per indexed network a
@@ -38,8 +44,13 @@ shutdown.add('db', () => db.close());
 await migrate(db);
 
 const devnetNetwork = config.networks.find((n) => n.chainId === DEVNET_CHAIN_ID);
-if (devnetNetwork && devnetNetwork.rpcUrls.length === 0) {
-  const devnet = await startDevnet();
+const demoChain = Boolean(devnetNetwork && devnetNetwork.rpcUrls.length === 0);
+if (devnetNetwork && demoChain) {
+  const devnet = await startDevnet().catch((err: unknown) => {
+    // No anvil for this platform, most likely: the message says what to do.
+    log.fatal((err as Error).message);
+    return shutdown.run('the demo chain did not start').then(() => process.exit(1));
+  });
   shutdown.add('devnet', () => devnet.stop());
   // The demo chain is new on every start: rows indexed from a previous run's chain describe
   // blocks that no longer exist, so they go first (as a reorg down to genesis would).
@@ -56,20 +67,53 @@ if (devnetNetwork && devnetNetwork.rpcUrls.length === 0) {
 
 // A first run has no key yet, and with the embedded store no other process may open it to make
 // one: create a demo key and show it once.
+let newKey: string | null = null;
 if ((await apiKeys.list(db)).every((k) => k.revokedAt)) {
   const { key, prefix, hash } = generateApiKey();
   await apiKeys.insert(db, { prefix, hash, name: 'demo' });
-  log.info({ prefix }, 'created an API key "demo" (shown only now): %s', key);
+  newKey = key;
+  // In JSON logs (no banner) this line is the only place the key appears.
+  if (!isPretty(config.LOG_FORMAT)) log.info({ prefix }, 'created an API key "demo" (shown only now): %s', key);
 }
 
 const server = await startWeb({ db, config, log }, config.PORT);
 shutdown.add('web', () => closeServer(server));
+indexerMetrics.watch(db, config.networks);
+dispatcherMetrics.watch(db);
 const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());
 
-log.info(
-  { url: `http://127.0.0.1:${config.PORT}`, store: db.kind, networks: config.networks.map((n) => n.name) },
-  'opscan is running',
-);
+/** The newest indexed op of `chainId`, once there is one (or null after FIRST_OP_WAIT_MS). */
+async function firstIndexedOp(chainId: number): Promise<string | null> {
+  const until = Date.now() + FIRST_OP_WAIT_MS;
+  while (Date.now() < until) {
+    const [latest] = await userOps.listLatest(db, chainId, { first: 1, skip: 0 });
+    if (latest) return latest.userOpHash;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return null;
+}
+
+const url = `http://127.0.0.1:${config.PORT}`;
+const network = config.networks[0]!;
+const facts = {
+  url,
+  network: network.name,
+  newKey,
+  userOpHash: await firstIndexedOp(network.chainId),
+  store: db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.DATA_DIR}`,
+  sharedStore: db.kind === 'postgres',
+  demoChain,
+};
+if (isPretty(config.LOG_FORMAT)) {
+  const live = terminalLiveLines();
+  if (live) live.write(`${banner(facts)}\n`);
+  else process.stdout.write(`${banner(facts)}\n`);
+} else {
+  log.info(
+    { url, statusPage: `${url}/`, docs: `${url}/docs`, store: db.kind, networks: config.networks.map((n) => n.name), examples: exampleCommands(facts) },
+    'opscan is running',
+  );
+}

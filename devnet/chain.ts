@@ -5,8 +5,9 @@
  * notices its stdin pipe closing), so no anvil outlives its owner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { Rpc } from './rpc.js';
 
 export const DEVNET_CHAIN_ID = 31337;
@@ -34,11 +35,24 @@ export type Chain = {
 
 const STARTUP_TIMEOUT_MS = 20_000;
 
-/** The anvil binary shipped by @foundry-rs/anvil (called directly: no npm postinstall needed). */
-export function anvilBinary(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json');
-  return join(dirname(pkg), 'bin', 'anvil');
+/**
+ * The anvil binary: the one the npm package of this platform ships (an optional dependency, called
+ * directly: no npm postinstall needed), else an `anvil` on PATH (Foundry installed by hand). The
+ * registry has a package for linux-x64 only, so elsewhere `npm ci` skips it and this says what to do.
+ */
+export function anvilBinary(platform: string = process.platform, cpu: string = process.arch, path = process.env.PATH ?? ''): string {
+  const pkg = `@foundry-rs/anvil-${platform}-${cpu === 'x64' ? 'amd64' : cpu}`;
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`)), 'bin', 'anvil');
+  } catch {
+    // Not installed for this platform: look on PATH.
+  }
+  const onPath = path.split(delimiter).filter(Boolean).map((dir) => join(dir, 'anvil')).find((file) => existsSync(file));
+  if (onPath) return onPath;
+  throw new Error(
+    `No anvil binary for ${platform}-${cpu}: npm ships one for linux-x64 only (${pkg} is not installed), and none is on PATH. ` +
+      'Install Foundry (its anvil on PATH) to run the demo chain, or index a real chain instead: set NETWORKS and RPC_URL_<NETWORK> (or RPC_URL_DEVNET).',
+  );
 }
 
 export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {

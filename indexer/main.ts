@@ -7,10 +7,12 @@ import { createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
+import { closeServer, startOpsServer } from '../shared/opsServer.js';
 import { startIndexer } from './index.js';
+import { indexerMetrics } from './metrics.js';
 
 const config = loadConfig(indexerEnvSchema, process.env);
-const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer' });
+const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer', format: config.LOG_FORMAT });
 const shutdown = createShutdown(log);
 
 // Per network: the session holding its writer lock, two overlapping batch writes, one more query.
@@ -22,6 +24,12 @@ const db = await createDb({
 });
 shutdown.add('database', () => db.close());
 await assertMigrated(db);
+
+indexerMetrics.watch(db, config.networks);
+if (config.METRICS_PORT !== undefined) {
+  const ops = await startOpsServer({ port: config.METRICS_PORT, db, metricsToken: config.METRICS_TOKEN, log });
+  shutdown.add('metrics server', () => closeServer(ops));
+}
 
 const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());

@@ -6,7 +6,9 @@ import type { Deps } from './context.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
 import { createSubgraphRoutes } from './graphql/routes.js';
-import { createMetricsRoute } from './http/metrics.js';
+import { accessLog } from './http/accessLog.js';
+import { createOpsRoutes, requestMetrics } from './http/metrics.js';
+import { createStatusPage } from './status/statusPage.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
 import { errorHeaders } from './http/errors.js';
 import { bodySizeGuard, MAX_BODY_BYTES, MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
@@ -49,6 +51,8 @@ export function createApp(deps: Deps): express.Express {
   app.set('etag', false);
   // Behind N proxies the client address (rate limits of keyless calls) is N hops back.
   app.set('trust proxy', deps.config.TRUST_PROXY);
+  app.use(accessLog(deps.log));
+  app.use(requestMetrics);
   app.use(corsMiddleware);
   app.use(bodySizeGuard);
   app.use(jsonBodyParser);
@@ -77,10 +81,10 @@ export function createApp(deps: Deps): express.Express {
   );
 
   // After the API, which most requests are for.
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/metrics', createMetricsRoute(deps));
+  // /healthz, /readyz (database reachable, migrations current) and /metrics.
+  app.get(['/healthz', '/readyz', '/metrics'], createOpsRoutes(deps));
+  // The status page at / and its files under /status/ (server/status).
+  app.use(createStatusPage());
   app.use(createDocsRouter([specDialect, jiffyscanDialect]));
 
   // The subgraph-style GraphQL endpoint per network (server/graphql).

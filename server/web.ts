@@ -27,9 +27,4 @@ export async function startWeb(base: { db: Db; config: WebConfig; log: Logger },
   return server;
 }
 
-export function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
-}
+export { closeServer } from '../shared/opsServer.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { LOG_FORMATS } from './log.js';
 import {
   CANONICAL_ENTRYPOINTS,
   envSuffix,
@@ -31,6 +32,10 @@ export const baseEnvSchema = z.object({
     .describe('PostgreSQL connection URL. Unset: embedded PGlite in DATA_DIR.'),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder of the embedded PGlite store.'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('Log level.'),
+  LOG_FORMAT: z
+    .enum(LOG_FORMATS)
+    .default('auto')
+    .describe('Log format: json, pretty (human-readable), or auto (pretty on a terminal, JSON otherwise).'),
   NETWORKS: z
     .string()
     .default('devnet')
@@ -81,6 +86,10 @@ const apiEnv = {
     .max(10)
     .default(0)
     .describe('Reverse proxies in front of the web process (1 on Heroku); the client IP of keyless calls is read behind them.'),
+};
+
+/** Who may read /metrics (every process). */
+const metricsTokenEnv = {
   METRICS_TOKEN: z
     .string()
     .min(16)
@@ -88,16 +97,26 @@ const apiEnv = {
     .describe('Bearer token required by GET /metrics. Unset: /metrics is open (it holds counters only).'),
 };
 
+/** The indexer's and the dispatcher's small HTTP server: /metrics, /healthz, /readyz. */
+const opsEnv = {
+  ...metricsTokenEnv,
+  METRICS_PORT: port
+    .optional()
+    .describe('Port on which the indexer or dispatcher serves /metrics, /healthz and /readyz. Unset: not served (npm start serves them on PORT).'),
+};
+
 /** The web process (REST + tRPC). */
 export const webEnvSchema = baseEnvSchema.extend({
   PORT: port.default(3000).describe('HTTP port of the web process.'),
   ...apiEnv,
+  ...metricsTokenEnv,
   ...webhookEnv,
   WEBHOOK_MAX_PER_KEY: z.coerce.number().int().min(1).default(100).describe('Most webhooks one API key may have.'),
 });
 
 /** The indexer process. */
 export const indexerEnvSchema = baseEnvSchema.extend({
+  ...opsEnv,
   INDEXER_POLL_CRON: z
     .string()
     .default('*/2 * * * * *')
@@ -112,6 +131,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
 
 /** The webhook dispatcher process. */
 export const dispatcherEnvSchema = baseEnvSchema.extend({
+  ...opsEnv,
   ...webhookEnv,
   WEBHOOK_CONCURRENCY: z.coerce
     .number()

@@ -3,16 +3,23 @@ import { createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
+import { closeServer, startOpsServer } from '../shared/opsServer.js';
+import { dispatcherMetrics } from './metrics.js';
 import { startDispatcher } from './startDispatcher.js';
 
 // The `dispatcher` process of the Procfile: outbox events → signed webhook deliveries.
 // Any number may run at once: they share the outbox cursor and the delivery queue through Postgres.
 const config = loadConfig(dispatcherEnvSchema, process.env);
-const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher' });
+const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher', format: config.LOG_FORMAT });
 const shutdown = createShutdown(log);
 // Room for the two LISTEN sessions, the matcher, claims and batched outcome writes.
 const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20 });
 shutdown.add('db', () => db.close());
 await assertMigrated(db);
+dispatcherMetrics.watch(db);
+if (config.METRICS_PORT !== undefined) {
+  const ops = await startOpsServer({ port: config.METRICS_PORT, db, metricsToken: config.METRICS_TOKEN, log });
+  shutdown.add('metrics server', () => closeServer(ops));
+}
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());

@@ -1,5 +1,6 @@
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import type { ClaimedDelivery } from '../shared/db/tables/webhookDeliveries.js';
+import { dispatcherMetrics } from './metrics.js';
 import { sendDelivery, type SendDeps } from './sendDelivery.js';
 import type { Wakeup } from './wakeup.js';
 
@@ -31,7 +32,9 @@ export async function runSender(
   const perWebhook = new Map<string, number>();
   const start = (d: ClaimedDelivery) => {
     perWebhook.set(d.webhookId, (perWebhook.get(d.webhookId) ?? 0) + 1);
+    const startedAt = performance.now();
     const task = sendDelivery(deps, d)
+      .then((decision) => dispatcherMetrics.attempted(decision, (performance.now() - startedAt) / 1000))
       .catch((err: unknown) => deps.log.error({ err, deliveryId: d.id }, 'recording a delivery attempt failed'))
       .finally(() => {
         const left = perWebhook.get(d.webhookId)! - 1;

@@ -8,6 +8,7 @@
 import pRetry from 'p-retry';
 import { RetryableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
+import { indexerMetrics } from '../metrics.js';
 import { RpcCallError, isBatchLimitError, isLogRangeError, isRevert, isUnsupported } from './rpcErrors.js';
 
 export type RpcRequest = { method: string; params: unknown[] };
@@ -113,10 +114,13 @@ export class RpcClient {
     const firstId = this.nextId;
     this.nextId += indices.length;
     const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));
+    const network = String(this.options.log.bindings().network ?? '');
+    for (const call of body) indexerMetrics.rpcCalled(network, call.method);
     let responses: Response[];
     try {
       responses = await this.post(body.length === 1 ? body[0] : body);
     } catch (err) {
+      for (const call of body) indexerMetrics.rpcFailed(network, call.method);
       this.stats.failedHttpRequests++;
       this.options.log.debug({ err: (err as Error).message, url: this.url, calls: indices.length }, 'JSON-RPC request failed');
       return;
@@ -127,6 +131,7 @@ export class RpcClient {
       const r = byId.get(firstId + k);
       if (!r || typeof r !== 'object') return;
       if (r.error) {
+        indexerMetrics.rpcFailed(network, request.method);
         const error = new RpcCallError(request.method, Number(r.error.code ?? 0), String(r.error.message ?? 'error'), r.error.data);
         if (isBatchLimitError(error)) this.batchSize = Math.max(1, Math.floor(indices.length / 2));
         else if (isFinal(error)) results[i] = { ok: false, error };

@@ -20,6 +20,7 @@ import { getLatestBundles } from './getLatestBundles.js';
 import { getLatestUserOps } from './getLatestUserOps.js';
 import { getLogFromIndex } from './getLogFromIndex.js';
 import { getNetworkStatus } from './getNetworkStatus.js';
+import { getStatusSummary } from './getStatusSummary.js';
 import { getPaymasterActivity } from './getPaymasterActivity.js';
 import { getTopBundlers } from './getTopBundlers.js';
 import { getTopFactories } from './getTopFactories.js';
@@ -57,6 +58,7 @@ export const endpoints = {
   getLatestUserOps,
   getLogFromIndex,
   getNetworkStatus,
+  getStatusSummary,
   getPaymasterActivity,
   getTopBundlers,
   getTopFactories,

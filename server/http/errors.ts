@@ -43,9 +43,15 @@ export function toAppError(error: unknown): AppError {
 /** Seconds a 503 asks the caller to wait (Retry-After): about what a restart or a failover takes. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
-/** Headers an error answer carries beside its body: Retry-After on a 503. (429s get theirs from rateLimitHeaders.) */
+/**
+ * Headers an error answer carries beside its body: Retry-After on a 503; on a 401 the challenge
+ * HTTP requires, which also lets a browser following a link (the status page's) ask for the key as
+ * a Basic password. (429s get theirs from rateLimitHeaders.)
+ */
 export function errorHeaders(error: AppError): Record<string, string> {
-  return error.code === 'SERVICE_UNAVAILABLE' ? { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
+  if (error.code === 'SERVICE_UNAVAILABLE') return { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) };
+  if (error.code === 'UNAUTHORIZED') return { 'www-authenticate': 'Basic realm="opscan API key (as the password)", charset="UTF-8"' };
+  return {};
 }
 
 /** The JSON body of every error: a human `message` and a stable `code` (plus the parameter). */

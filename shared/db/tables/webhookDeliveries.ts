@@ -317,3 +317,17 @@ export async function deleteSettledBefore(db: Queryable, cutoff: Date, limit: nu
   );
   return rowCount;
 }
+
+/** Deliveries per status, and how many pending ones are due now (the dispatcher's queue depth; `opscan status`). */
+export async function countByStatus(db: Queryable): Promise<Record<DeliveryStatus, number> & { due: number }> {
+  const { rows } = await db.query<{ status: DeliveryStatus; n: string; due: string }>(
+    `select status, count(*) as n, count(*) filter (where status = 'pending' and next_attempt_at <= now()) as due
+       from webhook_deliveries group by status`,
+  );
+  const counts = { pending: 0, delivered: 0, failed: 0, cancelled: 0, due: 0 };
+  for (const r of rows) {
+    counts[r.status] = Number(r.n);
+    counts.due += Number(r.due);
+  }
+  return counts;
+}

@@ -1,0 +1,103 @@
+/**
+ * The indexer's Prometheus metrics (prom-client's default registry, served at /metrics). Where
+ * the indexer stands (head, indexed block, lag) is read from `indexer_state` at scrape time, so
+ * it is the same truth the API serves; the rest is counted as the work happens.
+ */
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { Queryable } from '../shared/db/client.js';
+import * as indexerState from '../shared/db/tables/indexerState.js';
+
+/** ops/s is the rate over this window (a backfill's batches arrive in bursts). */
+const RATE_WINDOW_MS = 30_000;
+
+let watched: { db: Queryable; networks: Array<{ name: string; chainId: number }> } | null = null;
+
+type Position = { head: number; indexed: number };
+
+/** One indexer_state read per scrape, shared by the three gauges that collect from it. */
+let positions: Promise<Map<string, Position>> | null = null;
+function readPositions(): Promise<Map<string, Position>> {
+  if (!watched) return Promise.resolve(new Map());
+  const { db, networks } = watched;
+  positions ??= indexerState
+    .listByChainIds(db, networks.map((n) => n.chainId))
+    .then((rows) => new Map(rows.map((r) => [networks.find((n) => n.chainId === r.chainId)?.name ?? r.network, { head: r.headBlock, indexed: r.indexedBlock }])))
+    .finally(() => setTimeout(() => (positions = null), 100));
+  return positions;
+}
+
+function positionGauge(name: string, help: string, value: (p: Position) => number): Gauge<'network'> {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['network'],
+    async collect() {
+      this.reset();
+      try {
+        for (const [network, p] of await readPositions()) this.set({ network }, value(p));
+      } catch {
+        // The database is unreachable: no sample (readyz says why).
+      }
+    },
+  });
+}
+
+positionGauge('opscan_indexer_head_block', 'Chain head seen by the indexer.', (p) => p.head);
+positionGauge('opscan_indexer_indexed_block', 'Last block indexed (rows, aggregates and cursor committed).', (p) => p.indexed);
+positionGauge('opscan_indexer_lag_blocks', 'Blocks between the head and the last indexed block.', (p) => Math.max(0, p.head - p.indexed));
+
+const userOps = new Counter({ name: 'opscan_indexer_user_ops_total', help: 'User operations written by this process.', labelNames: ['network'] });
+
+const recentOps = new Map<string, Array<{ at: number; ops: number }>>();
+new Gauge({
+  name: 'opscan_indexer_user_ops_per_second',
+  help: `User operations written per second over the last ${RATE_WINDOW_MS / 1000} s.`,
+  labelNames: ['network'],
+  collect() {
+    this.reset();
+    const since = Date.now() - RATE_WINDOW_MS;
+    for (const [network, entries] of recentOps) {
+      const kept = entries.filter((e) => e.at >= since);
+      recentOps.set(network, kept);
+      this.set({ network }, kept.reduce((sum, e) => sum + e.ops, 0) / (RATE_WINDOW_MS / 1000));
+    }
+  },
+});
+
+const batchWrite = new Histogram({
+  name: 'opscan_indexer_batch_write_seconds',
+  help: 'Time to write one batch (rows, aggregates, outbox and cursor in one transaction).',
+  labelNames: ['network'],
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+});
+
+const rpcCalls = new Counter({ name: 'opscan_indexer_rpc_calls_total', help: 'JSON-RPC calls sent (batch members count one each).', labelNames: ['network', 'method'] });
+const rpcErrors = new Counter({
+  name: 'opscan_indexer_rpc_errors_total',
+  help: 'JSON-RPC calls answered with an error or lost with their HTTP request (most are retried).',
+  labelNames: ['network', 'method'],
+});
+const reorgs = new Counter({ name: 'opscan_indexer_reorgs_total', help: 'Reorgs repaired (rolled back to the common ancestor).', labelNames: ['network'] });
+
+export const indexerMetrics = {
+  /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
+  watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
+    watched = { db, networks };
+  },
+  batchWritten(network: string, ops: number, writeSeconds?: number): void {
+    userOps.inc({ network }, ops);
+    const entries = recentOps.get(network) ?? [];
+    entries.push({ at: Date.now(), ops });
+    recentOps.set(network, entries.length > 10_000 ? entries.slice(-5_000) : entries);
+    if (writeSeconds !== undefined) batchWrite.observe({ network }, writeSeconds);
+  },
+  rpcCalled(network: string, method: string): void {
+    rpcCalls.inc({ network, method });
+  },
+  rpcFailed(network: string, method: string): void {
+    rpcErrors.inc({ network, method });
+  },
+  reorgRepaired(network: string): void {
+    reorgs.inc({ network });
+  },
+};

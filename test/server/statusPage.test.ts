@@ -1,0 +1,107 @@
+import { expect } from 'chai';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import request from 'supertest';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
+import { createLogger } from '../../shared/log.js';
+import { closeServer, startWeb } from '../../server/web.js';
+import { testConfig } from '../helpers/app.js';
+import { useIndexedDevnet } from './support/indexedDevnet.js';
+
+/** Debian's chromium (`.ci/run` installs it); without it outside CI the browser test is skipped. */
+const CHROMIUM = '/usr/bin/chromium';
+/** Without the background-networking flags Chromium's own connections fail on a closed network. */
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const SCREENSHOT = join(tmpdir(), 'opscan-status-page.png');
+
+describe('status page at /', function () {
+  this.timeout(300_000);
+  const t = useIndexedDevnet({ ops: 40, days: 3 });
+  let server: Server;
+  let base = '';
+
+  before(async () => {
+    server = await startWeb({ db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000' }), log: createLogger({ level: 'silent', name: 'status' }) }, 0);
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    if (server) await closeServer(server);
+  });
+
+  it('reads a keyless, rate-limited summary: position, latest ops and bundles, 30 days of metrics', async () => {
+    const res = await request(base).get('/v0/getStatusSummary');
+    expect(res.status).to.equal(200);
+    expect(res.headers).to.have.property('ratelimit-policy');
+    const [devnet] = res.body.networks;
+    const state = (await indexerState.find(t.db, devnet.chainId))!;
+    expect(devnet).to.include({ network: 'devnet', indexedBlock: state.indexedBlock, headBlock: state.headBlock, backfillComplete: true, backfillProgress: 1 });
+    const latest = [...t.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex)[0]!;
+    expect(devnet.latestUserOps[0].userOpHash).to.equal(latest.userOpHash);
+    expect(devnet.latestUserOps).to.have.length(8);
+    expect(devnet.latestBundles[0].transactionHash).to.equal(latest.transactionHash);
+    const ops = devnet.dailyMetrics.reduce((sum: number, d: { userOpsDaily: string }) => sum + Number(d.userOpsDaily), 0);
+    expect(ops).to.equal(t.truth.userOps.length);
+    expect(Object.keys(devnet.latestUserOps[0]).sort()).to.deep.equal(['actualGasCost', 'blockNumber', 'blockTime', 'sender', 'success', 'userOpHash']);
+  });
+
+  it('serves the page, its script and the charting library from this process', async () => {
+    const page = await request(base).get('/');
+    expect(page.status).to.equal(200);
+    expect(page.headers['content-type']).to.match(/text\/html/);
+    expect(page.text).to.include('/status/uPlot.iife.min.js').and.include('/status/app.js');
+    for (const file of ['/status/app.js', '/status/style.css', '/status/uPlot.iife.min.js', '/status/uPlot.min.css']) {
+      expect((await request(base).get(file)).status, file).to.equal(200);
+    }
+  });
+
+  it('shows the data in headless Chromium (screenshot saved)', async function () {
+    if (!existsSync(CHROMIUM)) {
+      if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs the Debian chromium package`);
+      this.skip();
+    }
+    const profile = mkdtempSync(join(tmpdir(), 'opscan-chromium-'));
+    let browser: BrowserContext | undefined;
+    try {
+      // A fresh profile per run (playwright passes it as --user-data-dir).
+      browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1100, height: 1400 } });
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${base}/`);
+      const section = page.locator('section[data-network="devnet"]');
+      await section.locator('table[data-list="userOps"] tbody tr').first().waitFor({ timeout: 30_000 });
+      await section.locator('.chart canvas').first().waitFor({ timeout: 30_000 });
+
+      const state = (await indexerState.find(t.db, 31337))!;
+      expect(await section.locator('[data-field="indexed"] dd').textContent()).to.equal(state.indexedBlock.toLocaleString('en-US'));
+      expect(await section.locator('[data-field="lag"] dd').textContent()).to.equal('0 blocks');
+      expect(await section.locator('[data-field="backfill"] dd').textContent()).to.equal('complete');
+      expect(await section.locator('table[data-list="userOps"] tbody tr').count()).to.equal(8);
+      expect(await section.locator('table[data-list="bundles"] tbody tr').count()).to.be.greaterThan(0);
+      const latest = [...t.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex)[0]!;
+      const href = await section.locator('table[data-list="userOps"] tbody tr a').first().getAttribute('href');
+      expect(href).to.equal(`/v0/getUserOp?network=devnet&hash=${latest.userOpHash}`);
+      // The chart's legend names the three series.
+      const legend = await section.locator('.u-legend').textContent();
+      expect(legend).to.include('user ops').and.include('active wallets').and.include('gas collected');
+      for (const link of ['/docs', '/v0/openapi.json', '/subgraphs/name/devnet']) {
+        expect(await page.locator(`nav a[href="${link}"]`).count(), link).to.equal(1);
+      }
+      // Readable on a phone: nothing wider than the screen but the scrollable tables.
+      await page.setViewportSize({ width: 390, height: 844 });
+      // Evaluated in the page (a string: the test's own types have no DOM).
+      expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
+      await page.setViewportSize({ width: 1100, height: 1400 });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      console.log(`      screenshot: ${SCREENSHOT}`);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      await browser?.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});
