@@ -21,6 +21,8 @@ export type LoadOptions = {
   origin: string;
   /** The path of the next request (varied for uncached scenarios). */
   nextPath: () => string;
+  /** A JSON body makes the request a POST (GraphQL). */
+  nextBody?: () => string;
   headers?: Record<string, string>;
   connections?: number;
   warmupMs?: number;
@@ -63,13 +65,20 @@ export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
   async function worker(): Promise<void> {
     while (performance.now() < stopAt) {
       const started = performance.now();
-      const res = await pool.request({ origin: options.origin, path: options.nextPath(), method: 'GET', headers: options.headers });
-      const body = await res.body.arrayBuffer();
+      const body = options.nextBody?.();
+      const res = await pool.request({
+        origin: options.origin,
+        path: options.nextPath(),
+        method: body === undefined ? 'GET' : 'POST',
+        headers: body === undefined ? options.headers : { ...options.headers, 'content-type': 'application/json' },
+        body,
+      });
+      const answer = await res.body.arrayBuffer();
       const ended = performance.now();
       if (!recording && started >= recordFrom) recording = true;
       if (!recording) continue;
       latencies.push(ended - started);
-      bytes = body.byteLength;
+      bytes = answer.byteLength;
       if (res.statusCode !== 200) errors++;
     }
   }

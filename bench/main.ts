@@ -1,8 +1,13 @@
 /**
- * `npm run bench [-- part…]`: runs every benchmark part (or the named ones) and prints its numbers.
- * Parts use PostgreSQL when BENCH_DATABASE_URL (or DATABASE_URL) is set, else PGlite.
- * A new part = one entry in PARTS.
+ * `npm run bench [-- part…]`: runs every benchmark part (or the named ones), prints one table of
+ * their figures and writes everything to bench/results.json (machine, commit, date, each part's
+ * figures and ratios). Parts use PostgreSQL when BENCH_DATABASE_URL (or DATABASE_URL) is set, else
+ * PGlite. A new part = one entry in PARTS; a part returning `{ summary }` (a flat record of its
+ * headline figures) has that printed, otherwise every number it returns.
  */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
@@ -22,15 +27,46 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   indexer: () => runIndexerBench({ databaseUrl, ops: Number(process.env.BENCH_INDEXER_OPS ?? 20_000) }),
 };
 
+const RESULTS_FILE = new URL('./results.json', import.meta.url);
+
+/** Every number in `value`, keyed by its path (arrays are left out: they are samples, not figures). */
+function numbersOf(value: unknown, path = ''): Array<[string, number]> {
+  if (typeof value === 'number') return [[path, value]];
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => numbersOf(v, path ? `${path}.${k}` : k));
+}
+
+function commitOf(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !(name in PARTS));
 if (unknown.length > 0) {
   console.error(`unknown bench part(s): ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
   process.exit(2);
 }
+const report = {
+  date: new Date().toISOString(),
+  commit: commitOf(),
+  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg() },
+  store: databaseUrl ? 'postgres' : 'pglite',
+  parts: {} as Record<string, { seconds: number; result: unknown }>,
+};
+const table: Array<{ part: string; figure: string; value: number }> = [];
 for (const name of wanted.length > 0 ? wanted : Object.keys(PARTS)) {
   const started = Date.now();
   const result = await PARTS[name]!();
-  console.log(JSON.stringify({ part: name, seconds: (Date.now() - started) / 1000, result }, null, 2));
+  report.parts[name] = { seconds: (Date.now() - started) / 1000, result };
+  const summary = (result as { summary?: unknown } | null)?.summary;
+  for (const [figure, value] of numbersOf(summary ?? result)) table.push({ part: name, figure, value });
+  // Written after every part, so a long run that fails late keeps what it measured.
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
 }
+console.table(table);
+console.log(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.memoryGiB} GiB, node ${report.machine.node}; commit ${report.commit}; full figures in bench/results.json`);
 process.exit(0);
