@@ -25,6 +25,11 @@ export type RequestHeaders = {
  * build a Ctx and call the same endpoint (server/endpoints/index.ts).
  */
 export type Ctx = Deps & {
+  /**
+   * The primary database. `db` is where the endpoint's reads go: a read replica when the endpoint
+   * reads from replicas (server/readReplicas.ts), so a handler that also writes writes here.
+   */
+  primary: Db;
   requestId: string;
   headers: RequestHeaders;
   /** The caller's address (rate limits of keyless endpoints); resolved on demand, behind TRUST_PROXY hops. */
@@ -39,5 +44,5 @@ export function createContext(
   deps: Deps,
   request: { requestId: string; headers: RequestHeaders; clientIp?: () => string },
 ): Ctx {
-  return { ...deps, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null };
+  return { ...deps, primary: deps.db, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null };
 }

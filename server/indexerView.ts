@@ -13,14 +13,20 @@ import type { Logger } from '../shared/log.js';
 export type IndexerView = {
   /** State per chain id; a network the indexer has not started yet is absent. */
   current(): Promise<ReadonlyMap<number, IndexerState>>;
+  /**
+   * The state read again now (unless it was read in the last `minRefreshMs`): for a caller that
+   * knows the database has moved past the remembered state (server/readReplicas.ts).
+   */
+  refresh(): Promise<ReadonlyMap<number, IndexerState>>;
 };
 
 export function createIndexerView(
   db: Queryable,
   networks: readonly NetworkConfig[],
-  options: { log: Logger; maxAgeMs?: number },
+  options: { log: Logger; maxAgeMs?: number; minRefreshMs?: number },
 ): IndexerView {
   const maxAgeMs = options.maxAgeMs ?? 1000;
+  const minRefreshMs = Math.min(maxAgeMs, options.minRefreshMs ?? 100);
   const chainIds = networks.map((n) => n.chainId);
   let states: ReadonlyMap<number, IndexerState> = new Map();
   let loadedAt = -Infinity;
@@ -38,13 +44,17 @@ export function createIndexerView(
     return states;
   }
 
+  /** The state if read within `ageMs`, else one read shared by concurrent callers. */
+  function readWithin(ageMs: number): Promise<ReadonlyMap<number, IndexerState>> {
+    if (Date.now() - loadedAt < ageMs) return Promise.resolve(states);
+    loading ??= refresh().finally(() => {
+      loading = null;
+    });
+    return loading;
+  }
+
   return {
-    current() {
-      if (Date.now() - loadedAt < maxAgeMs) return Promise.resolve(states);
-      loading ??= refresh().finally(() => {
-        loading = null;
-      });
-      return loading;
-    },
+    current: () => readWithin(maxAgeMs),
+    refresh: () => readWithin(minRefreshMs),
   };
 }

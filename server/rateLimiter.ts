@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { AppError } from '../shared/errors.js';
 
 /**
@@ -82,7 +82,7 @@ function memoryBuckets() {
 
 type Lease = { tokens: number; left: number; expiresAt: number };
 
-export function createRateLimiter(options: { redis?: Redis; keyPrefix: string }): RateLimiter {
+export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix: string }): RateLimiter {
   const inMemory = memoryBuckets();
   const leases = new Map<string, Lease>();
   const taking = new Map<string, Promise<Take>>();

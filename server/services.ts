@@ -8,42 +8,63 @@ import { createChainReader, type ChainReader } from './chain/chainReader.js';
 import { createIndexerView, type IndexerView } from './indexerView.js';
 import { createPriceSource, type PriceSource } from './prices.js';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.js';
+import { createReadReplicas, type ReadReplicas } from './readReplicas.js';
 import { createRedis } from './redis.js';
 
 /** The web process's long-lived helpers, built once (main.ts, or a test) and shared by every request. */
 export type WebServices = {
   cache: ResponseCache;
   limiter: RateLimiter;
+  /** The primary's indexer view (see readReplicas for the replicas' own). */
   indexer: IndexerView;
+  /** The read replicas of DATABASE_READ_URL; null without them (every read goes to the primary). */
+  readReplicas: ReadReplicas | null;
   apiKeys: ApiKeyCache;
   chain: ChainReader;
   prices: PriceSource;
   /**
-   * Resolves once Redis is connected, or after `timeoutMs` (never rejects): until then the cache
-   * misses and the limiter counts in memory, so a process waits for it before taking traffic.
+   * Resolves once Redis is connected and the read replicas' first check is done, or after
+   * `timeoutMs` (never rejects): until then the cache misses, the limiter counts in memory and reads
+   * go to the primary, so a process waits for it before taking traffic.
    */
   ready(timeoutMs?: number): Promise<void>;
-  /** Closes the Redis connection, if any. */
+  /** Closes the Redis connection and the replicas' pools, if any. */
   close(): Promise<void>;
 };
+
+/** The web process's statement timeout (server/main.ts), on the replicas too. */
+const REPLICA_STATEMENT_TIMEOUT_MS = 5000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Size of the in-process near cache in front of Redis (characters of JSON). */
 const NEAR_CACHE_CHARS = 32 * 1024 * 1024;
 
 export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger }): WebServices {
   const { config, log } = deps;
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log, { cluster: config.REDIS_CLUSTER }) : undefined;
   const cache = redis
     ? createResponseCache(createRedisStore(redis, `${config.REDIS_KEY_PREFIX}cache:`), log, createMemoryStore(NEAR_CACHE_CHARS))
     : createResponseCache(createMemoryStore(), log);
+  const readReplicas = config.DATABASE_READ_URL
+    ? createReadReplicas(config.DATABASE_READ_URL, {
+        networks: config.networks,
+        maxLagSeconds: config.READ_REPLICA_MAX_LAG_SECONDS,
+        statementTimeoutMs: REPLICA_STATEMENT_TIMEOUT_MS,
+        log,
+      })
+    : null;
   return {
     cache,
     limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
     indexer: createIndexerView(deps.db, config.networks, { log }),
+    readReplicas,
     apiKeys: createApiKeyCache(),
     chain: createChainReader(),
     prices: createPriceSource(config.PRICE_SOURCE_URL, log),
     async ready(timeoutMs = 2000) {
+      const checked = readReplicas ? Promise.race([readReplicas.check(), sleep(timeoutMs)]) : undefined;
+      await checked;
       if (!redis || redis.status === 'ready') return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, timeoutMs);
@@ -57,6 +78,7 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
     },
     async close() {
       redis?.disconnect();
+      await readReplicas?.close();
     },
   };
 }

@@ -42,9 +42,12 @@ export const baseEnvSchema = z.object({
     .describe('Comma list of network names to index and serve (see getNetworks; `devnet` is the local chain).'),
   REDIS_URL: z
     .string()
-    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .regex(/^(rediss?|redis-cluster|rediss-cluster):\/\//, 'must be a redis://, rediss:// or redis-cluster://host:port,host:port URL')
     .optional()
-    .describe('Redis URL for the cache and rate limiter. Unset: in-process cache and limiter.'),
+    .describe('Redis URL for the cache and rate limiter; redis-cluster://host:port,host:port names a Redis Cluster by its seed nodes. Unset: in-process cache and limiter.'),
+  REDIS_CLUSTER: boolean
+    .default(false)
+    .describe('Treat REDIS_URL (a redis:// or rediss:// URL, or a comma list of them) as the seed nodes of a Redis Cluster.'),
 });
 
 /** Webhook settings read by both the web process (createWebhook) and the dispatcher. */
@@ -105,9 +108,25 @@ const opsEnv = {
     .describe('Port on which the indexer or dispatcher serves /metrics, /healthz and /readyz. Unset: not served (npm start serves them on PORT).'),
 };
 
+/** Read replicas of the web process. */
+const readReplicaEnv = {
+  DATABASE_READ_URL: z
+    .string()
+    .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each entry must be a postgres:// or postgresql:// URL')).min(1))
+    .optional()
+    .describe('Comma list of PostgreSQL read replicas (streaming standbys of DATABASE_URL) for the web process\'s reads; writes and read-your-writes endpoints stay on DATABASE_URL. Unset: every read goes to DATABASE_URL.'),
+  READ_REPLICA_MAX_LAG_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .default(5)
+    .describe('A read replica whose replay is further behind than this is skipped until it catches up.'),
+};
+
 /** The web process (REST + tRPC). */
 export const webEnvSchema = baseEnvSchema.extend({
   PORT: port.default(3000).describe('HTTP port of the web process.'),
+  ...readReplicaEnv,
   ...apiEnv,
   ...metricsTokenEnv,
   ...webhookEnv,

@@ -43,6 +43,11 @@ export function epochTag(networks: readonly NetworkConfig[], states: ReadonlyMap
   return `e${networks.map((n) => states.get(n.chainId)?.reorgEpoch ?? 0).join('.')}`;
 }
 
+/** The indexed heads the answer is computed at, in the order of epochTag (server/cache/cacheEntry.ts). */
+export function headTag(networks: readonly NetworkConfig[], states: ReadonlyMap<number, IndexerState>): string {
+  return `h${networks.map((n) => states.get(n.chainId)?.indexedBlock ?? 0).join('.')}`;
+}
+
 export function headTtlMs(networks: readonly NetworkConfig[]): number {
   const times = networks.map((n) => BLOCK_TIME_MS[n.name] ?? DEFAULT_BLOCK_TIME_MS);
   return Math.max(1000, Math.min(...times, 60_000));

@@ -1,18 +1,29 @@
 import type { Logger } from '../../shared/log.js';
+import { bodyOf, encodeEntry, NO_HEADS, parseHeader } from './cacheEntry.js';
 import { ANY_EPOCH, jitter } from './cachePolicy.js';
 import type { CacheStore } from './cacheStore.js';
 
 /**
  * Read-through cache of endpoint answers, stored as JSON bytes so that a hit is written to the
- * socket as is (no parse, no encoding). An entry is `<tag> <expiresAtMs>\n<json>`: the tag is ANY_EPOCH or the
+ * socket as is (no parse, no encoding). An entry (cacheEntry.ts) carries a tag, ANY_EPOCH or the
  * reorg epochs the answer was computed under, and a hit under another epoch counts as stale (a
- * miss). With Redis, a small in-process near cache holds entries read or written here for the rest
- * of their TTL: the same entries, so the same epoch check applies, and a hot key costs no round
- * trip. Concurrent fills of one key share one computation (single flight). Store failures are
- * misses: the answer then comes from Postgres and the caller never sees the error.
+ * miss); head-dependent entries also carry the indexed heads they were computed at, and a fill never
+ * replaces an entry computed from a newer state (a read replica behind another): it answers with
+ * that newer entry instead, so an answer does not go backwards through the cache. With Redis, a
+ * small in-process near cache holds entries read or written here for the rest of their TTL: the
+ * same entries, so the same epoch check applies, and a hot key costs no round trip. Concurrent
+ * fills of one key share one computation (single flight). Store failures are misses: the answer
+ * then comes from Postgres and the caller never sees the error.
  */
 
-export type CacheStats = { hits: number; misses: number; stale: number; errors: number };
+export type CacheStats = {
+  hits: number;
+  misses: number;
+  stale: number;
+  errors: number;
+  /** Fills whose answer was older than one stored meanwhile, and answered with the stored one (absent: never counted). */
+  superseded?: number;
+};
 
 export type Answer = {
   /** The JSON body as bytes, when at hand (a cache hit, or just stored). */
@@ -26,31 +37,36 @@ export type Answer = {
 
 export type Computed = { value: unknown; final: boolean; ttlMs: number };
 
+/** The state an answer is computed under: reorg epochs (cachePolicy.epochTag) and indexed heads (headTag). */
+export type CacheState = { epoch: string; heads: string };
+
 export type ResponseCache = {
   readonly kind: CacheStore['kind'];
   readonly stats: Readonly<CacheStats>;
   /** The answer stored under `key` and valid under `epoch`, or null. */
   lookup(key: string, epoch: string): Promise<Answer | null>;
-  /** Computes the answer and stores it; concurrent fills of one key share one computation. */
-  fill(key: string, epoch: string, compute: () => Promise<Computed>): Promise<Answer>;
+  /**
+   * Computes the answer and stores it, unless a newer one was stored meanwhile (then that one is the
+   * answer); concurrent fills of one key share one computation.
+   */
+  fill(key: string, state: CacheState, compute: () => Promise<Computed>): Promise<Answer>;
 };
-
-const NEWLINE = 0x0a;
 
 /** Parses an entry; null when it was written under another reorg epoch. */
 function parseEntry(raw: Buffer, epoch: string): { json: Buffer; expiresAt: number } | null {
-  const newline = raw.indexOf(NEWLINE);
-  const [tag, expiresAt] = raw.subarray(0, newline).toString('latin1').split(' ');
+  const { tag, expiresAt } = parseHeader(raw);
   if (tag !== ANY_EPOCH && tag !== epoch) return null;
-  return { json: raw.subarray(newline + 1), expiresAt: Number(expiresAt) };
+  return { json: bodyOf(raw), expiresAt };
 }
 
+const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
+
 export function createResponseCache(store: CacheStore, log: Logger, near?: CacheStore): ResponseCache {
-  const stats: CacheStats = { hits: 0, misses: 0, stale: 0, errors: 0 };
+  const stats: CacheStats = { hits: 0, misses: 0, stale: 0, errors: 0, superseded: 0 };
   const inflight = new Map<string, Promise<Answer>>();
   const keepNear = (key: string, entry: Buffer, expiresAt: number) => {
     const ttl = expiresAt - Date.now();
-    if (near && ttl > 0) void near.set(key, entry, ttl);
+    if (near && ttl > 0) void near.put(key, entry, ttl);
   };
 
   /** The raw entry, from the near cache when it has it (then `remote` is false). */
@@ -65,17 +81,39 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
     }
   }
 
-  async function computeAndStore(key: string, epoch: string, compute: () => Promise<Computed>): Promise<Answer> {
+  async function computeAndStore(key: string, state: CacheState, compute: () => Promise<Computed>): Promise<Answer> {
     const { value, final, ttlMs } = await compute();
     const ttl = jitter(ttlMs);
     const expiresAt = Date.now() + ttl;
-    const entry = Buffer.from(`${final ? ANY_EPOCH : epoch} ${expiresAt}\n${JSON.stringify(value)}`);
-    keepNear(key, entry, expiresAt);
-    store.set(key, entry, ttl).catch((err: unknown) => {
+    const header = final ? { tag: ANY_EPOCH, expiresAt, heads: NO_HEADS } : { tag: state.epoch, expiresAt, heads: state.heads };
+    const entry = encodeEntry(header, JSON.stringify(value));
+    const computed: Answer = { json: bodyOf(entry), value, maxAgeSeconds: Math.floor(ttl / 1000), cache: 'miss' };
+    const storing = store.put(key, entry, ttl);
+    if (header.heads === NO_HEADS) {
+      // Nothing can supersede it: no need to wait for the write.
+      keepNear(key, entry, expiresAt);
+      storing.catch((err: unknown) => {
+        stats.errors++;
+        log.debug({ err, key }, 'cache write failed');
+      });
+      return computed;
+    }
+    let newer: Buffer | null = null;
+    try {
+      newer = await storing;
+    } catch (err) {
       stats.errors++;
       log.debug({ err, key }, 'cache write failed');
-    });
-    return { json: entry.subarray(entry.indexOf(NEWLINE) + 1), value, maxAgeSeconds: Math.floor(ttl / 1000), cache: 'miss' };
+    }
+    if (!newer) {
+      keepNear(key, entry, expiresAt);
+      return computed;
+    }
+    // Another process computed this answer from a newer state (another replica, the primary): ours is older.
+    stats.superseded = (stats.superseded ?? 0) + 1;
+    const stored = parseHeader(newer);
+    keepNear(key, newer, stored.expiresAt);
+    return { json: bodyOf(newer), maxAgeSeconds: maxAgeOf(stored.expiresAt), cache: 'miss' };
   }
 
   return {
@@ -91,13 +129,13 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
       }
       stats.hits++;
       if (remote) keepNear(key, raw!, entry.expiresAt);
-      return { json: entry.json, maxAgeSeconds: Math.max(0, Math.floor((entry.expiresAt - Date.now()) / 1000)), cache: 'hit' };
+      return { json: entry.json, maxAgeSeconds: maxAgeOf(entry.expiresAt), cache: 'hit' };
     },
-    fill(key, epoch, compute) {
-      const flightKey = `${epoch}|${key}`;
+    fill(key, state, compute) {
+      const flightKey = `${state.epoch}|${key}`;
       const running = inflight.get(flightKey);
       if (running) return running;
-      const flight = computeAndStore(key, epoch, compute).finally(() => inflight.delete(flightKey));
+      const flight = computeAndStore(key, state, compute).finally(() => inflight.delete(flightKey));
       inflight.set(flightKey, flight);
       return flight;
     },

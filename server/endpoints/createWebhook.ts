@@ -44,6 +44,8 @@ const input = z.object({
 export const createWebhook = defineEndpoint({
   summary: 'Creates a webhook: activity matching filter = identifier on chainId is POSTed, signed, to webhookUrl.',
   tag: 'Webhook',
+  // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
+  reads: 'primary',
   methods: ['GET', 'POST'],
   kind: 'mutation',
   input,

@@ -30,6 +30,12 @@ export type Endpoint<
   /** REST methods (default GET); a mutation on tRPC when it changes state. */
   methods?: ReadonlyArray<'GET' | 'POST' | 'DELETE'>;
   kind?: TKind;
+  /**
+   * Where the handler's queries go when read replicas are configured (DATABASE_READ_URL,
+   * server/readReplicas.ts): 'replica' (the default of queries), or 'primary' (the default of
+   * mutations) for an endpoint that writes or must read its own writes (webhooks, deliveries).
+   */
+  reads?: 'replica' | 'primary';
   /** How long answers may be reused (server/cache/cachePolicy.ts). Default 'none': never cached. */
   cache?: CachePolicy<z.input<TOutput>, z.output<TInput>>;
   // A method, so that an endpoint needing a key still counts as an Endpoint of any access.

@@ -6,6 +6,8 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const deleteWebhook = defineEndpoint({
   summary: 'Deletes one of your webhooks; its pending deliveries are dropped.',
   tag: 'Webhook',
+  // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
+  reads: 'primary',
   methods: ['DELETE'],
   kind: 'mutation',
   input: z.object({ id: z.string().trim().min(1, 'is required').max(64) }),

@@ -10,6 +10,8 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const getWebhookDeliveries = defineEndpoint({
   summary: "A webhook's deliveries, newest first, each with its attempts (status codes, times, errors).",
   tag: 'Webhook',
+  // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
+  reads: 'primary',
   input: z.object({
     id: z.string().trim().min(1, 'is required').max(64),
     limit: z.coerce.number().int().min(1).max(100).default(50),

@@ -6,6 +6,8 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const listWebhooks = defineEndpoint({
   summary: "The calling API key's webhooks, oldest first (secrets are never listed).",
   tag: 'Webhook',
+  // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
+  reads: 'primary',
   input: z.object({}),
   output: z.object({ webhooks: z.array(webhookWithStatusSchema) }),
   async handler(ctx) {

@@ -8,6 +8,8 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const replayWebhookDelivery = defineEndpoint({
   summary: 'Sends a delivery again now: same webhook-id and body, new timestamp and signature.',
   tag: 'Webhook',
+  // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
+  reads: 'primary',
   methods: ['GET', 'POST'],
   kind: 'mutation',
   input: z.object({ id: z.string().trim().min(1, 'is required').max(64) }),

@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import type { NetworkConfig, WebConfig } from '../../shared/config.js';
-import { ANY_EPOCH, decideTtl, epochTag } from '../cache/cachePolicy.js';
+import { isDatabaseUnavailable } from '../../shared/db/client.js';
+import { NO_HEADS } from '../cache/cacheEntry.js';
+import { ANY_EPOCH, decideTtl, epochTag, headTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
 import type { Ctx } from '../context.js';
 import { admit } from '../access.js';
+import type { Reader } from '../readReplicas.js';
 import { parseInput } from './inputs.js';
 import type { Endpoint } from './defineEndpoint.js';
 
@@ -23,6 +26,10 @@ const AS_SPECIFIED: Presenter = { namespace: '' };
  * nothing is answered before its verdict, so a refused call is a 429 whatever it asked. A dialect's presentation is
  * applied to the computed answer before it is cached, so a hit costs the same in every dialect; the
  * cache policy still judges the spec answer.
+ *
+ * With read replicas, an endpoint that reads from them runs on the reader server/readReplicas.ts
+ * chooses, and its cache epoch, heads and finality come from that reader's own indexer state; when
+ * the replica turns out to be gone (a connection error), the call runs again on the next reader.
  */
 export async function runEndpoint(
   ctx: Ctx,
@@ -37,27 +44,62 @@ export async function runEndpoint(
     await admitted;
     throw invalid;
   }
-  const present = async (value: unknown) => (presenter.present ? presenter.present(value, caller) : value);
   const policy = endpoint.cache ?? 'none';
-  if (policy === 'none') {
-    await admitted;
-    return { value: await present(await endpoint.handler(caller, input)), maxAgeSeconds: 0, cache: 'none' };
-  }
-
   const networks = networksOf(ctx.config, input);
-  const states = await ctx.services.indexer.current();
-  const epoch = policy === 'live' ? ANY_EPOCH : epochTag(networks, states);
-  const key = `${presenter.namespace}${cacheKey(name, input)}`;
-  const hit = ctx.services.cache.lookup(key, epoch);
-  await admitted;
-  return (
-    (await hit) ??
-    ctx.services.cache.fill(key, epoch, async () => {
-      const value = await endpoint.handler(caller, input);
-      const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
-      return { value: await present(value), ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
-    })
-  );
+
+  const answerFrom = async (reader: Reader): Promise<Answer> => {
+    const on = reader.replica ? readingFrom(caller, reader) : caller;
+    const present = async (value: unknown) => (presenter.present ? presenter.present(value, on) : value);
+    if (policy === 'none') {
+      await admitted;
+      return { value: await present(await endpoint.handler(on, input)), maxAgeSeconds: 0, cache: 'none' };
+    }
+    const { states } = reader;
+    const state = policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
+    const key = `${presenter.namespace}${cacheKey(name, input)}`;
+    const hit = ctx.services.cache.lookup(key, state.epoch);
+    await admitted;
+    return (
+      (await hit) ??
+      ctx.services.cache.fill(key, state, async () => {
+        const value = await endpoint.handler(on, input);
+        const finalTtlMs = ctx.config.CACHE_FINAL_TTL_SECONDS * 1000;
+        return { value: await present(value), ...decideTtl(policy, value, input, { networks, states, finalTtlMs }) };
+      })
+    );
+  };
+
+  const replicas = (endpoint.reads ?? (endpoint.kind === 'mutation' ? 'primary' : 'replica')) === 'replica' ? ctx.services.readReplicas : null;
+  const primary = { db: ctx.db, indexer: ctx.services.indexer };
+  if (!replicas) {
+    const states = policy === 'none' ? new Map() : await primary.indexer.current();
+    return answerFrom({ ...primary, states, replica: null });
+  }
+  let reader = await replicas.choose(primary, networks);
+  for (;;) {
+    try {
+      return await answerFrom(reader);
+    } catch (error) {
+      if (!reader.replica) throw error;
+      if (isWriteOnReplica(error)) {
+        // The handler wrote through ctx.db: correct on the primary, and the replica is fine.
+        ctx.log.warn({ endpoint: name }, 'endpoint wrote through ctx.db on a read replica: write through ctx.primary, or declare reads: primary');
+        return answerFrom({ ...primary, states: await primary.indexer.current(), replica: null });
+      }
+      // The replica went away mid-call: the work is read-only, so run it again on the next reader.
+      if (!isDatabaseUnavailable(error)) throw error;
+      replicas.markDown(reader.replica);
+      reader = await replicas.choose(primary, networks);
+    }
+  }
+}
+
+/** SQLSTATE 25006 read_only_sql_transaction: a write sent to a hot standby. */
+const isWriteOnReplica = (error: unknown) => (error as { code?: unknown } | null)?.code === '25006';
+
+/** The caller's context reading from a replica: its queries and its indexer view are the replica's. */
+function readingFrom<C extends Ctx>(ctx: C, reader: Reader): C {
+  return { ...ctx, db: reader.db, services: { ...ctx.services, indexer: reader.indexer } };
 }
 
 /** The answer as JSON bytes (REST writes them as they are) or as a value (tRPC), whichever is at hand. */

@@ -65,11 +65,29 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return UNAVAILABLE_MESSAGE.test(error.message);
 }
 
+/**
+ * How far a streaming replica's replay is behind, the standard way: 0 when it has replayed all the
+ * WAL it received (an idle primary sends none, so an old last-replay time means nothing), else the
+ * age of the last transaction it replayed. 0 on a primary; null when it cannot tell (a standby that
+ * has neither received nor replayed anything yet).
+ */
+export async function replicationLagSeconds(db: Queryable): Promise<number | null> {
+  const { rows } = await db.query<{ lag_seconds: number | null }>(
+    `select case
+       when not pg_is_in_recovery() then 0
+       when pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() then 0
+       else extract(epoch from now() - pg_last_xact_replay_timestamp())
+     end::float8 as lag_seconds`,
+  );
+  return rows[0]?.lag_seconds ?? null;
+}
+
 export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
 }
 
-function createPostgresDb(url: string, options: DbOptions): Db {
+/** A PostgreSQL pool as a Db (synchronous: the pool connects on first use). */
+export function createPostgresDb(url: string, options: Omit<DbOptions, 'databaseUrl' | 'dataDir'> = {}): Db {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
