@@ -18,7 +18,7 @@ export type NetworkRunner = {
 };
 
 /** Advisory-lock key of a network's writer: a fixed prefix and the chain id. */
-const lockKey = (chainId: number): string => ((0x4337n << 32n) + BigInt(chainId)).toString();
+export const lockKey = (chainId: number): string => ((0x4337n << 32n) + BigInt(chainId)).toString();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -188,3 +188,21 @@ export function toWebhookModel(w: WebhookRecord) {
     disabledReason: w.disabledReason,
   };
 }
+
+// Operator actions (`opscan webhooks`): across every key.
+
+export async function listAll(db: Queryable): Promise<WebhookRecord[]> {
+  const { rows } = await db.query<WebhookRow>(`select ${COLUMNS} from webhooks order by created_at, id`);
+  return rows.map(toWebhook);
+}
+
+/** An operator turns a webhook off (reason `operator`) or back on (its failure clock restarts). */
+export async function setEnabledByOperator(db: Queryable, id: string, enabled: boolean): Promise<WebhookRecord | null> {
+  const { rows } = await db.query<WebhookRow>(
+    enabled
+      ? `update webhooks set status = 'enabled', disabled_reason = null, failing_since = null where id = $1 returning ${COLUMNS}`
+      : `update webhooks set status = 'disabled', disabled_reason = 'operator' where id = $1 returning ${COLUMNS}`,
+    [id],
+  );
+  return rows[0] ? toWebhook(rows[0]) : null;
+}
