@@ -15,7 +15,17 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The handbook's fixture folder, beside the repository (not copied into it). */
-export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/realchain/fixtures/blockscout-rs');
+/**
+ * The handbook's real-chain fixtures: REALCHAIN_FIXTURES_DIR when set, else the handbook folder
+ * beside the repository (`../shared`), else the handbook's home on the team's machines — so a clone
+ * made elsewhere on such a machine (CI clones to a scratch folder) still finds them.
+ */
+const FIXTURES_CANDIDATES = [
+  process.env.REALCHAIN_FIXTURES_DIR,
+  resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/realchain/fixtures/blockscout-rs'),
+  '/work/shared/realchain/fixtures/blockscout-rs',
+].filter((dir): dir is string => !!dir);
+export const FIXTURES_DIR = FIXTURES_CANDIDATES.find((dir) => existsSync(dir)) ?? FIXTURES_CANDIDATES[0]!;
 
 export type RecordedLog = {
   address: string;

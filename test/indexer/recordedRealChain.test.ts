@@ -135,7 +135,7 @@ describe('indexer on recorded real-chain transactions', function () {
 
   before(function () {
     if (!fixturesPresent()) {
-      console.log(`      skipped: the real-chain fixtures are not at ${FIXTURES_DIR} (the handbook folder beside the repository)`);
+      console.log(`      skipped: the real-chain fixtures are not at ${FIXTURES_DIR} (set REALCHAIN_FIXTURES_DIR, or keep the handbook folder beside the repository)`);
       this.skip();
     }
   });
