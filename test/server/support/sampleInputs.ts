@@ -11,6 +11,7 @@ export function sampleInputs(truth: GroundTruth): Record<string, Record<string, 
   return {
     getNetworks: {},
     getNetworkStatus: { network },
+    getStatusSummary: { network },
     getLatestUserOps: { network, ...page },
     getUserOp: { hash: op.userOpHash },
     getAddressActivity: { address: op.sender, network, ...page },
