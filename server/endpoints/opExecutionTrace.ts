@@ -40,7 +40,7 @@ function opExecutionFrames(root: CallFrame, entryPoints: Set<string>): Map<strin
  * no trace, and a message saying why; a node that fails throws the chain reader's 502.
  */
 export async function opExecutionTrace(
-  ctx: Pick<Ctx, 'db' | 'services'>,
+  ctx: Pick<Ctx, 'db' | 'primary' | 'services'>,
   network: NetworkConfig,
   op: { userOpHash: string; transactionHash: string },
 ): Promise<OpExecutionTrace> {
