@@ -1,37 +1,46 @@
 /**
- * Indexer benchmark: backfill throughput on devnet traffic, against a bare fetch of the same range.
+ * Indexer benchmark: backfill time and memory on devnet traffic, against a bare fetch of the same
+ * data, on a local node and through a proxy adding a hosted node's round trip.
  *
- * One run: start the devnet and generate the ops (real EntryPoints on anvil); then, over the same
- * block range, (1) a bare fetch — the same eth_getLogs ranges and bundle-transaction receipts in
- * JSON-RPC batches, ranges fetched ahead the same way, nothing decoded or written; (2) the
- * indexer's backfill into a fresh database (decode, persist, aggregates, outbox, cursor) without
- * op traces; (3) the same with op traces (debug_traceTransaction per bundle transaction); (4) the
- * bare fetch again (the ratio uses the mean of both bare runs). Then (5, 6) the bare fetch and the
- * backfill again through a proxy adding a network round trip (REMOTE_RTT_MS) to every request, as
- * a hosted node would: on loopback the node answers almost for free, so the first ratio measures
- * the cost of decoding and writing rather than the overlap with fetching.
+ * One run: start the devnet and generate the ops (real EntryPoints on anvil); then, repeated
+ * `repeats` times and interleaved so that a noisy moment hits both sides of a ratio alike:
+ *  - the bare fetch: the same eth_getLogs ranges, and the receipt and transaction of every bundle
+ *    transaction (what decoding needs: logs, then calldata), in JSON-RPC batches, ranges fetched
+ *    ahead the same way; nothing decoded or written;
+ *  - the backfill as the Procfile runs it: `indexer/main.ts` in its own process, default settings
+ *    (INDEXER_TRACES=needed), into a fresh database, timed from its "indexer started" line to its
+ *    last batch at the head; its peak RSS is the kernel's high-water mark (VmHWM);
+ *  - both again through a proxy that holds every request REMOTE_RTT_MS (a hosted node): on
+ *    loopback the node answers almost for free, so that pair shows whether the backfill is bounded
+ *    by the fetch once fetching costs what it costs in production.
+ * Each figure is the median of its runs, each ratio the median of the per-repeat ratios.
  */
-import { createDb, type Db } from '../shared/db/client.js';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createDb } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
 import { createLogger } from '../shared/log.js';
-import { indexerEnvSchema, loadConfig } from '../shared/config.js';
 import { generate, startDevnet, type Devnet } from '../devnet/index.js';
-import { DEFAULT_TUNING, startIndexer, type IndexerTuning } from '../indexer/index.js';
+import { DEFAULT_TUNING, type IndexerTuning } from '../indexer/index.js';
 import { RpcClient } from '../indexer/sync/rpcClient.js';
 import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
 import { TOPICS } from '../indexer/decode/abi.js';
-import type { RpcReceipt } from '../indexer/decode/chainTypes.js';
-import pg from 'pg';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
-export type IndexerBenchOptions = { ops: number; databaseUrl?: string };
+export type IndexerBenchOptions = { ops: number; databaseUrl?: string; repeats?: number };
 
 /** The devnet funds each generate() call's new accounts in one block: generate in chunks. */
 const GENERATE_CHUNK_OPS = 2_000;
 
 /** Round trip added per HTTP request in the "remote node" runs. */
 const REMOTE_RTT_MS = 20;
+
+const INDEXER_MAIN = fileURLToPath(new URL('../indexer/main.ts', import.meta.url));
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
@@ -41,29 +50,35 @@ async function generateOps(devnet: Devnet, ops: number): Promise<void> {
   }
 }
 
-/** The bare fetch: same transport, same ranges and prefetch depth; no decoding, no writes. */
-async function bareFetch(rpcUrl: string, entryPoints: string[], head: number, tuning: IndexerTuning): Promise<{ seconds: number; receipts: number }> {
+/** The bare fetch: same transport, ranges and prefetch depth; logs, receipts and transactions; no decoding, no writes. */
+async function bareFetch(rpcUrl: string, entryPoints: string[], head: number, tuning: IndexerTuning): Promise<{ seconds: number; transactions: number }> {
   const rpc = new RpcClient({ urls: [rpcUrl], log, batchSize: tuning.rpcBatchSize, concurrency: tuning.rpcConcurrency });
   const estimator = new LogRangeEstimator({ initialRange: tuning.initialLogRange, maxRange: tuning.maxLogRange, targetLogs: tuning.targetLogsPerRange });
   const started = performance.now();
   const fetchRange = async (fromBlock: number, toBlock: number): Promise<number> => {
     const logs = await fetchLogs(rpc, { fromBlock, toBlock, addresses: entryPoints }, estimator);
     const txs = [...new Set(logs.filter((l) => l.topics[0] === TOPICS.beforeExecution).map((l) => l.transactionHash))];
-    const receipts = await rpc.batch<RpcReceipt>(txs.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })), (r) => !!r && Array.isArray(r.logs));
-    return receipts.length;
+    const answers = await rpc.batch<{ hash?: string; logs?: unknown }>(
+      txs.flatMap((h) => [
+        { method: 'eth_getTransactionReceipt', params: [h] },
+        { method: 'eth_getTransactionByHash', params: [h] },
+      ]),
+      (r) => !!r && (Array.isArray(r.logs) || typeof r.hash === 'string'),
+    );
+    return answers.length / 2;
   };
   const queue: Array<Promise<number>> = [];
   let next = 0;
-  let receipts = 0;
+  let transactions = 0;
   while (next <= head || queue.length > 0) {
     while (queue.length < tuning.prefetchRanges && next <= head) {
       const to = Math.min(head, next + estimator.size - 1);
       queue.push(fetchRange(next, to));
       next = to + 1;
     }
-    receipts += await queue.shift()!;
+    transactions += await queue.shift()!;
   }
-  return { seconds: (performance.now() - started) / 1000, receipts };
+  return { seconds: (performance.now() - started) / 1000, transactions };
 }
 
 /** A loopback proxy that holds every request for `delayMs` before forwarding it. */
@@ -86,11 +101,24 @@ async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ u
   };
 }
 
-async function freshDb(databaseUrl: string | undefined, name: string): Promise<{ db: Db; drop(): Promise<void> }> {
+type Store = { env: Record<string, string>; countUserOps(): Promise<number>; drop(): Promise<void> };
+
+/** A fresh, migrated database for one backfill: a PostgreSQL database, or a PGlite folder. */
+async function freshStore(databaseUrl: string | undefined, name: string): Promise<Store> {
   if (!databaseUrl) {
-    const db = await createDb({});
+    const dataDir = mkdtempSync(join(tmpdir(), 'opscan-bench-'));
+    const db = await createDb({ dataDir });
     await migrate(db);
-    return { db, drop: () => db.close() };
+    await db.close();
+    const count = async (): Promise<number> => {
+      const reader = await createDb({ dataDir });
+      try {
+        return Number((await reader.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n);
+      } finally {
+        await reader.close();
+      }
+    };
+    return { env: { DATA_DIR: dataDir }, countUserOps: count, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
@@ -98,10 +126,11 @@ async function freshDb(databaseUrl: string | undefined, name: string): Promise<{
   await admin.query(`create database ${name}`);
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
-  const db = await createDb({ databaseUrl: url.toString(), max: 5 });
+  const db = await createDb({ databaseUrl: url.toString(), max: 2 });
   await migrate(db);
   return {
-    db,
+    env: { DATABASE_URL: url.toString() },
+    countUserOps: async () => Number((await db.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n),
     async drop() {
       await db.close();
       await admin.query(`drop database if exists ${name} with (force)`);
@@ -110,60 +139,124 @@ async function freshDb(databaseUrl: string | undefined, name: string): Promise<{
   };
 }
 
-async function backfill(rpcUrl: string, databaseUrl: string | undefined, traces: 'all' | 'needed' | 'off', name: string) {
-  const { db, drop } = await freshDb(databaseUrl, name);
+/** Peak resident set of a live process (Linux), in MB; null elsewhere. */
+function peakRssMb(pid: number): number | null {
   try {
-    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '0 0 1 1 *', INDEXER_TRACES: traces });
-    const started = performance.now();
-    const indexer = startIndexer({ db, config, log });
-    await indexer.syncNow();
-    const seconds = (performance.now() - started) / 1000;
-    await indexer.stop();
-    const { rows } = await db.query<{ n: string }>('select count(*) as n from user_ops');
-    return { seconds, userOps: Number(rows[0]!.n) };
-  } finally {
-    await drop();
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 1024) : null;
+  } catch {
+    return null;
   }
 }
 
+type BackfillRun = { seconds: number; userOps: number; peakRssMb: number | null; startRssMb: number | null };
+
+/**
+ * `indexer/main.ts` in its own process with the production defaults (only the chain, the store and
+ * a debug log level — for the per-batch line that tells where it stands — are set), until its last
+ * batch reaches `head`.
+ */
+async function backfill(rpcUrl: string, databaseUrl: string | undefined, head: number): Promise<BackfillRun> {
+  const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, ...store.env, NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'debug', LOG_FORMAT: 'json' };
+    for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_CRON', 'METRICS_PORT']) delete env[key];
+    if (!databaseUrl) delete env.DATABASE_URL;
+    const child = spawn(process.execPath, ['--import', 'tsx', INDEXER_MAIN], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const run = await new Promise<Omit<BackfillRun, 'userOps'>>((resolve, reject) => {
+      let startedAt = 0;
+      let startRssMb: number | null = null;
+      let buffered = '';
+      child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before reaching block ${head}`)));
+      child.stdout!.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines) {
+          if (!line.startsWith('{')) continue;
+          const entry = JSON.parse(line) as { msg?: string; toBlock?: number };
+          if (entry.msg === 'indexer started') {
+            startedAt = performance.now();
+            startRssMb = peakRssMb(child.pid!);
+          } else if (entry.msg === 'batch written' && entry.toBlock === head && startedAt > 0) {
+            resolve({ seconds: (performance.now() - startedAt) / 1000, peakRssMb: peakRssMb(child.pid!), startRssMb });
+          }
+        }
+      });
+    }).finally(() => {
+      child.removeAllListeners('exit');
+      child.kill('SIGKILL');
+    });
+    await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(null)));
+    return { ...run, userOps: await store.countUserOps() };
+  } finally {
+    await store.drop();
+  }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+
 export async function runIndexerBench(options: IndexerBenchOptions): Promise<Record<string, unknown>> {
+  // BENCH_INDEXER_REPEATS (default 3): runs of each measurement; figures are their medians.
+  const repeats = options.repeats ?? Number(process.env.BENCH_INDEXER_REPEATS ?? 3);
   const devnet = await startDevnet();
+  const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
   try {
     const generatedAt = performance.now();
     await generateOps(devnet, options.ops);
     const generateSeconds = (performance.now() - generatedAt) / 1000;
     const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
     const entryPoints = Object.values(devnet.truth.entryPoints);
-    const tuning = DEFAULT_TUNING;
-
-    const bare1 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
-    const noTraces = await backfill(devnet.rpcUrl, options.databaseUrl, 'needed', 'opscan_bench_indexer');
-    const withTraces = await backfill(devnet.rpcUrl, options.databaseUrl, 'all', 'opscan_bench_indexer');
-    const bare2 = await bareFetch(devnet.rpcUrl, entryPoints, head, tuning);
-    const bareSeconds = (bare1.seconds + bare2.seconds) / 2;
-    const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
-    const remoteBare = await bareFetch(proxy.url, entryPoints, head, tuning);
-    const remote = await backfill(proxy.url, options.databaseUrl, 'needed', 'opscan_bench_indexer').finally(() => proxy.stop());
     const ops = devnet.truth.userOps.length;
-    for (const run of [noTraces, withTraces, remote]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
-    const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
-    return {
-      store: options.databaseUrl ? 'postgres' : 'pglite',
+
+    const runs = { bare: [] as number[], backfill: [] as BackfillRun[], remoteBare: [] as number[], remoteBackfill: [] as BackfillRun[] };
+    for (let i = 0; i < repeats; i++) {
+      runs.bare.push((await bareFetch(devnet.rpcUrl, entryPoints, head, DEFAULT_TUNING)).seconds);
+      runs.backfill.push(await backfill(devnet.rpcUrl, options.databaseUrl, head));
+      runs.remoteBare.push((await bareFetch(proxy.url, entryPoints, head, DEFAULT_TUNING)).seconds);
+      runs.remoteBackfill.push(await backfill(proxy.url, options.databaseUrl, head));
+    }
+    for (const run of [...runs.backfill, ...runs.remoteBackfill]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
+
+    const seconds = (list: BackfillRun[]) => list.map((r) => r.seconds);
+    const ratio = (backfills: BackfillRun[], bares: number[]) => round(median(backfills.map((r, i) => r.seconds / bares[i]!)));
+    const peaks = [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb).filter((mb): mb is number => mb !== null);
+    const summary = {
       ops,
+      bareFetchSeconds: round(median(runs.bare)),
+      backfillSeconds: round(median(seconds(runs.backfill))),
+      backfillToBareFetch: ratio(runs.backfill, runs.bare),
+      opsPerSecond: Math.round(ops / median(seconds(runs.backfill))),
+      remoteBareFetchSeconds: round(median(runs.remoteBare)),
+      remoteBackfillSeconds: round(median(seconds(runs.remoteBackfill))),
+      remoteBackfillToBareFetch: ratio(runs.remoteBackfill, runs.remoteBare),
+      peakRssMb: peaks.length > 0 ? Math.max(...peaks) : null,
+    };
+    return {
+      summary,
+      store: options.databaseUrl ? 'postgres' : 'pglite',
+      traces: 'needed (default)',
+      remoteRttMs: REMOTE_RTT_MS,
+      repeats,
       bundles: devnet.truth.bundles.length,
-      bundleTransactions: bare1.receipts,
       blocks: head + 1,
       generateSeconds: round(generateSeconds, 1),
-      bareFetchSeconds: [round(bare1.seconds), round(bare2.seconds)],
-      backfill: { seconds: round(noTraces.seconds), opsPerSecond: Math.round(ops / noTraces.seconds), ratioToBareFetch: round(noTraces.seconds / bareSeconds) },
-      backfillWithOpTraces: { seconds: round(withTraces.seconds), opsPerSecond: Math.round(ops / withTraces.seconds), ratioToBareFetch: round(withTraces.seconds / bareSeconds) },
-      remoteNode: {
-        rttMs: REMOTE_RTT_MS,
-        bareFetchSeconds: round(remoteBare.seconds),
-        backfill: { seconds: round(remote.seconds), opsPerSecond: Math.round(ops / remote.seconds), ratioToBareFetch: round(remote.seconds / remoteBare.seconds) },
+      runs: {
+        bareFetchSeconds: runs.bare.map((s) => round(s)),
+        backfillSeconds: seconds(runs.backfill).map((s) => round(s)),
+        remoteBareFetchSeconds: runs.remoteBare.map((s) => round(s)),
+        remoteBackfillSeconds: seconds(runs.remoteBackfill).map((s) => round(s)),
+        peakRssMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb),
+        rssAtStartMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.startRssMb),
       },
     };
   } finally {
+    await proxy.stop();
     await devnet.stop();
   }
 }

@@ -27,7 +27,7 @@ import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
-import type { DecodedBatch } from '../decode/decodedBatch.js';
+import type { DecodedBatch, DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
 import { accountActivity, dailyIncrements, dayOf, entityIncrements } from './aggregates.js';
 import { opEvents } from './outbox.js';
 
@@ -74,20 +74,54 @@ async function checkCursor(tx: Queryable, batch: DecodedBatch): Promise<void> {
   if (cursor.indexedBlockHash && first && first.parentHash !== cursor.indexedBlockHash) throw new ParentMismatchError(batch.fromBlock);
 }
 
-async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
+type NewRows = { newOps: DecodedUserOp[]; newBundles: DecodedBundle[] };
+
+/** unique_violation: a key the batch appends is stored already. */
+const UNIQUE_VIOLATION = '23505';
+
+const callsOf = (ops: DecodedUserOp[]) => ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
+
+/**
+ * The base rows of a range, with COPY (shared/db/copy.ts): the rows of a range indexed for the
+ * first time — the normal case, the cursor guarantees it — are all new. When some are stored
+ * already (the range is indexed again, e.g. after the cursor was moved back) the COPY fails on a
+ * duplicate key; then the same rows go in skipping the stored ones, and only the new ones count.
+ */
+async function writeBaseRows(tx: Queryable, batch: DecodedBatch): Promise<NewRows> {
   const chainId = batch.chainId;
+  await tx.query('savepoint base_rows');
+  try {
+    await bundleTransactions.appendMany(tx, chainId, batch.bundleTxs);
+    await userOps.appendMany(tx, chainId, batch.userOps);
+    await bundles.appendMany(tx, chainId, batch.bundles);
+    await userOpCalls.appendMany(tx, chainId, callsOf(batch.userOps));
+    await logs.appendMany(tx, chainId, batch.logs);
+    await tokenTransfers.appendMany(tx, chainId, batch.transfers);
+    await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
+    await userOpTraces.appendMany(tx, chainId, batch.traces);
+    await addressTransactions.appendMany(tx, chainId, batch.addressTxs);
+    await tx.query('release savepoint base_rows');
+    return { newOps: batch.userOps, newBundles: batch.bundles };
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+    await tx.query('rollback to savepoint base_rows');
+  }
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
   const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
   const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
-  const newBundles = batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`));
-
-  await userOpCalls.insertMany(tx, chainId, newOps.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c }))));
+  await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
   await logs.insertMany(tx, chainId, batch.logs);
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
   await userOpTraces.insertMany(tx, chainId, batch.traces.filter((t) => newHashes.has(t.userOpHash)));
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
+  return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
+}
+
+async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
+  const chainId = batch.chainId;
+  const { newOps, newBundles } = await writeBaseRows(tx, batch);
   await blocks.upsertMany(tx, chainId, batch.headers);
 
   if (options.after) {

@@ -1,6 +1,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 
 /**
@@ -13,6 +16,12 @@ export interface Queryable {
     text: string,
     values?: readonly unknown[],
   ): Promise<{ rows: TRow[]; rowCount: number }>;
+  /**
+   * `copy … from stdin` with rows already in COPY's text format, one line each (PostgreSQL's bulk
+   * load path, through pg-copy-streams). Only on a PostgreSQL connection: PGlite's COPY reads
+   * files, so there callers write the same rows with multi-row inserts (shared/db/copy.ts).
+   */
+  copyFrom?(statement: string, lines: Iterable<string>): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -82,6 +91,19 @@ export async function replicationLagSeconds(db: Queryable): Promise<number | nul
   return rows[0]?.lag_seconds ?? null;
 }
 
+/** COPY input in chunks of about 64 KB: few stream writes, and no whole-batch string in memory. */
+function* linesOf(lines: Iterable<string>): Generator<string> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += `${line}\n`;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
 export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
 }
@@ -107,6 +129,9 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     async query(text, values) {
       const res = await client.query(text, values as unknown[] | undefined);
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+    },
+    async copyFrom(statement, lines) {
+      await pipeline(Readable.from(linesOf(lines)), client.query(copyFromStdin(statement)));
     },
   });
 

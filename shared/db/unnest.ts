@@ -6,8 +6,9 @@
 
 /**
  * A column: its name, the SQL element type of its array parameter, how a row supplies it, and
- * optionally how the unnested value `v` becomes the stored one (e.g. `v::jsonb`, or
- * `string_to_array(v, ',')` for a text[] column, since unnest flattens nested arrays).
+ * optionally the cast that makes the unnested text `v` the stored type (`v::jsonb`, or `v::text[]`
+ * from an array literal, since unnest flattens nested arrays). Only a cast: COPY (copy.ts) sends
+ * the same text and lets the column's input function do it.
  */
 export type Column<TRow> = readonly [name: string, sqlType: string, value: (row: TRow) => unknown, convert?: (v: string) => string];
 

@@ -1,4 +1,6 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
+import { unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Transaction } from '../../models/address.js';
 
@@ -66,13 +68,24 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
 
 export type NewAddressTransaction = { address: string; txHash: string; blockNumber: number; txIndex: number };
 
+const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction & { chainId: number }>> = [
+  ['chain_id', 'bigint', (r) => r.chainId],
+  ['address', 'text', (r) => r.address],
+  ['tx_hash', 'text', (r) => r.txHash],
+  ['block_number', 'bigint', (r) => r.blockNumber],
+  ['tx_index', 'integer', (r) => r.txIndex],
+];
+
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, rows: NewAddressTransaction[]): Promise<void> {
+  await copyRows(db, 'address_transactions', NEW_COLUMNS, rows.map((r) => ({ ...r, chainId })));
+}
+
+/** Inserts the rows not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, rows: NewAddressTransaction[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.query(
-    `insert into address_transactions (chain_id, address, tx_hash, block_number, tx_index)
-     select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::integer[]) on conflict do nothing`,
-    [chainId, rows.map((r) => r.address), rows.map((r) => r.txHash), rows.map((r) => r.blockNumber), rows.map((r) => r.txIndex)],
-  );
+  const { text, values } = unnestInsert('address_transactions', NEW_COLUMNS, rows.map((r) => ({ ...r, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
 }
 
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {

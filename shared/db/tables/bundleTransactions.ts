@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 
 /** Reads of `bundle_transactions`: the transactions that carry at least one bundle. */
@@ -109,6 +110,11 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number
   ['fee', 'numeric', (t) => numeric(t.fee)],
   ['l1_fee', 'numeric', (t) => numeric(t.l1Fee)],
 ];
+
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<void> {
+  await copyRows(db, 'bundle_transactions', NEW_COLUMNS, txs.map((t) => ({ ...t, chainId })));
+}
 
 /** Inserts the transactions not yet stored; returns the hashes that were new. */
 export async function insertMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<Set<string>> {

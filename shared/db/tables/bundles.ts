@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Bundle } from '../../models/entities.js';
@@ -95,6 +96,11 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundle & { chainId: number }>> = [
   ['ops_failed', 'integer', (b) => b.opsFailed],
   ['actual_gas_cost_sum', 'numeric', (b) => numeric(b.actualGasCostSum)],
 ];
+
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<void> {
+  await copyRows(db, 'bundles', NEW_COLUMNS, bundles.map((b) => ({ ...b, chainId })));
+}
 
 /** Inserts the bundles not yet stored; returns `txHash:bundleIndex` of those that were new. */
 export async function insertMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<Set<string>> {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import { column, hashIndexId, type EntityView } from '../entityView.js';
 
@@ -44,6 +45,12 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit & { chainId: number
   ['total_deposit', 'numeric', (d) => numeric(d.totalDeposit)],
 ];
 
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
+  await copyRows(db, 'entry_point_deposits', NEW_COLUMNS, deposits.map((d) => ({ ...d, chainId })));
+}
+
+/** Inserts the events not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
   if (deposits.length === 0) return;
   const { text, values } = unnestInsert('entry_point_deposits', NEW_COLUMNS, deposits.map((d) => ({ ...d, chainId })), 'on conflict do nothing');

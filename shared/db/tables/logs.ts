@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 import type { Log } from '../../models/log.js';
 
@@ -73,12 +74,18 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewLog & { chainId: number }>> = [
   ['tx_log_index', 'integer', (l) => l.txLogIndex],
   ['block_number', 'bigint', (l) => l.blockNumber],
   ['address', 'text', (l) => l.address],
-  // unnest flattens nested arrays: topics travel comma-joined (hex never holds a comma).
-  ['topics', 'text', (l) => l.topics.join(','), (v) => `string_to_array(${v}, ',')`],
+  // unnest flattens nested arrays: topics travel as an array literal (hex needs no quoting).
+  ['topics', 'text', (l) => `{${l.topics.join(',')}}`, (v) => `${v}::text[]`],
   ['data', 'text', (l) => l.data],
   ['user_op_hash', 'text', (l) => l.userOpHash],
 ];
 
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, logs: NewLog[]): Promise<void> {
+  await copyRows(db, 'logs', NEW_COLUMNS, logs.map((l) => ({ ...l, chainId })));
+}
+
+/** Inserts the logs not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, logs: NewLog[]): Promise<void> {
   if (logs.length === 0) return;
   const { text, values } = unnestInsert('logs', NEW_COLUMNS, logs.map((l) => ({ ...l, chainId })), 'on conflict do nothing');

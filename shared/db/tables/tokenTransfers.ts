@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import { column, type EntityView } from '../entityView.js';
 import type { Page } from '../page.js';
@@ -179,6 +180,12 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer & { chainId: number }>>
   ['token_id', 'numeric', (t) => numeric(t.tokenId)],
 ];
 
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
+  await copyRows(db, 'token_transfers', NEW_COLUMNS, transfers.map((t) => ({ ...t, chainId })));
+}
+
+/** Inserts the transfers not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
   if (transfers.length === 0) return;
   const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, transfers.map((t) => ({ ...t, chainId })), 'on conflict do nothing');

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 
 /** `user_op_calls`: the account calls decoded from each op's callData (execute / executeBatch / ERC-7579). */
@@ -14,6 +15,12 @@ const COLUMNS: ReadonlyArray<Column<NewUserOpCall & { chainId: number }>> = [
   ['data', 'text', (c) => c.data],
 ];
 
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, calls: NewUserOpCall[]): Promise<void> {
+  await copyRows(db, 'user_op_calls', COLUMNS, calls.map((c) => ({ ...c, chainId })));
+}
+
+/** Inserts the calls not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, calls: NewUserOpCall[]): Promise<void> {
   if (calls.length === 0) return;
   const { text, values } = unnestInsert('user_op_calls', COLUMNS, calls.map((c) => ({ ...c, chainId })), 'on conflict do nothing');

@@ -1,4 +1,6 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
+import { unnestInsert, type Column } from '../unnest.js';
 
 /** Reads of `user_op_traces`: each op's callTracer subtree, or why there is none. */
 
@@ -31,14 +33,23 @@ export async function find(db: Queryable, chainId: number, userOpHash: string): 
 
 export type NewUserOpTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: unknown };
 
+const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace & { chainId: number }>> = [
+  ['chain_id', 'bigint', (t) => t.chainId],
+  ['user_op_hash', 'text', (t) => t.userOpHash],
+  ['status', 'text', (t) => t.status],
+  ['trace', 'text', (t) => (t.trace === null ? null : JSON.stringify(t.trace)), (v) => `${v}::jsonb`],
+];
+
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, traces: NewUserOpTrace[]): Promise<void> {
+  await copyRows(db, 'user_op_traces', NEW_COLUMNS, traces.map((t) => ({ ...t, chainId })));
+}
+
+/** Inserts the traces not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, traces: NewUserOpTrace[]): Promise<void> {
   if (traces.length === 0) return;
-  await db.query(
-    `insert into user_op_traces (chain_id, user_op_hash, status, trace)
-     select $1, u.hash, u.status, u.trace::jsonb from unnest($2::text[], $3::text[], $4::text[]) as u(hash, status, trace)
-     on conflict do nothing`,
-    [chainId, traces.map((t) => t.userOpHash), traces.map((t) => t.status), traces.map((t) => (t.trace === null ? null : JSON.stringify(t.trace)))],
-  );
+  const { text, values } = unnestInsert('user_op_traces', NEW_COLUMNS, traces.map((t) => ({ ...t, chainId })), 'on conflict do nothing');
+  await db.query(text, values);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
@@ -349,6 +350,11 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>
   ['eip7702', 'boolean', (o) => o.eip7702],
   ['paymaster_signature', 'text', (o) => o.paymasterSignature],
 ];
+
+/** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
+export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<void> {
+  await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, ops.map((o) => ({ ...o, chainId })));
+}
 
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
 export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
