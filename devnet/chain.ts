@@ -1,8 +1,8 @@
 /**
- * Runs a local anvil node: loopback only, chain id 31337, a free port (anvil binds port 0 and
- * prints the one it got), large blocks so several bundles fit in one. The node is killed on
- * stop(), when this Node process exits, and even when it is killed outright (a watchdog shell
- * notices its stdin pipe closing), so no anvil outlives its owner.
+ * Runs a local anvil node: loopback only, chain id 31337 (or another one given), a free port
+ * (anvil binds port 0 and prints the one it got), large blocks so several bundles fit in one. The
+ * node is killed on stop(), when this Node process exits, and even when it is killed outright (a
+ * watchdog shell notices its stdin pipe closing), so no anvil outlives its owner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -15,6 +15,8 @@ export const DEVNET_CHAIN_ID = 31337;
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 export type StartChainOptions = {
+  /** Chain id (default 31337, the `devnet` network; 31338 is `devnet2`, for tests of two chains). */
+  chainId?: number;
   /** TCP port on 127.0.0.1; 0 or absent = any free port. */
   port?: number;
   /** Timestamp of the genesis block (seconds). Lets generated history lie in the past. */
@@ -56,10 +58,11 @@ export function anvilBinary(platform: string = process.platform, cpu: string = p
 }
 
 export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
+  const chainId = opts.chainId ?? DEVNET_CHAIN_ID;
   const args = [
     '--host', '127.0.0.1',
     '--port', String(opts.port ?? 0),
-    '--chain-id', String(DEVNET_CHAIN_ID),
+    '--chain-id', String(chainId),
     '--accounts', String(opts.accounts ?? 12),
     '--balance', '1000000',
     '--gas-limit', String(opts.blockGasLimit ?? 200_000_000n),
@@ -96,7 +99,7 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
   }
   const rpcUrl = `http://127.0.0.1:${port}`;
   const rpc = new Rpc(rpcUrl);
-  await waitForRpc(rpc);
+  await waitForRpc(rpc, chainId);
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -106,7 +109,7 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
     });
     return stopping;
   };
-  return { rpcUrl, port, chainId: DEVNET_CHAIN_ID, rpc, stop };
+  return { rpcUrl, port, chainId, rpc, stop };
 }
 
 /**
@@ -151,12 +154,12 @@ function waitForListening(child: ChildProcess, recentOutput: string[]): Promise<
   });
 }
 
-async function waitForRpc(rpc: Rpc): Promise<void> {
+async function waitForRpc(rpc: Rpc, chainId: number): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   for (;;) {
     try {
       const id = await rpc.call<string>('eth_chainId');
-      if (Number(id) !== DEVNET_CHAIN_ID) throw new Error(`anvil answered chain id ${id}`);
+      if (Number(id) !== chainId) throw new Error(`anvil answered chain id ${id}`);
       return;
     } catch (err) {
       if (Date.now() > deadline) throw err;

@@ -55,7 +55,7 @@ const SPEC_MAP: ReadonlyArray<[number, string, number]> = [
   [11155111, 'sepolia', L1],
 ];
 
-/** Networks real clients use that the spec's map lacks (research/contract.md §1.5), and devnet. */
+/** Networks real clients use that the spec's map lacks (research/contract.md §1.5), and the local devnets. */
 const EXTRA: ReadonlyArray<[number, string, number]> = [
   [80002, 'polygon-amoy', POLYGON],
   [11155420, 'optimism-sepolia', OTHER],
@@ -67,6 +67,8 @@ const EXTRA: ReadonlyArray<[number, string, number]> = [
   [44787, 'celo-alfajores', OTHER],
   [324, 'zksync', OTHER],
   [31337, 'devnet', 0],
+  // A second local chain (anvil --chain-id 31338), for running and testing several networks at once.
+  [31338, 'devnet2', 0],
 ];
 
 export const NETWORKS: ReadonlyArray<NetworkInfo> = [

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { createDb, type Db } from '../../shared/db/client.js';
+import { migrate } from '../../shared/db/migrate.js';
 import { freePort } from './freePort.js';
 
 /**
@@ -140,4 +142,17 @@ export async function startReplicatedPostgres(options: { synchronous?: boolean }
       process.off('exit', onExit);
     },
   };
+}
+
+/** Creates `database` on the cluster's primary and migrates it (the replica follows); the caller closes the Db. */
+export async function createMigratedDatabase(cluster: ReplicatedPostgres, database = 'opscan'): Promise<Db> {
+  const admin = await createDb({ databaseUrl: cluster.primaryUrl(), max: 1 });
+  try {
+    await admin.query(`create database ${database}`);
+  } finally {
+    await admin.close();
+  }
+  const db = await createDb({ databaseUrl: cluster.primaryUrl(database), max: 5 });
+  await migrate(db);
+  return db;
 }

@@ -12,11 +12,10 @@ import { createResponseCache } from '../../server/cache/responseCache.js';
 import type { Deps } from '../../server/context.js';
 import { createIndexerView } from '../../server/indexerView.js';
 import { createRedis } from '../../server/redis.js';
-import { createDb, type Db } from '../../shared/db/client.js';
-import { migrate } from '../../shared/db/migrate.js';
+import type { Db } from '../../shared/db/client.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { freePort } from '../helpers/freePort.js';
-import { postgresServerBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/pgReplica.js';
+import { createMigratedDatabase, postgresServerBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/pgReplica.js';
 import { TEST_REDIS_URL, useTestRedis } from '../helpers/redis.js';
 import { devnetConfig, eventually, indexedBlock, quietLogger } from '../indexer/support.js';
 
@@ -37,11 +36,7 @@ describe('read replicas (a real streaming replica)', function () {
       this.skip();
     }
     cluster = await startReplicatedPostgres();
-    const admin = await createDb({ databaseUrl: cluster.primaryUrl(), max: 1 });
-    await admin.query('create database opscan');
-    await admin.close();
-    db = await createDb({ databaseUrl: cluster.primaryUrl('opscan'), max: 5 });
-    await migrate(db);
+    db = await createMigratedDatabase(cluster);
     devnet = await startDevnet();
     await generate(devnet, { ops: 12, seed: 3 });
     await indexAll();

@@ -1,17 +1,19 @@
 import type { GroundTruth } from '../../../devnet/index.js';
+import { findNetworkByChainId } from '../../../shared/networks.js';
 import { expectedUserOp, newestFirst, pick } from '../../server/support/expected.js';
 import { callApi } from './apiLoad.js';
 
 /**
- * Reads every user operation back through the web process's API (getLatestUserOps, page by page,
- * then getUserOp for a sample) and compares each with what the devnet's ground truth says it must
+ * Reads every user operation of the truth's network back through the web process's API
+ * (getLatestUserOps, page by page, then getUserOp for a sample) and compares each with what the devnet's ground truth says it must
  * be, field by field (test/server/support/expected.ts). Answers the first difference, or null.
  */
 export async function apiDifference(baseUrl: string, key: string, truth: GroundTruth): Promise<string | null> {
+  const network = findNetworkByChainId(truth.chainId)!.name;
   const expected = [...truth.userOps].sort(newestFirst);
   const got: Array<Record<string, unknown>> = [];
   for (let skip = 0; skip < expected.length + 1; skip += 100) {
-    const page = await getJson(baseUrl, key, `/v0/getLatestUserOps?network=devnet&first=100&skip=${skip}`);
+    const page = await getJson(baseUrl, key, `/v0/getLatestUserOps?network=${network}&first=100&skip=${skip}`);
     if (typeof page === 'string') return page;
     const ops = (page as { userOps: Array<Record<string, unknown>> }).userOps;
     got.push(...ops);

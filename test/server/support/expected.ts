@@ -3,6 +3,7 @@
  * database), in the API's wire shapes.
  */
 import type { GroundTruth, TruthUserOp } from '../../../devnet/index.js';
+import { findNetworkByChainId } from '../../../shared/networks.js';
 
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
@@ -25,7 +26,7 @@ export function expectedUserOp(truth: GroundTruth, op: TruthUserOp): Record<stri
     revertReason: op.revertReason,
     blockNumber: String(op.blockNumber),
     blockTime: String(op.blockTime),
-    network: 'devnet',
+    network: findNetworkByChainId(truth.chainId)!.name,
     chainId: truth.chainId,
     paymaster: op.paymaster ?? ZERO_ADDRESS,
     factory: op.factory ?? '0x',

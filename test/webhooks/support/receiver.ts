@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-/** One request a test receiver got. */
-export type Received = { headers: IncomingHttpHeaders; body: string; at: number; status: number };
+/** One request a test receiver got: `startedAt` when its body had arrived, `at` when it was answered. */
+export type Received = { headers: IncomingHttpHeaders; body: string; startedAt: number; at: number; status: number };
 
 /** How the receiver answers its n-th request (0-based): status, delay, extra headers. */
 export type Behaviour = (n: number, body: string) => { status?: number; delayMs?: number; headers?: Record<string, string> };
@@ -25,11 +25,12 @@ export async function startReceiver(behaviour: Behaviour = () => ({})): Promise<
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const startedAt = Date.now();
       const body = Buffer.concat(chunks).toString('utf8');
       const plan = behaviour(n++, body);
       const status = plan.status ?? 200;
       const answer = () => {
-        received.push({ headers: req.headers, body, at: Date.now(), status });
+        received.push({ headers: req.headers, body, startedAt, at: Date.now(), status });
         if (res.destroyed) return;
         res.writeHead(status, plan.headers ?? {});
         res.end('ok');
