@@ -10,6 +10,7 @@ import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { NetworkSync } from './sync/networkSync.js';
 import type { IndexerTuning, TraceMode } from './tuning.js';
+import { ensureChainPartitions } from '../shared/db/partitions.js';
 
 export type NetworkRunner = {
   /** Runs one catch-up now (or waits for the one running) — tests use it to wait for the head. */
@@ -52,6 +53,8 @@ export function runNetwork(deps: {
 
   const whileLocked = async (session: Queryable): Promise<void> => {
     if (!(await acquireLock(session))) return;
+    // The writer of a network gives it its own partitions before the first write (migration 0010).
+    await ensureChainPartitions(db, network.chainId);
     await sync.init();
     let lost: (err: unknown) => void = () => undefined;
     const lostSignal = new Promise<never>((_, reject) => (lost = reject));
