@@ -14,7 +14,7 @@ import { useIndexedDevnet } from './support/indexedDevnet.js';
  * Property tests over every endpoint of the registry (a new endpoint is covered by itself) and each
  * of its parameters, on REST and tRPC: whatever one parameter holds, with the others valid, the
  * answer is a JSON 200, or a JSON 4xx — a 400 naming that very parameter, a 404 or a 409. Never a
- * 5xx, never a non-JSON body, never a hang.
+ * 5xx, never a non-JSON body, never a hang. GraphQL variables likewise get data or GraphQL errors.
  */
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 12);
@@ -162,6 +162,37 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
       }
     });
   }
+
+  it('answers any GraphQL variable value with data or GraphQL errors, never a 5xx', async () => {
+    const op = d.truth.userOps[0]!;
+    const queries: Array<[string, Record<string, unknown>]> = [
+      ['query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { userOpHash transactionHash } }', { userOpHash: op.userOpHash }],
+      [
+        'query A($address: Bytes, $first: Int, $skip: Int, $start: BigInt) { userOps(first: $first, skip: $skip, where: {and: [{sender: $address}, {blockNumber_gte: $start}]}) { id } }',
+        { address: op.sender, first: 5, skip: 0, start: '0' },
+      ],
+      ['query B($ids: [Bytes!], $dir: OrderDirection) { userOps(where: {userOpHash_in: $ids}, orderDirection: $dir, orderBy: blockNumber) { id } }', { ids: [op.userOpHash], dir: 'desc' }],
+    ];
+    for (const [query, valid] of queries) {
+      for (const variable of Object.keys(valid)) {
+        await fc.assert(
+          fc.asyncProperty(fc.oneof(hostileJson, fc.constant(undefined)), async (value) => {
+            const variables: Record<string, unknown> = { ...valid };
+            if (value === undefined) delete variables[variable];
+            else variables[variable] = value;
+            const res = await request(app).post('/subgraphs/name/devnet').set('x-api-key', key).send({ query, variables }).timeout(REQUEST_TIMEOUT_MS);
+            count('GraphQL', res.status);
+            const what = `GraphQL $${variable}=${JSON.stringify(value)?.slice(0, 80)}`;
+            expect(res.status, what).to.be.lessThan(500);
+            expect(res.headers['content-type'] ?? '', what).to.match(/json/);
+            expect(res.body.data !== undefined || Array.isArray(res.body.errors), `${what}: data or errors`).to.equal(true);
+            if (res.body.errors) expect(res.body.errors[0].message, what).to.be.a('string');
+          }),
+          { numRuns: RUNS },
+        );
+      }
+    }
+  });
 
   it('ignores prototype-pollution and unknown parameters', async () => {
     for (const [name] of all.filter(([, e]) => (e.methods ?? ['GET'])[0] === 'GET')) {
