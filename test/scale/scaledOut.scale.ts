@@ -35,7 +35,7 @@ import { startReceiver, verifySignature, type Receiver, type Received } from '..
 
 const REDUCED = process.argv.includes('--reduced') || process.env.SCALE_REDUCED === '1';
 /** User ops per chain: before the failover, during it, and after it (so the standby must index). */
-const PLAN = REDUCED ? { ops: 40, during: 20, after: 10 } : { ops: 300, during: 150, after: 50 };
+const PLAN = REDUCED ? { ops: 40, during: 20, after: 10 } : { ops: 1_000, during: 400, after: 100 };
 const CHAIN_IDS = [31337, 31338] as const;
 const FILTERS = ['BUNDLER', 'PAYMASTER', 'FACTORY', 'ADDRESS'] as const;
 /** The standby retries the lock every lockRetryMs (production's default); the slack covers polling and a busy machine. */
