@@ -1,5 +1,5 @@
 import type { Agent } from 'undici';
-import type { Db } from '../shared/db/client.js';
+import { transactionRetryingConflicts, type Db } from '../shared/db/client.js';
 import * as webhookAttempts from '../shared/db/tables/webhookAttempts.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import type { ClaimedDelivery } from '../shared/db/tables/webhookDeliveries.js';
@@ -52,7 +52,7 @@ export async function sendDelivery(deps: SendDeps, d: ClaimedDelivery): Promise<
   }
 
   const now = new Date();
-  return deps.db.transaction(async (tx) => {
+  return transactionRetryingConflicts(deps.db, async (tx) => {
     await webhookAttempts.insert(tx, attempt);
     const failingSince = await webhooks.markFailing(tx, d.webhookId);
     const decision = decide({

@@ -1,4 +1,4 @@
-import type { Db } from '../shared/db/client.js';
+import { transactionRetryingConflicts, type Db } from '../shared/db/client.js';
 import * as webhookAttempts from '../shared/db/tables/webhookAttempts.js';
 import type { AttemptRecord } from '../shared/db/tables/webhookAttempts.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
@@ -27,7 +27,7 @@ export function createSuccessBatcher(db: Db): SuccessBatcher {
     queue = [];
     if (batch.length === 0) return;
     const attempts = batch.map((e) => e.attempt);
-    db.transaction(async (tx) => {
+    transactionRetryingConflicts(db, async (tx) => {
       await webhookAttempts.insertMany(tx, attempts);
       await webhookDeliveries.settleDeliveredMany(tx, attempts.map((a) => ({ id: a.deliveryId, attempt: a.attempt })));
       await webhooks.markSucceeded(tx, attempts.map((a) => a.webhookId));

@@ -54,6 +54,26 @@ export type DbOptions = {
   connectTimeoutMs?: number;
 };
 
+/**
+ * Whether a transaction failed only because PostgreSQL picked it to resolve a conflict with another
+ * one (a deadlock victim, a serialization failure): running it again is the documented remedy.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/** Runs `fn` in a transaction, again (up to `attempts` times in all) when it lost a conflict. */
+export async function transactionRetryingConflicts<T>(db: Db, fn: (tx: Queryable) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(fn);
+    } catch (error) {
+      if (attempt >= attempts || !isTransactionConflict(error)) throw error;
+    }
+  }
+}
+
 /** SQLSTATEs that mean the server cannot serve now: shutting down, starting up, full, or a replica after a failover. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** Socket errors of a server that is down or unreachable. */

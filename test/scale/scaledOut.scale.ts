@@ -301,6 +301,9 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     const sent = await Promise.all(dispatcherMetrics.map(async (url) => Number(/^opscan_dispatcher_attempts_total (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0)));
     expect(sent.every((n) => n > 0), `attempts per dispatcher ${sent.join(', ')}`).to.equal(true);
     const { rows } = await db!.query<{ deadlocks: string }>('select deadlocks from pg_stat_database where datname = current_database()');
+    // Every request a receiver got was recorded by the dispatcher that sent it: no batch lost to a deadlock.
+    expect(sent.reduce((a, b) => a + b, 0), 'attempts recorded by the dispatchers = requests received').to.equal(received.length);
+    expect(Number(rows[0]!.deadlocks), 'deadlocks between the dispatchers').to.equal(0);
     summary.push([
       'webhook deliveries (8 webhooks, 2 chains)',
       `${attemptsPerId.size} deliveries, every expected event delivered; ${received.length} requests (${sent.join(' + ')} recorded by the dispatchers), ${retried} retried after a 500; 0 overlapping, 0 duplicate ids; ${rows[0]!.deadlocks} deadlocks in PostgreSQL`,

@@ -145,10 +145,15 @@ export async function settle(
 /** Records successful attempts (same claimant rule as settle); returns how many took effect. */
 export async function settleDeliveredMany(db: Queryable, attempts: Array<{ id: string; attempt: number }>): Promise<number> {
   if (attempts.length === 0) return 0;
+  // Locked in id order first (see webhooks.markSucceeded): batches of two dispatchers never deadlock.
   const { rowCount } = await db.query(
-    `update webhook_deliveries d set status = 'delivered', next_attempt_at = null, delivered_at = now()
-       from unnest($1::text[], $2::int[]) as u(id, attempt)
-      where d.id = u.id and d.attempts = u.attempt and d.status = 'pending'`,
+    `with locked as (
+       select d.id from webhook_deliveries d join unnest($1::text[], $2::int[]) as u(id, attempt) on d.id = u.id
+        where d.attempts = u.attempt and d.status = 'pending'
+        order by d.id for no key update of d
+     )
+     update webhook_deliveries d set status = 'delivered', next_attempt_at = null, delivered_at = now()
+       from locked where d.id = locked.id`,
     [attempts.map((a) => a.id), attempts.map((a) => a.attempt)],
   );
   return rowCount;

@@ -152,10 +152,16 @@ export async function listEnabledByIds(db: Queryable, ids: string[]): Promise<We
  */
 export async function markSucceeded(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
+  // Rows are locked in id order (an UPDATE locks in scan order): concurrent batches of several
+  // dispatchers then wait for each other instead of deadlocking.
   await db.query(
-    `update webhooks set failing_since = null, last_success_at = now()
-      where id = any($1::text[])
-        and (failing_since is not null or last_success_at is null or last_success_at < now() - interval '10 seconds')`,
+    `with locked as (
+       select id from webhooks
+        where id = any($1::text[])
+          and (failing_since is not null or last_success_at is null or last_success_at < now() - interval '10 seconds')
+        order by id for no key update
+     )
+     update webhooks w set failing_since = null, last_success_at = now() from locked where w.id = locked.id`,
     [[...new Set(ids)].sort()],
   );
 }
