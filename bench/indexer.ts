@@ -7,16 +7,18 @@
  *  - the bare fetch: the same eth_getLogs ranges, and the receipt and transaction of every bundle
  *    transaction (what decoding needs: logs, then calldata), in JSON-RPC batches, ranges fetched
  *    ahead the same way; nothing decoded or written;
- *  - the backfill as the Procfile runs it: `indexer/main.ts` in its own process, default settings
- *    (INDEXER_TRACES=needed), into a fresh database, timed from its "indexer started" line to its
- *    last batch at the head; its peak RSS is the kernel's high-water mark (VmHWM);
+ *  - the backfill as the Procfile runs it: its `indexer:` command (node flags included) on this
+ *    tree compiled by `tsc -p tsconfig.build.json` into a scratch folder, in its own process, with
+ *    default settings (INDEXER_TRACES=needed), into a fresh database, timed from its "indexer
+ *    started" line to its last batch at the head; its peak RSS is the kernel's high-water mark
+ *    (VmHWM);
  *  - both again through a proxy that holds every request REMOTE_RTT_MS (a hosted node): on
  *    loopback the node answers almost for free, so that pair shows whether the backfill is bounded
  *    by the fetch once fetching costs what it costs in production.
  * Each figure is the median of its runs, each ratio the median of the per-repeat ratios.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -40,7 +42,29 @@ const GENERATE_CHUNK_OPS = 2_000;
 /** Round trip added per HTTP request in the "remote node" runs. */
 const REMOTE_RTT_MS = 20;
 
-const INDEXER_MAIN = fileURLToPath(new URL('../indexer/main.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The Procfile's `indexer:` command on this tree compiled as `npm run build` compiles it (into a
+ * scratch folder, leaving dist/ alone): the program and node flags production runs.
+ */
+function buildIndexerCommand(): { args: string[]; cleanup(): void } {
+  const line = readFileSync(join(ROOT, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith('indexer:'));
+  const words = line?.slice('indexer:'.length).trim().split(/\s+/) ?? [];
+  if (words[0] !== 'node' || !words.at(-1)?.startsWith('dist/')) throw new Error(`unexpected Procfile indexer line: ${line}`);
+  // Inside the tree (bench/out is ignored by git) so that the compiled files find node_modules.
+  mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
+  const outDir = mkdtempSync(join(ROOT, 'bench/out/indexer-build-'));
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: ROOT, stdio: 'ignore' });
+  } catch {
+    // tsc reports type errors but still emits; a missing program is the failure that matters.
+  }
+  cpSync(join(ROOT, 'shared/db/migrations'), join(outDir, 'shared/db/migrations'), { recursive: true });
+  const program = join(outDir, words.at(-1)!.slice('dist/'.length));
+  readFileSync(program); // throws if the build did not emit it
+  return { args: [...words.slice(1, -1), program], cleanup: () => rmSync(outDir, { recursive: true, force: true }) };
+}
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
@@ -156,13 +180,13 @@ type BackfillRun = { seconds: number; userOps: number; peakRssMb: number | null;
  * a debug log level — for the per-batch line that tells where it stands — are set), until its last
  * batch reaches `head`.
  */
-async function backfill(rpcUrl: string, databaseUrl: string | undefined, head: number): Promise<BackfillRun> {
+async function backfill(command: string[], rpcUrl: string, databaseUrl: string | undefined, head: number): Promise<BackfillRun> {
   const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, ...store.env, NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'debug', LOG_FORMAT: 'json' };
     for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_CRON', 'METRICS_PORT']) delete env[key];
     if (!databaseUrl) delete env.DATABASE_URL;
-    const child = spawn(process.execPath, ['--import', 'tsx', INDEXER_MAIN], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const run = await new Promise<Omit<BackfillRun, 'userOps'>>((resolve, reject) => {
       let startedAt = 0;
       let startRssMb: number | null = null;
@@ -204,6 +228,7 @@ const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 export async function runIndexerBench(options: IndexerBenchOptions): Promise<Record<string, unknown>> {
   // BENCH_INDEXER_REPEATS (default 3): runs of each measurement; figures are their medians.
   const repeats = options.repeats ?? Number(process.env.BENCH_INDEXER_REPEATS ?? 3);
+  const indexer = buildIndexerCommand();
   const devnet = await startDevnet();
   const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
   try {
@@ -217,9 +242,9 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     const runs = { bare: [] as number[], backfill: [] as BackfillRun[], remoteBare: [] as number[], remoteBackfill: [] as BackfillRun[] };
     for (let i = 0; i < repeats; i++) {
       runs.bare.push((await bareFetch(devnet.rpcUrl, entryPoints, head, DEFAULT_TUNING)).seconds);
-      runs.backfill.push(await backfill(devnet.rpcUrl, options.databaseUrl, head));
+      runs.backfill.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, head));
       runs.remoteBare.push((await bareFetch(proxy.url, entryPoints, head, DEFAULT_TUNING)).seconds);
-      runs.remoteBackfill.push(await backfill(proxy.url, options.databaseUrl, head));
+      runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, head));
     }
     for (const run of [...runs.backfill, ...runs.remoteBackfill]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
 
@@ -241,6 +266,7 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       summary,
       store: options.databaseUrl ? 'postgres' : 'pglite',
       traces: 'needed (default)',
+      indexerCommand: `node ${indexer.args.slice(0, -1).join(' ')} dist/indexer/main.js`,
       remoteRttMs: REMOTE_RTT_MS,
       repeats,
       bundles: devnet.truth.bundles.length,
@@ -258,5 +284,6 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
   } finally {
     await proxy.stop();
     await devnet.stop();
+    indexer.cleanup();
   }
 }

@@ -44,7 +44,7 @@ export const DEFAULT_TUNING: IndexerTuning = {
   rpcMaxRetryDelayMs: 5_000,
   initialLogRange: 100,
   maxLogRange: 10_000,
-  targetLogsPerRange: 4_000,
+  targetLogsPerRange: 1_000,
   prefetchRanges: 3,
   concurrentWrites: 2,
   traceRepairIntervalMs: 10 * 60_000,

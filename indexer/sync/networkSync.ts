@@ -148,36 +148,41 @@ export class NetworkSync {
   private async indexRange(from: number, head: number, shouldStop: () => boolean): Promise<void> {
     const windowFrom = head - this.network.finalityDepth - this.tuning.reorgMarginBlocks;
     const progress = new Progress(this.log, from, head);
-    const queue: Array<{ toBlock: number; raw: Promise<RawRange> }> = [];
+    const queue: Array<{ toBlock: number; decoded: Promise<{ batch: DecodedBatch; fetchedAt: number; decodedAt: number }> }> = [];
     let next = from;
     const plan = (): void => {
       const toBlock = Math.min(head, next + this.source.estimator.size - 1);
-      const raw = this.fetch({ fromBlock: next, toBlock, windowFrom });
-      raw.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
-      queue.push({ toBlock, raw });
+      // Decoded as soon as it arrives: only the (smaller) rows wait in the queue, never the raw answers.
+      const decoded = this.fetch({ fromBlock: next, toBlock, windowFrom }).then((raw) => {
+        const fetchedAt = performance.now();
+        return { batch: decodeRange(raw, this.entryPoints, this.tuning.traces), fetchedAt, decodedAt: performance.now() };
+      });
+      decoded.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
+      queue.push({ toBlock, decoded });
       next = toBlock + 1;
     };
-    // The stages overlap: ranges are fetched ahead, the next range is decoded while earlier ones
-    // are written, and two writes run at once (persistBatch orders their commits).
+    // The stages overlap: ranges are fetched and decoded ahead, and two writes run at once
+    // (persistBatch orders their commits). Memory is bounded by prefetchRanges + concurrentWrites
+    // batches of at most targetLogsPerRange EntryPoint logs each.
     const writes: Array<Promise<void>> = [];
     try {
       while ((next <= head || queue.length > 0) && !shouldStop()) {
         while (queue.length < this.tuning.prefetchRanges && next <= head) plan();
-        const item = queue.shift()!;
+        const { toBlock, decoded } = queue.shift()!;
         const t0 = performance.now();
-        const raw = await item.raw;
+        const { batch, fetchedAt, decodedAt } = await decoded;
         const t1 = performance.now();
-        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces);
         batch.tokenMetadata = await this.newTokenMetadata(batch);
         const t2 = performance.now();
         if (writes.length >= this.tuning.concurrentWrites) await writes.shift();
         const t3 = performance.now();
-        const write = persistBatch(this.db, batch, { headBlock: head, keepHeadersFrom: windowFrom, backfillComplete: item.toBlock >= head, after: writes.at(-1) }).then((result) => {
+        const write = persistBatch(this.db, batch, { headBlock: head, keepHeadersFrom: windowFrom, backfillComplete: toBlock >= head, after: writes.at(-1) }).then((result) => {
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
-          progress.add(item.toBlock, result.newUserOps, (performance.now() - t3) / 1000);
-          // Where a batch's time goes (which stage bounds throughput), for tuning.
+          progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
+          // Where a batch's time goes (which stage bounds throughput), for tuning. Decoding ran when
+          // the range arrived; waitFetchMs is how long the writer waited for a decoded range.
           const ms = (a: number, b: number): number => Math.round(b - a);
-          this.log.debug({ fromBlock: raw.fromBlock, toBlock: raw.toBlock, userOps: batch.userOps.length, waitFetchMs: ms(t0, t1), decodeMs: ms(t1, t2), waitWriteMs: ms(t2, t3), writeMs: ms(t3, performance.now()) }, 'batch written');
+          this.log.debug({ fromBlock: batch.fromBlock, toBlock, userOps: batch.userOps.length, waitFetchMs: ms(t0, t1), decodeMs: ms(fetchedAt, decodedAt), waitWriteMs: ms(t2, t3), writeMs: ms(t3, performance.now()) }, 'batch written');
         });
         write.catch(() => undefined); // awaited in order below
         writes.push(write);

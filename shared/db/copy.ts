@@ -12,6 +12,7 @@ import { unnestInsert, type Column } from './unnest.js';
 /** A value in COPY's text format: `\N` for null, t/f, and backslash escapes for the four special characters. */
 function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   const text = String(value);
   return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!) : text;
@@ -22,15 +23,25 @@ function copyText(value: unknown): string {
  * `convert` must be the cast COPY's text input does by itself, e.g. `v::jsonb`). Fails on a
  * duplicate key, like COPY.
  */
-export async function copyRows<TRow>(db: Queryable, table: string, columns: ReadonlyArray<Column<TRow>>, rows: readonly TRow[]): Promise<void> {
+export async function copyRows<TRow>(
+  db: Queryable,
+  table: string,
+  columns: ReadonlyArray<Column<TRow>>,
+  { rows, chainId }: { rows: readonly TRow[]; chainId: number },
+): Promise<void> {
   if (rows.length === 0) return;
   if (!db.copyFrom) {
-    const { text, values } = unnestInsert(table, columns, rows);
+    const { text, values } = unnestInsert(table, columns, { rows, chainId });
     await db.query(text, values);
     return;
   }
+  const values = columns.map(([, , value]) => value);
   const lines = function* (): Generator<string> {
-    for (const row of rows) yield columns.map(([, , value]) => copyText(value(row))).join('\t');
+    for (const row of rows) {
+      let line = copyText(values[0]!(row, chainId));
+      for (let i = 1; i < values.length; i++) line += `\t${copyText(values[i]!(row, chainId))}`;
+      yield line;
+    }
   };
   await db.copyFrom(`copy ${table} (${columns.map(([name]) => name).join(', ')}) from stdin`, lines());
 }

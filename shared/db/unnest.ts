@@ -5,12 +5,13 @@
  */
 
 /**
- * A column: its name, the SQL element type of its array parameter, how a row supplies it, and
+ * A column: its name, the SQL element type of its array parameter, how a row (of network
+ * `chainId`, passed beside the rows rather than copied into each) supplies it, and
  * optionally the cast that makes the unnested text `v` the stored type (`v::jsonb`, or `v::text[]`
  * from an array literal, since unnest flattens nested arrays). Only a cast: COPY (copy.ts) sends
  * the same text and lets the column's input function do it.
  */
-export type Column<TRow> = readonly [name: string, sqlType: string, value: (row: TRow) => unknown, convert?: (v: string) => string];
+export type Column<TRow> = readonly [name: string, sqlType: string, value: (row: TRow, chainId: number) => unknown, convert?: (v: string) => string];
 
 /** bigint → decimal string (numeric), null kept; what every uint256 column is sent as. */
 export const numeric = (v: bigint | null | undefined): string | null => (v === null || v === undefined ? null : v.toString());
@@ -19,13 +20,18 @@ export const numeric = (v: bigint | null | undefined): string | null => (v === n
  * `insert into <table> (<columns>) select … from unnest(...) <tail>` and its parameters.
  * `tail` is the conflict / returning clause, e.g. `on conflict do nothing returning user_op_hash`.
  */
-export function unnestInsert<TRow>(table: string, columns: ReadonlyArray<Column<TRow>>, rows: readonly TRow[], tail = ''): { text: string; values: unknown[] } {
+export function unnestInsert<TRow>(
+  table: string,
+  columns: ReadonlyArray<Column<TRow>>,
+  { rows, chainId }: { rows: readonly TRow[]; chainId: number },
+  tail = '',
+): { text: string; values: unknown[] } {
   const names = columns.map(([name]) => name).join(', ');
   const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
   const aliases = columns.map((_, i) => `c${i}`).join(', ');
   const selects = columns.map(([, , , convert], i) => (convert ? convert(`u.c${i}`) : `u.c${i}`)).join(', ');
   return {
     text: `insert into ${table} (${names}) select ${selects} from unnest(${arrays}) as u(${aliases}) ${tail}`,
-    values: columns.map(([, , value]) => rows.map(value)),
+    values: columns.map(([, , value]) => rows.map((row) => value(row, chainId))),
   };
 }

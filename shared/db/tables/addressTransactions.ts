@@ -68,8 +68,8 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
 
 export type NewAddressTransaction = { address: string; txHash: string; blockNumber: number; txIndex: number };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction & { chainId: number }>> = [
-  ['chain_id', 'bigint', (r) => r.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['address', 'text', (r) => r.address],
   ['tx_hash', 'text', (r) => r.txHash],
   ['block_number', 'bigint', (r) => r.blockNumber],
@@ -78,13 +78,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction & { chainId: numbe
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, rows: NewAddressTransaction[]): Promise<void> {
-  await copyRows(db, 'address_transactions', NEW_COLUMNS, rows.map((r) => ({ ...r, chainId })));
+  await copyRows(db, 'address_transactions', NEW_COLUMNS, { rows: rows, chainId: chainId });
 }
 
 /** Inserts the rows not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, rows: NewAddressTransaction[]): Promise<void> {
   if (rows.length === 0) return;
-  const { text, values } = unnestInsert('address_transactions', NEW_COLUMNS, rows.map((r) => ({ ...r, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('address_transactions', NEW_COLUMNS, { rows: rows, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

@@ -17,8 +17,8 @@ const toBlockHeader = (r: BlockRow): BlockHeader => ({
   timestamp: Number(r.timestamp),
 });
 
-const COLUMNS: ReadonlyArray<Column<BlockHeader & { chainId: number }>> = [
-  ['chain_id', 'bigint', (b) => b.chainId],
+const COLUMNS: ReadonlyArray<Column<BlockHeader>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['number', 'bigint', (b) => b.number],
   ['hash', 'text', (b) => b.hash],
   ['parent_hash', 'text', (b) => b.parentHash],
@@ -30,7 +30,7 @@ export async function upsertMany(db: Queryable, chainId: number, headers: BlockH
   const { text, values } = unnestInsert(
     'blocks',
     COLUMNS,
-    headers.map((h) => ({ ...h, chainId })),
+    { rows: headers, chainId },
     'on conflict (chain_id, number) do update set hash = excluded.hash, parent_hash = excluded.parent_hash, timestamp = excluded.timestamp',
   );
   await db.query(text, values);

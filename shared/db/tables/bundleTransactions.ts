@@ -94,8 +94,8 @@ export type NewBundleTransaction = {
   l1Fee: bigint | null;
 };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number }>> = [
-  ['chain_id', 'bigint', (t) => t.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['tx_hash', 'text', (t) => t.txHash],
   ['block_number', 'bigint', (t) => t.blockNumber],
   ['block_hash', 'text', (t) => t.blockHash],
@@ -113,13 +113,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction & { chainId: number
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<void> {
-  await copyRows(db, 'bundle_transactions', NEW_COLUMNS, txs.map((t) => ({ ...t, chainId })));
+  await copyRows(db, 'bundle_transactions', NEW_COLUMNS, { rows: txs, chainId: chainId });
 }
 
 /** Inserts the transactions not yet stored; returns the hashes that were new. */
 export async function insertMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<Set<string>> {
   if (txs.length === 0) return new Set();
-  const { text, values } = unnestInsert('bundle_transactions', NEW_COLUMNS, txs.map((t) => ({ ...t, chainId })), 'on conflict do nothing returning tx_hash');
+  const { text, values } = unnestInsert('bundle_transactions', NEW_COLUMNS, { rows: txs, chainId: chainId }, 'on conflict do nothing returning tx_hash');
   const { rows } = await db.query<{ tx_hash: string }>(text, values);
   return new Set(rows.map((r) => r.tx_hash));
 }

@@ -81,8 +81,8 @@ export type NewBundle = {
   actualGasCostSum: bigint;
 };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewBundle & { chainId: number }>> = [
-  ['chain_id', 'bigint', (b) => b.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewBundle>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['tx_hash', 'text', (b) => b.txHash],
   ['bundle_index', 'integer', (b) => b.bundleIndex],
   ['block_number', 'bigint', (b) => b.blockNumber],
@@ -99,13 +99,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundle & { chainId: number }>> = [
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<void> {
-  await copyRows(db, 'bundles', NEW_COLUMNS, bundles.map((b) => ({ ...b, chainId })));
+  await copyRows(db, 'bundles', NEW_COLUMNS, { rows: bundles, chainId: chainId });
 }
 
 /** Inserts the bundles not yet stored; returns `txHash:bundleIndex` of those that were new. */
 export async function insertMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<Set<string>> {
   if (bundles.length === 0) return new Set();
-  const { text, values } = unnestInsert('bundles', NEW_COLUMNS, bundles.map((b) => ({ ...b, chainId })), 'on conflict do nothing returning tx_hash, bundle_index');
+  const { text, values } = unnestInsert('bundles', NEW_COLUMNS, { rows: bundles, chainId: chainId }, 'on conflict do nothing returning tx_hash, bundle_index');
   const { rows } = await db.query<{ tx_hash: string; bundle_index: number }>(text, values);
   return new Set(rows.map((r) => `${r.tx_hash}:${r.bundle_index}`));
 }

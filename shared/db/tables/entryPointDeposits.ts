@@ -33,8 +33,8 @@ export type NewEntryPointDeposit = {
   totalDeposit: bigint | null;
 };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit & { chainId: number }>> = [
-  ['chain_id', 'bigint', (d) => d.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['block_number', 'bigint', (d) => d.blockNumber],
   ['log_index', 'integer', (d) => d.logIndex],
   ['tx_hash', 'text', (d) => d.txHash],
@@ -47,13 +47,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit & { chainId: number
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
-  await copyRows(db, 'entry_point_deposits', NEW_COLUMNS, deposits.map((d) => ({ ...d, chainId })));
+  await copyRows(db, 'entry_point_deposits', NEW_COLUMNS, { rows: deposits, chainId: chainId });
 }
 
 /** Inserts the events not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
   if (deposits.length === 0) return;
-  const { text, values } = unnestInsert('entry_point_deposits', NEW_COLUMNS, deposits.map((d) => ({ ...d, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('entry_point_deposits', NEW_COLUMNS, { rows: deposits, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

@@ -67,8 +67,8 @@ export type NewLog = {
   userOpHash: string | null;
 };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewLog & { chainId: number }>> = [
-  ['chain_id', 'bigint', (l) => l.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewLog>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['tx_hash', 'text', (l) => l.txHash],
   ['log_index', 'integer', (l) => l.logIndex],
   ['tx_log_index', 'integer', (l) => l.txLogIndex],
@@ -82,13 +82,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewLog & { chainId: number }>> = [
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, logs: NewLog[]): Promise<void> {
-  await copyRows(db, 'logs', NEW_COLUMNS, logs.map((l) => ({ ...l, chainId })));
+  await copyRows(db, 'logs', NEW_COLUMNS, { rows: logs, chainId: chainId });
 }
 
 /** Inserts the logs not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, logs: NewLog[]): Promise<void> {
   if (logs.length === 0) return;
-  const { text, values } = unnestInsert('logs', NEW_COLUMNS, logs.map((l) => ({ ...l, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('logs', NEW_COLUMNS, { rows: logs, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

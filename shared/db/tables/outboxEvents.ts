@@ -1,5 +1,7 @@
 import { OUTBOX_CHANNEL, type NewOutboxEvent } from '../../outboxEvents.js';
 import type { Queryable } from '../client.js';
+import { copyRows } from '../copy.js';
+import type { Column } from '../unnest.js';
 
 /**
  * Writes of `outbox_events` (the indexer), in the transaction of the rows they announce; the
@@ -8,15 +10,21 @@ import type { Queryable } from '../client.js';
  * shared/outboxEvents.ts.
  */
 
+const NEW_COLUMNS: ReadonlyArray<Column<NewOutboxEvent>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
+  ['type', 'text', (e) => e.type],
+  ['block_number', 'bigint', (e) => e.blockNumber],
+  ['user_op_hash', 'text', (e) => e.userOpHash],
+  ['payload', 'text', (e) => JSON.stringify(e.payload), (v) => `${v}::jsonb`],
+];
+
+/**
+ * Appends the events in the order given, which is their id order (the dispatcher's delivery
+ * order): COPY takes the ids from the sequence row by row, and PGlite's multi-row insert keeps
+ * the unnested order.
+ */
 export async function insertMany(db: Queryable, chainId: number, events: NewOutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
-  // with ordinality keeps the ids in the order given (the dispatcher's delivery order).
-  await db.query(
-    `insert into outbox_events (chain_id, type, block_number, user_op_hash, payload)
-     select $1, u.type, u.block_number, u.hash, u.payload::jsonb
-     from unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) with ordinality as u(type, block_number, hash, payload, n)
-     order by u.n`,
-    [chainId, events.map((e) => e.type), events.map((e) => e.blockNumber), events.map((e) => e.userOpHash), events.map((e) => JSON.stringify(e.payload))],
-  );
+  await copyRows(db, 'outbox_events', NEW_COLUMNS, { rows: events, chainId: chainId });
   await db.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, String(chainId)]);
 }

@@ -164,8 +164,8 @@ export type NewTokenTransfer = {
   tokenId: bigint | null;
 };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer & { chainId: number }>> = [
-  ['chain_id', 'bigint', (t) => t.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['tx_hash', 'text', (t) => t.txHash],
   ['log_index', 'integer', (t) => t.logIndex],
   ['batch_index', 'integer', (t) => t.batchIndex],
@@ -182,13 +182,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer & { chainId: number }>>
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
-  await copyRows(db, 'token_transfers', NEW_COLUMNS, transfers.map((t) => ({ ...t, chainId })));
+  await copyRows(db, 'token_transfers', NEW_COLUMNS, { rows: transfers, chainId: chainId });
 }
 
 /** Inserts the transfers not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
   if (transfers.length === 0) return;
-  const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, transfers.map((t) => ({ ...t, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, { rows: transfers, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

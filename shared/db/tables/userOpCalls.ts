@@ -6,8 +6,8 @@ import { numeric, unnestInsert, type Column } from '../unnest.js';
 
 export type NewUserOpCall = { userOpHash: string; callIndex: number; target: string; value: bigint; data: string };
 
-const COLUMNS: ReadonlyArray<Column<NewUserOpCall & { chainId: number }>> = [
-  ['chain_id', 'bigint', (c) => c.chainId],
+const COLUMNS: ReadonlyArray<Column<NewUserOpCall>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'text', (c) => c.userOpHash],
   ['call_index', 'integer', (c) => c.callIndex],
   ['target', 'text', (c) => c.target],
@@ -17,13 +17,13 @@ const COLUMNS: ReadonlyArray<Column<NewUserOpCall & { chainId: number }>> = [
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, calls: NewUserOpCall[]): Promise<void> {
-  await copyRows(db, 'user_op_calls', COLUMNS, calls.map((c) => ({ ...c, chainId })));
+  await copyRows(db, 'user_op_calls', COLUMNS, { rows: calls, chainId: chainId });
 }
 
 /** Inserts the calls not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, calls: NewUserOpCall[]): Promise<void> {
   if (calls.length === 0) return;
-  const { text, values } = unnestInsert('user_op_calls', COLUMNS, calls.map((c) => ({ ...c, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('user_op_calls', COLUMNS, { rows: calls, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

@@ -33,8 +33,8 @@ export async function find(db: Queryable, chainId: number, userOpHash: string): 
 
 export type NewUserOpTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: unknown };
 
-const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace & { chainId: number }>> = [
-  ['chain_id', 'bigint', (t) => t.chainId],
+const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'text', (t) => t.userOpHash],
   ['status', 'text', (t) => t.status],
   ['trace', 'text', (t) => (t.trace === null ? null : JSON.stringify(t.trace)), (v) => `${v}::jsonb`],
@@ -42,13 +42,13 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace & { chainId: number }>> =
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, traces: NewUserOpTrace[]): Promise<void> {
-  await copyRows(db, 'user_op_traces', NEW_COLUMNS, traces.map((t) => ({ ...t, chainId })));
+  await copyRows(db, 'user_op_traces', NEW_COLUMNS, { rows: traces, chainId: chainId });
 }
 
 /** Inserts the traces not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, traces: NewUserOpTrace[]): Promise<void> {
   if (traces.length === 0) return;
-  const { text, values } = unnestInsert('user_op_traces', NEW_COLUMNS, traces.map((t) => ({ ...t, chainId })), 'on conflict do nothing');
+  const { text, values } = unnestInsert('user_op_traces', NEW_COLUMNS, { rows: traces, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

@@ -305,8 +305,8 @@ export type NewUserOp = {
   paymasterSignature: string | null;
 };
 
-const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>> = [
-  ['chain_id', 'bigint', (o) => o.chainId],
+const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'text', (o) => o.userOpHash],
   ['entry_point', 'text', (o) => o.entryPoint],
   ['entry_point_version', 'text', (o) => o.entryPointVersion],
@@ -353,13 +353,13 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp & { chainId: number }>
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<void> {
-  await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, ops.map((o) => ({ ...o, chainId })));
+  await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, { rows: ops, chainId: chainId });
 }
 
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
 export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
-  const { text, values } = unnestInsert('user_ops', NEW_USER_OP_COLUMNS, ops.map((o) => ({ ...o, chainId })), 'on conflict do nothing returning user_op_hash');
+  const { text, values } = unnestInsert('user_ops', NEW_USER_OP_COLUMNS, { rows: ops, chainId: chainId }, 'on conflict do nothing returning user_op_hash');
   const { rows } = await db.query<{ user_op_hash: string }>(text, values);
   return new Set(rows.map((r) => r.user_op_hash));
 }
@@ -405,7 +405,7 @@ export async function updateDecoded(db: Queryable, chainId: number, ops: NewUser
      from unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')}) as v(${columns.map((_, i) => `c${i}`).join(', ')})
      where u.chain_id = $1 and u.user_op_hash = v.c0 and u.decode_status = 'trace_needed'
      returning u.user_op_hash`,
-    [chainId, ...columns.map(([, , value]) => ops.map((o) => value({ ...o, chainId })))],
+    [chainId, ...columns.map(([, , value]) => ops.map((o) => value(o, chainId)))],
   );
   return new Set(rows.map((r) => r.user_op_hash));
 }

@@ -12,6 +12,7 @@ import { useTestDb } from '../../helpers/db.js';
 type Row = { id: number; text: string | null; flag: boolean; amount: string; topics: string; payload: string | null };
 
 const COLUMNS: ReadonlyArray<Column<Row>> = [
+  ['chain_id', 'bigint', (_, chainId) => chainId],
   ['id', 'integer', (r) => r.id],
   ['text', 'text', (r) => r.text],
   ['flag', 'boolean', (r) => r.flag],
@@ -31,23 +32,24 @@ describe('shared/db copyRows', () => {
   const t = useTestDb();
 
   it('stores every value exactly as the unnest insert does (escapes, nulls, booleans, numerics, arrays, JSON)', async () => {
-    const create = (name: string) => `create temporary table ${name} (id integer primary key, text text, flag boolean, amount numeric(78,0), topics text[], payload jsonb)`;
+    const create = (name: string) => `create temporary table ${name} (chain_id bigint, id integer primary key, text text, flag boolean, amount numeric(78,0), topics text[], payload jsonb)`;
     await t.db.transaction(async (tx) => {
       await tx.query(create('copied'));
       await tx.query(create('inserted'));
-      await copyRows(tx, 'copied', COLUMNS, ROWS);
-      const { text, values } = unnestInsert('inserted', COLUMNS, ROWS);
+      await copyRows(tx, 'copied', COLUMNS, { rows: ROWS, chainId: 8453 });
+      const { text, values } = unnestInsert('inserted', COLUMNS, { rows: ROWS, chainId: 8453 });
       await tx.query(text, values);
-      const read = async (name: string) => (await tx.query(`select id, text, flag, amount::text, topics, payload from ${name} order by id`)).rows;
+      const read = async (name: string) => (await tx.query(`select chain_id, id, text, flag, amount::text, topics, payload from ${name} order by id`)).rows;
       const copied = await read('copied');
       expect(copied).to.deep.equal(await read('inserted'));
       expect(copied.map((r) => r.text)).to.deep.equal(ROWS.map((r) => r.text));
       expect(copied[0]!.payload).to.deep.equal({ message: 'a "quoted"\n\\ line', n: 1 });
       expect(copied[0]!.topics).to.deep.equal(['0xaa', '0xbb']);
+      expect(copied.map((r) => r.chain_id)).to.deep.equal(ROWS.map(() => '8453'));
       // A duplicate key fails, as COPY does (persistBatch then inserts skipping stored rows).
       await tx.query('savepoint again');
       let failed: unknown = null;
-      await copyRows(tx, 'copied', COLUMNS, ROWS.slice(0, 1)).catch((err: unknown) => (failed = err));
+      await copyRows(tx, 'copied', COLUMNS, { rows: ROWS.slice(0, 1), chainId: 8453 }).catch((err: unknown) => (failed = err));
       expect((failed as { code?: string } | null)?.code).to.equal('23505');
       await tx.query('rollback to savepoint again');
     });
