@@ -64,7 +64,7 @@ async function startServer(env: Record<string, string | undefined>): Promise<{ c
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const firstLine = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench API server exited with ${code}`)));
   });
   return { child, ports: JSON.parse(firstLine) as { cached: number; uncached: number } };

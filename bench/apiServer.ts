@@ -26,7 +26,7 @@ const uncached = createWebServices({ db, config: { ...config, REDIS_URL: undefin
 uncached.cache = {
   kind: 'memory',
   stats: { hits: 0, misses: 0, stale: 0, errors: 0 },
-  lookup: async () => null,
+  lookup: () => Promise.resolve(null),
   async fill(_key, _epoch, compute) {
     return { value: (await compute()).value, maxAgeSeconds: 0, cache: 'miss' };
   },

@@ -142,7 +142,7 @@ async function freshStore(databaseUrl: string | undefined, name: string): Promis
         await reader.close();
       }
     };
-    return { env: { DATA_DIR: dataDir }, countUserOps: count, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+    return { env: { DATA_DIR: dataDir }, countUserOps: count, drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })) };
   }
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
@@ -192,7 +192,7 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
       let startRssMb: number | null = null;
       let buffered = '';
       child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before reaching block ${head}`)));
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         buffered += chunk.toString();
         const lines = buffered.split('\n');
         buffered = lines.pop()!;

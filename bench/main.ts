@@ -6,7 +6,7 @@
  * headline figures) has that printed, otherwise every number it returns.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
@@ -50,18 +50,24 @@ if (unknown.length > 0) {
   console.error(`unknown bench part(s): ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
   process.exit(2);
 }
+/** Parts measured before and not run now are kept (each with the date and commit it was measured at). */
+const earlier = existsSync(RESULTS_FILE)
+  ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as { date?: string; commit?: string; parts?: Record<string, { seconds: number; result: unknown; date?: string; commit?: string }> })
+  : {};
 const report = {
   date: new Date().toISOString(),
   commit: commitOf(),
   machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg() },
   store: databaseUrl ? 'postgres' : 'pglite',
-  parts: {} as Record<string, { seconds: number; result: unknown }>,
+  parts: Object.fromEntries(
+    Object.entries(earlier.parts ?? {}).map(([name, part]) => [name, { date: earlier.date, commit: earlier.commit, ...part }]),
+  ) as Record<string, { seconds: number; result: unknown; date?: string; commit?: string }>,
 };
 const table: Array<{ part: string; figure: string; value: number }> = [];
 for (const name of wanted.length > 0 ? wanted : Object.keys(PARTS)) {
   const started = Date.now();
   const result = await PARTS[name]!();
-  report.parts[name] = { seconds: (Date.now() - started) / 1000, result };
+  report.parts[name] = { seconds: (Date.now() - started) / 1000, result, date: report.date, commit: report.commit };
   const summary = (result as { summary?: unknown } | null)?.summary;
   for (const [figure, value] of numbersOf(summary ?? result)) table.push({ part: name, figure, value });
   // Written after every part, so a long run that fails late keeps what it measured.

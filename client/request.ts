@@ -15,6 +15,9 @@ export type OpscanClientOptions = {
 
 type ErrorBody = { message?: unknown; code?: unknown; param?: unknown; errors?: Array<{ message?: unknown; extensions?: { code?: unknown } }> };
 
+/** The first of `values` that is a string (error bodies are not ours to trust). */
+const firstString = (...values: unknown[]): string | undefined => values.find((v): v is string => typeof v === 'string');
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The JSON answer of one call, retried after Retry-After while the server answers 429. */
@@ -29,7 +32,7 @@ export async function requestJson(options: OpscanClientOptions, path: string, in
     const error = await toError(res);
     const retryable = res.status === 429 && error.retryAfter !== undefined && error.retryAfter <= maxWait && attempt < maxRetries;
     if (!retryable) throw error;
-    await sleep(error.retryAfter! * 1000);
+    await sleep(error.retryAfter * 1000);
   }
 }
 
@@ -45,8 +48,8 @@ async function toError(res: Response): Promise<OpscanError> {
   const retryAfter = Number(res.headers.get('retry-after'));
   return new OpscanError({
     status: res.status,
-    code: String(body.code ?? graphqlError?.extensions?.code ?? `HTTP_${res.status}`),
-    message: String(body.message ?? graphqlError?.message ?? (text.slice(0, 200) || res.statusText)),
+    code: firstString(body.code, graphqlError?.extensions?.code) ?? `HTTP_${res.status}`,
+    message: firstString(body.message, graphqlError?.message) ?? (text.slice(0, 200) || res.statusText),
     param: typeof body.param === 'string' ? body.param : undefined,
     retryAfter: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   });

@@ -17,11 +17,11 @@ type Position = { head: number; indexed: number };
 /** One indexer_state read per scrape, shared by the three gauges that collect from it. */
 let positions: Promise<Map<string, Position>> | null = null;
 function readPositions(): Promise<Map<string, Position>> {
-  if (!watched) return Promise.resolve(new Map());
+  if (!watched) return Promise.resolve(new Map<string, Position>());
   const { db, networks } = watched;
   positions ??= indexerState
     .listByChainIds(db, networks.map((n) => n.chainId))
-    .then((rows) => new Map(rows.map((r) => [networks.find((n) => n.chainId === r.chainId)?.name ?? r.network, { head: r.headBlock, indexed: r.indexedBlock }])))
+    .then((rows) => new Map<string, Position>(rows.map((r) => [networks.find((n) => n.chainId === r.chainId)?.name ?? r.network, { head: r.headBlock, indexed: r.indexedBlock }])))
     .finally(() => setTimeout(() => (positions = null), 100));
   return positions;
 }

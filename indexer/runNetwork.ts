@@ -79,7 +79,7 @@ export function runNetwork(deps: {
     try {
       await Promise.race([stopSignal, lostSignal]);
     } finally {
-      task.destroy();
+      void task.destroy();
       await running;
       ready = null;
     }

@@ -17,7 +17,7 @@ const REFRESH_MS = 60_000;
 const FETCH_TIMEOUT_MS = 2000;
 
 export function createPriceSource(url: string | undefined, log: Logger): PriceSource {
-  if (!url) return { usd: async () => null, all: async () => ({}) };
+  if (!url) return { usd: () => Promise.resolve(null), all: () => Promise.resolve({}) };
   let prices: Record<string, number> = {};
   let fetchedAt = -Infinity;
   let loading: Promise<void> | null = null;
@@ -26,7 +26,7 @@ export function createPriceSource(url: string | undefined, log: Logger): PriceSo
     try {
       const res = await fetch(url!, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
       if (!res.ok) throw new Error(`price source answered ${res.status}`);
-      const body = (await res.json()) as unknown;
+      const body = (await res.json());
       if (!body || typeof body !== 'object') throw new Error('price source answered no object');
       prices = Object.fromEntries(
         Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])).map(([k, v]) => [k.toUpperCase(), v]),

@@ -2,14 +2,14 @@ import type { Logger } from './log.js';
 
 export type Shutdown = {
   /** Registers a release callback; callbacks run last-registered first. */
-  add(name: string, release: () => Promise<unknown> | unknown): void;
+  add(name: string, release: () => unknown): void;
   /** Runs every release callback once (also on SIGINT/SIGTERM), then resolves. */
   run(reason: string): Promise<void>;
 };
 
 /** Graceful shutdown: stop taking work, finish in-flight work, close resources, exit 0. */
 export function createShutdown(log: Logger, options: { exitOnSignal?: boolean } = {}): Shutdown {
-  const releases: Array<{ name: string; release: () => Promise<unknown> | unknown }> = [];
+  const releases: Array<{ name: string; release: () => unknown }> = [];
   let running: Promise<void> | undefined;
 
   const shutdown: Shutdown = {

@@ -72,7 +72,7 @@ export async function startOpsServer(options: { port: number; db: Queryable; met
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const answer = req.method === 'GET' ? probe(path, { db: options.db, metricsToken: options.metricsToken, authorization: req.headers.authorization }) : Promise.resolve(null);
-    answer
+    void answer
       .then((a) => a ?? { status: 404, contentType: 'application/json', body: JSON.stringify({ message: `No endpoint ${req.method} ${path}`, code: 'NOT_FOUND' }) })
       .catch((err: unknown) => {
         options.log.error({ err }, 'ops endpoint failed');

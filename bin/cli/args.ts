@@ -16,7 +16,7 @@ export type Parsed<T extends Options> = {
 /** parseArgs (Node's own) with the failure turned into a UsageError naming the problem. */
 export function parse<T extends Options>(args: string[], options: T): Parsed<T> {
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true }) as Parsed<T>;
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }

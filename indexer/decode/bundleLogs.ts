@@ -82,6 +82,9 @@ function collectExtras(logs: RpcLog[], entryPoints: Map<string, EntryPointVersio
       case TOPICS.eip7702AccountInitialized:
         extras.eip7702Initialized.add(hash);
         break;
+      default:
+        // Any other event (or a log without topics) says nothing about this.
+        break;
     }
   }
   return extras;
@@ -147,6 +150,9 @@ export function splitBundles(logs: RpcLog[], entryPoints: Map<string, EntryPoint
         b.boundary = logIndex;
         break;
       }
+      default:
+        // Any other event (or a log without topics) says nothing about this.
+        break;
     }
   }
   return bundles.map(({ bundleIndex, entryPoint, version, aggregated, ops }) => ({ bundleIndex, entryPoint, version, aggregated, ops }));

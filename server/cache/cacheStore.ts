@@ -87,16 +87,16 @@ export function createMemoryStore(maxBytes = 64 * 1024 * 1024): CacheStore {
   };
   return {
     kind: 'memory',
-    get: async (key) => get(key),
-    async put(key, value, ttlMs) {
+    get: (key) => Promise.resolve(get(key)),
+    put(key, value, ttlMs) {
       const stored = get(key);
-      if (stored && supersedes(parseHeader(stored), parseHeader(value))) return stored;
-      if (value.length > maxBytes / 4) return null;
+      if (stored && supersedes(parseHeader(stored), parseHeader(value))) return Promise.resolve(stored);
+      if (value.length > maxBytes / 4) return Promise.resolve(null);
       drop(key);
       entries.set(key, { value, expiresAt: Date.now() + ttlMs });
       bytes += value.length;
       while (bytes > maxBytes) drop(entries.keys().next().value!);
-      return null;
+      return Promise.resolve(null);
     },
   };
 }

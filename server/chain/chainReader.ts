@@ -81,16 +81,18 @@ export function createChainReader(): ChainReader {
 
   async function readWith(provider: JsonRpcProvider, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead> {
     const contract = (address: string) => new Contract(address, TOKEN_ABI, provider);
+    // ethers types contract calls as any: say what each of TOKEN_ABI's functions returns.
+    const call = <T>(c: Contract, method: string, ...args: unknown[]) => c.getFunction(method)(...args) as Promise<T>;
     const [native, balances, metadata] = await Promise.all([
       provider.getBalance(owner),
-      Promise.all(tokens.map((t) => orNullOnRevert<bigint>(contract(t).getFunction('balanceOf')(owner)))),
+      Promise.all(tokens.map((t) => orNullOnRevert(call<bigint>(contract(t), 'balanceOf', owner)))),
       Promise.all(
         describe.map(async (t) => {
           const c = contract(t);
           const [name, symbol, decimals] = await Promise.all([
-            orNullOnRevert<string>(c.getFunction('name')()),
-            orNullOnRevert<string>(c.getFunction('symbol')()),
-            orNullOnRevert<bigint>(c.getFunction('decimals')()),
+            orNullOnRevert(call<string>(c, 'name')),
+            orNullOnRevert(call<string>(c, 'symbol')),
+            orNullOnRevert(call<bigint>(c, 'decimals')),
           ]);
           return { name, symbol, decimals: decimals === null ? null : Number(decimals) };
         }),
@@ -125,8 +127,8 @@ export function createChainReader(): ChainReader {
       let unavailable = 0;
       for (const url of network.rpcUrls) {
         try {
-          const frame = await providerFor(url, network.chainId, TRACE_TIMEOUT_MS).send('debug_traceTransaction', [txHash, { tracer: 'callTracer' }]);
-          if (frame && typeof frame === 'object') return frame as CallFrame;
+          const frame: unknown = await providerFor(url, network.chainId, TRACE_TIMEOUT_MS).send('debug_traceTransaction', [txHash, { tracer: 'callTracer' }]);
+          if (frame && typeof frame === 'object') return frame;
           lastError = new Error(`the node answered no trace (${JSON.stringify(frame)})`);
         } catch (err) {
           if (isMethodUnavailable(err)) unavailable++;

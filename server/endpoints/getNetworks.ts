@@ -10,7 +10,7 @@ export const getNetworks = defineEndpoint({
   tag: 'Supported Networks',
   input: z.object({}),
   output: networkMapSchema,
-  async handler() {
-    return NETWORK_MAP;
+  handler() {
+    return Promise.resolve(NETWORK_MAP);
   },
 });

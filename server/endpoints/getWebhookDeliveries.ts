@@ -20,7 +20,7 @@ export const getWebhookDeliveries = defineEndpoint({
   }),
   output: z.object({ deliveries: z.array(webhookDeliverySchema), nextCursor: z.string().nullable() }),
   async handler(ctx, { id, limit, cursor }) {
-    const webhook = await webhooks.findOwned(ctx.db, ctx.apiKey!.id, id);
+    const webhook = await webhooks.findOwned(ctx.db, ctx.apiKey.id, id);
     if (!webhook) throw new AppError('NOT_FOUND', `No webhook ${id}`, { param: 'id' });
     const page = await webhookDeliveries.listByWebhook(ctx.db, id, { limit: limit + 1, before: cursor });
     const shown = page.slice(0, limit);

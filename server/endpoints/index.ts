@@ -89,7 +89,8 @@ export type OutputOf<K extends EndpointName> = z.input<Endpoints[K]['output']>;
 function presenterOf(dialect: Dialect | undefined, name: EndpointName): Presenter | undefined {
   const presentation = dialect?.presentations[name];
   if (!presentation) return undefined;
-  return { namespace: `${dialect!.name}:`, present: presentation.present as Presenter['present'] };
+  // The answer passed in is this endpoint's spec answer (runEndpoint computed it with its handler).
+  return { namespace: `${dialect.name}:`, present: (value, ctx) => presentation.present(value as never, ctx) };
 }
 
 /**

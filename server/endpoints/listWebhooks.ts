@@ -11,7 +11,7 @@ export const listWebhooks = defineEndpoint({
   input: z.object({}),
   output: z.object({ webhooks: z.array(webhookWithStatusSchema) }),
   async handler(ctx) {
-    const rows = await webhooks.listByKey(ctx.db, ctx.apiKey!.id);
+    const rows = await webhooks.listByKey(ctx.db, ctx.apiKey.id);
     return { webhooks: rows.map(webhooks.toWebhookModel) };
   },
 });

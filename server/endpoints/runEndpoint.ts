@@ -49,7 +49,7 @@ export async function runEndpoint(
 
   const answerFrom = async (reader: Reader): Promise<Answer> => {
     const on = reader.replica ? readingFrom(caller, reader) : caller;
-    const present = async (value: unknown) => (presenter.present ? presenter.present(value, on) : value);
+    const present = (value: unknown): Promise<unknown> => Promise.resolve(presenter.present ? presenter.present(value, on) : value);
     if (policy === 'none') {
       await admitted;
       return { value: await present(await endpoint.handler(on, input)), maxAgeSeconds: 0, cache: 'none' };

@@ -15,7 +15,6 @@ import {
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
-  type GraphQLInputType,
   type GraphQLOutputType,
 } from 'graphql';
 import type { FieldKind } from '../../shared/db/entityView.js';
@@ -183,7 +182,7 @@ function buildSchema(): GraphQLSchema {
     if (entity.single) {
       query[entity.single] = {
         type,
-        args: { id: { type: new GraphQLNonNull(GraphQLID as GraphQLInputType) } },
+        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
         resolve: resolveSingle(entity) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
       };
     }

@@ -60,10 +60,10 @@ export function checkPage(args: { first?: unknown; skip?: unknown }): Page {
   const first = args.first ?? LIMITS.defaultFirst;
   const skip = args.skip ?? 0;
   if (!Number.isInteger(first) || (first as number) < 0 || (first as number) > LIMITS.maxFirst) {
-    fail(`The \`first\` argument must be between 0 and ${LIMITS.maxFirst}, but is ${String(first)}`);
+    fail(`The \`first\` argument must be between 0 and ${LIMITS.maxFirst}, but is ${JSON.stringify(first)}`);
   }
   if (!Number.isInteger(skip) || (skip as number) < 0 || (skip as number) > LIMITS.maxSkip) {
-    fail(`The \`skip\` argument must be between 0 and ${LIMITS.maxSkip}, but is ${String(skip)}`);
+    fail(`The \`skip\` argument must be between 0 and ${LIMITS.maxSkip}, but is ${JSON.stringify(skip)}`);
   }
   return { first: first as number, skip: skip as number };
 }

@@ -140,14 +140,14 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
   pool.on('error', () => {});
   const listeners: pg.PoolClient[] = [];
 
-  const query: Queryable['query'] = async (text, values) => {
-    const res = await pool.query(text, values as unknown[] | undefined);
+  const query = async <TRow>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }> => {
+    const res = await pool.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
     return { rows: res.rows, rowCount: res.rowCount ?? 0 };
   };
 
   const onClient = (client: pg.PoolClient): Queryable => ({
-    async query(text, values) {
-      const res = await client.query(text, values as unknown[] | undefined);
+    async query<TRow>(text: string, values?: readonly unknown[]) {
+      const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     },
     async copyFrom(statement, lines) {

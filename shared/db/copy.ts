@@ -14,7 +14,7 @@ function copyText(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 't' : 'f';
-  const text = String(value);
+  const text = typeof value === 'string' ? value : typeof value === 'bigint' ? value.toString() : JSON.stringify(value);
   return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' })[c]!) : text;
 }
 

@@ -43,7 +43,7 @@ describe('opscan CLI', function () {
     if (!t.url) this.skip(); // the CLI is another process: it needs a PostgreSQL it can reach
     devnet = await startDevnet();
     await generate(devnet, { ops: 30, days: 2, seed: 3 });
-    env = { DATABASE_URL: t.url!, NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, LOG_LEVEL: 'silent', LOG_FORMAT: 'json' };
+    env = { DATABASE_URL: t.url, NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, LOG_LEVEL: 'silent', LOG_FORMAT: 'json' };
     const indexer = startTestIndexer();
     await indexer.syncNow();
     await indexer.stop();

@@ -54,7 +54,7 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
     ports.web = await freePort();
     ports.indexer = await freePort();
     ports.dispatcher = await freePort();
-    const env = { ...process.env, DATABASE_URL: t.url!, NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' as const };
+    const env = { ...process.env, DATABASE_URL: t.url, NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' as const };
     const start = (name: Parameters<typeof entry>[0], extra: Record<string, string>) => {
       const child = spawn(process.execPath, entry(name), { env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
       children.push(child);

@@ -27,9 +27,9 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
 
   before(() => {
     globalThis.fetch = (input, init) => {
-      const match = GATEWAY.exec(String(input));
+      const match = GATEWAY.exec(input instanceof Request ? input.url : input.toString());
       if (!match) return realFetch(input, init);
-      sent.push(String(init?.body));
+      sent.push(typeof init?.body === 'string' ? init.body : '');
       return realFetch(`${listening.origin}/api/${match[1]}/subgraphs/name/devnet`, init);
     };
   });

@@ -65,6 +65,7 @@ export type RecordedReceipt = {
   effectiveGasPrice: string;
   logs: RecordedLog[];
   l1Fee?: string;
+  cumulativeGasUsed?: string;
   [field: string]: unknown;
 };
 
@@ -92,7 +93,7 @@ export function readRecordedTransaction(name: string, dir = FIXTURES_DIR): Recor
     name,
     tx,
     receipt,
-    callTrace: (rest.find(isFrame) as CallFrame | undefined) ?? null,
+    callTrace: rest.find(isFrame) ?? null,
     parityTrace: (rest.find((x) => Array.isArray(x)) as unknown[] | undefined) ?? null,
   };
 }
@@ -203,7 +204,7 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
       timestamp: hex(timeOf(n)),
       baseFeePerGas: hex(baseFeeOf(n)),
       gasLimit: hex(30_000_000),
-      gasUsed: t ? String(t.receipt.cumulativeGasUsed ?? t.receipt.gasUsed) : '0x0',
+      gasUsed: t ? (t.receipt.cumulativeGasUsed ?? t.receipt.gasUsed) : '0x0',
       miner: `0x${'0'.repeat(40)}`,
       transactions: t ? [fullTransactions ? t.tx : t.tx.hash] : [],
     };
@@ -213,7 +214,7 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
     if (p === 'latest' || p === 'safe' || p === 'finalized' || p === 'pending' || p === undefined) return head;
     if (p === 'earliest') return 0;
     if (typeof p === 'string' && /^0x[0-9a-f]+$/i.test(p)) return num(p);
-    throw new RpcFailure({ code: -32602, message: `invalid block parameter ${String(p)}` });
+    throw new RpcFailure({ code: -32602, message: `invalid block parameter ${JSON.stringify(p)}` });
   };
 
   const topicMatches = (want: unknown, got: string | undefined): boolean => {
@@ -266,7 +267,7 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
         return n === null ? null : header(n, params[1] === true);
       }
       case 'eth_getLogs':
-        return getLogs((params[0] ?? {}) as LogFilter);
+        return getLogs((params[0] ?? {}));
       case 'eth_getTransactionByHash':
         return byHash.get(String(params[0]).toLowerCase())?.tx ?? null;
       case 'eth_getTransactionReceipt':

@@ -19,7 +19,7 @@ const KILLS = 6;
 function startChild(dbUrl: string, rpcUrl: string): { child: ChildProcess; ready: Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dbUrl, rpcUrl, '2'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (process.env.CRASH_DEBUG) process.stderr.write(chunk);
       if (chunk.toString().includes('ready')) resolve();
     });

@@ -165,7 +165,7 @@ describe('read replicas (a real streaming replica)', function () {
 
   it('never replaces a cached answer with one computed from an older state: a replica behind a reorg answers the newer entry', async function () {
     if (!TEST_REDIS_URL) this.skip();
-    const shared = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}reorg:` };
+    const shared = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `${redis.prefix}reorg:` };
     const onPrimary = await webWith({ ...shared, DATABASE_READ_URL: '' });
     const onReplica = await webWith({ ...shared, READ_REPLICA_MAX_LAG_SECONDS: '3600' });
     // The primary's web process sees the reorg at once.

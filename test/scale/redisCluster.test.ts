@@ -128,7 +128,7 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
       for (const [name, query] of all) expect((await webs[0]!.get(name, query)).status).to.equal(200);
       const perMaster = await keysPerMaster('opscan_t_cluster:load:cache:');
       if (perMaster.every((n) => n > 0)) break;
-      if (Date.now() > deadline) throw new Error(`the returned master never stored entries again (keys per master: ${perMaster})`);
+      if (Date.now() > deadline) throw new Error(`the returned master never stored entries again (keys per master: ${perMaster.join(', ')})`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const hits = await Promise.all(all.map(async ([name, query]) => (await webs[1]!.get(name, query)).headers['x-cache']));

@@ -90,7 +90,7 @@ describe('response cache', () => {
             query: ((text: string, values?: readonly unknown[]) => {
               if (text.includes('from user_ops where chain_id = $1\n')) listQueries++;
               return deps.db.query(text, values);
-            }) as Deps['db']['query'],
+            }),
           },
         };
         const app = createApp(counting);
@@ -119,7 +119,7 @@ describe('response cache', () => {
 
   it('shares entries between web processes through Redis', async function () {
     if (!TEST_REDIS_URL) this.skip();
-    const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}shared:` };
+    const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `${redis.prefix}shared:` };
     const a = await appWith(env);
     const b = await appWith(env);
     expect((await a.get('getTopPaymasters', { network: 'devnet' })).headers['x-cache']).to.equal('miss');

@@ -63,7 +63,7 @@ describe('per-key rate limits', () => {
 
   it('shares the counters of a key between web processes through Redis', async function () {
     if (!TEST_REDIS_URL) this.skip();
-    const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}shared:` };
+    const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `${redis.prefix}shared:` };
     const [one, two] = [await appWith(env), await appWith(env)];
     const key = await createTestKey(t.db, 'shared', 1);
     for (let i = 0; i < burstOf(1); i++) expect((await call(i % 2 ? one : two, key)).status).to.equal(200);
@@ -73,7 +73,7 @@ describe('per-key rate limits', () => {
 
   it('holds a key to its limit across two web processes under concurrent load, though each admits from leases', async function () {
     if (!TEST_REDIS_URL) this.skip();
-    const env = { REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}leases:` };
+    const env = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: `${redis.prefix}leases:` };
     const [one, two] = [await appWith(env), await appWith(env)];
     const perSecond = 200;
     const key = await createTestKey(t.db, 'busy', perSecond);

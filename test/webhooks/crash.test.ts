@@ -20,7 +20,7 @@ function spawnDispatcher(databaseUrl: string, options: object): Promise<ChildPro
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('ready')) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`dispatcher child exited with ${code}`)));
@@ -42,7 +42,7 @@ describe('webhook dispatcher: crash', function () {
       await setIndexedBlock(h.db, 200);
 
       const options = { pollIntervalMs: 50, leaseMs: 1500, concurrency: 6 };
-      const child = await spawnDispatcher(h.url!, options);
+      const child = await spawnDispatcher(h.url, options);
       await receiver.waitFor(() => receiver.received.length >= 30);
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));

@@ -6,7 +6,7 @@ import { useReceiver, verifySignature } from './support/receiver.js';
 
 type Body = { type: string; id: string; webhookId: string; chainId: number; network: string; timestamp: string; data: Record<string, unknown> };
 const parse = (body: string) => JSON.parse(body) as Body;
-const eventOf = (b: Body) => `${b.type}:${(b.data.userOp as { userOpHash?: string } | undefined)?.userOpHash ?? b.data.userOpHash}`;
+const eventOf = (b: Body) => `${b.type}:${(b.data.userOp as { userOpHash?: string } | undefined)?.userOpHash ?? String(b.data.userOpHash)}`;
 
 describe('webhook dispatcher: matching, payload, signature', function () {
   this.timeout(60_000);

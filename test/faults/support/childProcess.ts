@@ -28,13 +28,13 @@ export function startChild(name: string, script: string, options: { args?: strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail: string[] = [];
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     tail.push(...chunk.toString().split('\n').filter(Boolean));
     tail.splice(0, Math.max(0, tail.length - TAIL_LINES));
     if (process.env.FAULTS_DEBUG) process.stderr.write(`[${name}] ${chunk.toString()}`);
   });
   let stdout = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     stdout = (stdout + chunk.toString()).slice(-4096);
   });
   const exited = () => child.exitCode !== null || child.signalCode !== null;
@@ -51,12 +51,12 @@ export function startChild(name: string, script: string, options: { args?: strin
         const onExit = (code: number | null) => done(new Error(`${name} exited (${code}) before printing "${marker}"\n${tail.join('\n')}`));
         function done(error?: Error) {
           clearTimeout(timer);
-          child.stdout!.off('data', check);
+          child.stdout.off('data', check);
           child.off('exit', onExit);
           if (error) reject(error);
           else resolve();
         }
-        child.stdout!.on('data', check);
+        child.stdout.on('data', check);
         child.once('exit', onExit);
         check();
       });
