@@ -46,7 +46,15 @@ export default tseslint.config(
     files: ['server/status/public/**/*.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', Node: 'readonly', CSS: 'readonly', setTimeout: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        Node: 'readonly',
+        CSS: 'readonly',
+        setTimeout: 'readonly',
+      },
     },
   },
   {

@@ -39,7 +39,8 @@ export const DEFAULT_API_BENCH: Omit<ApiBenchOptions, 'databaseUrl' | 'redisUrl'
 const REPETITIONS = 3;
 
 /** The spec's sample subgraph query, and the published subgraph client's address-activity query. */
-const GRAPHQL_USER_OP = 'query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { verificationGasLimit userOpHash transactionHash } }';
+const GRAPHQL_USER_OP =
+  'query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { verificationGasLimit userOpHash transactionHash } }';
 const GRAPHQL_ADDRESS_ACTIVITY = `query AddressActivityQuery($address: Bytes, $first: Int, $skip: Int) {
   accounts(where: {address: $address}) { id address blockNumber blockTime factory paymaster transactionHash userOpHash userOpsCount }
   userOps(first: $first, skip: $skip, orderBy: blockTime, orderDirection: desc, where: {or: [{sender: $address}, {target: $address}]}) {
@@ -58,7 +59,9 @@ function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promi
   return client.connect().then(() => fn(client).finally(() => client.end()));
 }
 
-async function startServer(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; ports: { cached: number; uncached: number } }> {
+async function startServer(
+  env: Record<string, string | undefined>,
+): Promise<{ child: ChildProcess; ports: { cached: number; uncached: number } }> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./apiServer.ts', import.meta.url).pathname], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -78,16 +81,40 @@ function scenarios(sample: BenchSample): Scenario[] {
     { name: BARE, server: 'cached', nextPath: () => '/bare' },
     { name: 'getUserOp (cache hit)', server: 'cached', nextPath: () => `/v0/getUserOp?hash=${hot.hash}` },
     // Each hash once: a true miss, then written to the cache.
-    { name: 'getUserOp (cache miss)', server: 'cached', nextPath: () => `/v0/getUserOp?hash=${sample.userOpHashes[1 + (unseen++ % (sample.userOpHashes.length - 1))]}&network=devnet` },
+    {
+      name: 'getUserOp (cache miss)',
+      server: 'cached',
+      nextPath: () => `/v0/getUserOp?hash=${sample.userOpHashes[1 + (unseen++ % (sample.userOpHashes.length - 1))]}&network=devnet`,
+    },
     { name: 'getLatestUserOps (cached)', server: 'cached', nextPath: () => '/v0/getLatestUserOps?network=devnet&first=10&skip=0' },
-    { name: 'getAddressActivity (cached)', server: 'cached', nextPath: () => `/v0/getAddressActivity?address=${hot.sender}&network=devnet&first=10&skip=0` },
+    {
+      name: 'getAddressActivity (cached)',
+      server: 'cached',
+      nextPath: () => `/v0/getAddressActivity?address=${hot.sender}&network=devnet&first=10&skip=0`,
+    },
     { name: 'getTopPaymasters (cached)', server: 'cached', nextPath: () => '/v0/getTopPaymasters?network=devnet&first=10&skip=0' },
     { name: 'getDailyMetrics (cached)', server: 'cached', nextPath: () => '/v0/getDailyMetrics?network=devnet&noOfDays=7' },
     { name: 'getUserOp (uncached)', server: 'uncached', nextPath: () => `/v0/getUserOp?hash=${pick(sample.userOpHashes)}` },
-    { name: 'getLatestUserOps (uncached)', server: 'uncached', nextPath: () => `/v0/getLatestUserOps?network=devnet&first=10&skip=${10 * Math.floor(Math.random() * 50)}` },
-    { name: 'getAddressActivity (uncached)', server: 'uncached', nextPath: () => `/v0/getAddressActivity?address=${pick(sample.senders)}&network=devnet&first=10&skip=0` },
-    { name: 'getTopPaymasters (uncached)', server: 'uncached', nextPath: () => `/v0/getTopPaymasters?network=devnet&first=10&skip=${Math.floor(Math.random() * 90)}` },
-    { name: 'getDailyMetrics (uncached)', server: 'uncached', nextPath: () => `/v0/getDailyMetrics?network=devnet&noOfDays=${pick([1, 2, 3, 4, 5, 6, 7])}` },
+    {
+      name: 'getLatestUserOps (uncached)',
+      server: 'uncached',
+      nextPath: () => `/v0/getLatestUserOps?network=devnet&first=10&skip=${10 * Math.floor(Math.random() * 50)}`,
+    },
+    {
+      name: 'getAddressActivity (uncached)',
+      server: 'uncached',
+      nextPath: () => `/v0/getAddressActivity?address=${pick(sample.senders)}&network=devnet&first=10&skip=0`,
+    },
+    {
+      name: 'getTopPaymasters (uncached)',
+      server: 'uncached',
+      nextPath: () => `/v0/getTopPaymasters?network=devnet&first=10&skip=${Math.floor(Math.random() * 90)}`,
+    },
+    {
+      name: 'getDailyMetrics (uncached)',
+      server: 'uncached',
+      nextPath: () => `/v0/getDailyMetrics?network=devnet&noOfDays=${pick([1, 2, 3, 4, 5, 6, 7])}`,
+    },
     {
       name: 'GraphQL GetUserOpHash (uncached)',
       server: 'uncached',
@@ -115,16 +142,38 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
     const results: Record<string, LoadResult> = {};
     const origin = (server: Scenario['server']) => `http://127.0.0.1:${ports[server]}`;
     const slice = (server: Scenario['server'], nextPath: () => string, nextBody?: () => string) =>
-      sampleLoad({ origin: origin(server), nextPath, nextBody, headers: { 'x-api-key': key }, connections: options.connections, warmupMs: 200, durationMs: SLICE_MS });
+      sampleLoad({
+        origin: origin(server),
+        nextPath,
+        nextBody,
+        headers: { 'x-api-key': key },
+        connections: options.connections,
+        warmupMs: 200,
+        durationMs: SLICE_MS,
+      });
     const all = scenarios(sample);
     // A GraphQL refusal is a 200 with `errors`: check each query answers data before timing it.
     for (const s of all.filter((x) => x.nextBody)) {
-      const res = await fetch(`${origin(s.server)}${s.nextPath()}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: s.nextBody!() });
+      const res = await fetch(`${origin(s.server)}${s.nextPath()}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: s.nextBody!(),
+      });
       const answer = (await res.json()) as { data?: unknown; errors?: unknown };
-      if (res.status !== 200 || answer.errors || !answer.data) throw new Error(`${s.name} does not answer data: ${JSON.stringify(answer).slice(0, 300)}`);
+      if (res.status !== 200 || answer.errors || !answer.data)
+        throw new Error(`${s.name} does not answer data: ${JSON.stringify(answer).slice(0, 300)}`);
     }
     // Warm-up: every scenario once, unrecorded (caches, buffers and the JIT as in steady state).
-    for (const s of all) await sampleLoad({ origin: origin(s.server), nextPath: s.nextPath, nextBody: s.nextBody, headers: { 'x-api-key': key }, connections: options.connections, warmupMs: 0, durationMs: 300 });
+    for (const s of all)
+      await sampleLoad({
+        origin: origin(s.server),
+        nextPath: s.nextPath,
+        nextBody: s.nextBody,
+        headers: { 'x-api-key': key },
+        connections: options.connections,
+        warmupMs: 0,
+        durationMs: 300,
+      });
     for (const s of all) {
       // The machine is shared: a cached scenario and the bare route sending a body of the same
       // size alternate in short slices, so a load change elsewhere hits both alike.
@@ -157,7 +206,14 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
 /** The median of each figure over repeated measurements of one scenario. */
 function median(runs: LoadResult[]): LoadResult {
   const mid = <K extends keyof LoadResult>(k: K) => [...runs].sort((a, b) => a[k] - b[k])[Math.floor(runs.length / 2)]![k];
-  return { requests: mid('requests'), perSecond: mid('perSecond'), p50Ms: mid('p50Ms'), p99Ms: mid('p99Ms'), errors: Math.max(...runs.map((r) => r.errors)), bytes: mid('bytes') };
+  return {
+    requests: mid('requests'),
+    perSecond: mid('perSecond'),
+    p50Ms: mid('p50Ms'),
+    p99Ms: mid('p99Ms'),
+    errors: Math.max(...runs.map((r) => r.errors)),
+    bytes: mid('bytes'),
+  };
 }
 
 /**
@@ -184,7 +240,8 @@ function summaryOf(rounds: Record<string, unknown>, growth: Record<string, { p50
   for (const [size, round] of Object.entries(rounds)) {
     const { uncachedP99Ms, cachedShareOfBare } = round as ReturnType<typeof verdicts>;
     for (const [name, p99] of Object.entries(uncachedP99Ms)) summary[`${size} ops: ${name} p99 ms`] = p99;
-    for (const [name, share] of Object.entries(cachedShareOfBare)) if (share.sameSizeBody !== null) summary[`${size} ops: ${name} share of bare req/s`] = share.sameSizeBody;
+    for (const [name, share] of Object.entries(cachedShareOfBare))
+      if (share.sameSizeBody !== null) summary[`${size} ops: ${name} share of bare req/s`] = share.sameSizeBody;
   }
   for (const [name, g] of Object.entries(growth ?? {})) summary[`1M/100k p99: ${name}`] = g.p99;
   return summary;
@@ -222,8 +279,20 @@ export async function runApiBench(partial: Partial<ApiBenchOptions> = {}) {
       ? Object.fromEntries(
           Object.keys(small)
             .filter((n) => n.includes('uncached') || n.includes('miss'))
-            .map((n) => [n, { p50: Math.round((large[n]!.p50Ms / small[n]!.p50Ms) * 100) / 100, p99: Math.round((large[n]!.p99Ms / small[n]!.p99Ms) * 100) / 100 }]),
+            .map((n) => [
+              n,
+              {
+                p50: Math.round((large[n]!.p50Ms / small[n]!.p50Ms) * 100) / 100,
+                p99: Math.round((large[n]!.p99Ms / small[n]!.p99Ms) * 100) / 100,
+              },
+            ]),
         )
       : undefined;
-  return { summary: summaryOf(rounds, growth), store: options.redisUrl ? 'redis' : 'in-process', connections: options.connections, rounds, largeOverSmallLatency: growth };
+  return {
+    summary: summaryOf(rounds, growth),
+    store: options.redisUrl ? 'redis' : 'in-process',
+    connections: options.connections,
+    rounds,
+    largeOverSmallLatency: growth,
+  };
 }

@@ -54,14 +54,38 @@ function rng(seed: number): () => number {
 
 function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): DecodedBatch {
   const batch: DecodedBatch = {
-    chainId: BENCH_CHAIN_ID, fromBlock, toBlock, headers: [], bundleTxs: [], bundles: [], userOps: [], logs: [],
-    transfers: [], deposits: [], traces: [], addressTxs: [], tokens: [], tokenMetadata: [],
+    chainId: BENCH_CHAIN_ID,
+    fromBlock,
+    toBlock,
+    headers: [],
+    bundleTxs: [],
+    bundles: [],
+    userOps: [],
+    logs: [],
+    transfers: [],
+    deposits: [],
+    traces: [],
+    addressTxs: [],
+    tokens: [],
+    tokenMetadata: [],
   };
   if (fromBlock === 1) {
-    batch.tokenMetadata = Array.from({ length: 50 }, (_, i) => ({ address: tokenOf(i), standard: 'ERC20' as const, name: `Token ${i}`, symbol: `TK${i}`, decimals: 18 }));
+    batch.tokenMetadata = Array.from({ length: 50 }, (_, i) => ({
+      address: tokenOf(i),
+      standard: 'ERC20' as const,
+      name: `Token ${i}`,
+      symbol: `TK${i}`,
+      decimals: 18,
+    }));
     batch.deposits = Array.from({ length: 100 }, (_, i) => ({
-      blockNumber: 1, logIndex: 10_000 + i, txHash: hex(32), entryPoint: ENTRY_POINT, account: paymasterOf(i),
-      event: 'Deposited' as const, amount: null, totalDeposit: 10n ** 20n,
+      blockNumber: 1,
+      logIndex: 10_000 + i,
+      txHash: hex(32),
+      entryPoint: ENTRY_POINT,
+      account: paymasterOf(i),
+      event: 'Deposited' as const,
+      amount: null,
+      totalDeposit: 10n ** 20n,
     }));
   }
   for (let block = fromBlock; block <= toBlock; block++) {
@@ -92,27 +116,88 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         const opLogFrom = logIndex;
         const transfers = random() < 0.5;
         if (transfers) {
-          batch.logs.push({ txHash, logIndex, txLogIndex: logIndex, blockNumber: block, address: token, topics: [TRANSFER, `0x${word(sender)}`, `0x${word(recipient)}`], data: `0x${word(amount)}`, userOpHash });
-          batch.transfers.push({ txHash, logIndex, batchIndex: 0, blockNumber: block, blockTime, userOpHash, standard: 'ERC20', token, from: sender, to: recipient, value: amount, tokenId: null });
+          batch.logs.push({
+            txHash,
+            logIndex,
+            txLogIndex: logIndex,
+            blockNumber: block,
+            address: token,
+            topics: [TRANSFER, `0x${word(sender)}`, `0x${word(recipient)}`],
+            data: `0x${word(amount)}`,
+            userOpHash,
+          });
+          batch.transfers.push({
+            txHash,
+            logIndex,
+            batchIndex: 0,
+            blockNumber: block,
+            blockTime,
+            userOpHash,
+            standard: 'ERC20',
+            token,
+            from: sender,
+            to: recipient,
+            value: amount,
+            tokenId: null,
+          });
           logIndex++;
         }
         const eventLog = logIndex++;
         batch.logs.push({
-          txHash, logIndex: eventLog, txLogIndex: eventLog, blockNumber: block, address: ENTRY_POINT,
+          txHash,
+          logIndex: eventLog,
+          txLogIndex: eventLog,
+          blockNumber: block,
+          address: ENTRY_POINT,
           topics: [USER_OP_EVENT, userOpHash, `0x${word(sender)}`, `0x${word(paymaster ?? 0)}`],
-          data: `0x${word(n)}${word(1)}${word(cost)}${word(150_000)}`, userOpHash: null,
+          data: `0x${word(n)}${word(1)}${word(cost)}${word(150_000)}`,
+          userOpHash: null,
         });
         ops.push({
-          userOpHash, entryPoint: ENTRY_POINT, entryPointVersion: 'v0.7', sender, paymaster, nonce: BigInt(n), success: true,
-          actualGasCost: cost, actualGasUsed: 150_000n, failure: null, revertReason: null, revertMessage: null,
-          blockNumber: block, blockHash, blockTime, txHash, txIndex: b, bundleIndex: 0, opIndex: i, logIndex: eventLog,
-          execLogFrom: opLogFrom, execLogTo: eventLog, bundler, beneficiary: bundler,
-          factory: deploys ? factoryOf(skewed(20, random())) : null, deployedLogIndex: null, aggregator: null,
-          initCode: deploys ? hex(88) : '0x', callData, signature: hex(65), paymasterAndData: paymaster ? `${paymaster}${'0'.repeat(64)}` : '0x',
-          callGasLimit: 100_000n, verificationGasLimit: 200_000n, preVerificationGas: 50_000n, maxFeePerGas: 3_000_000_000n,
-          maxPriorityFeePerGas: 1_000_000_000n, paymasterVerificationGasLimit: paymaster ? 60_000n : null,
-          paymasterPostOpGasLimit: paymaster ? 10_000n : null, accountGasLimits: `0x${'0'.repeat(64)}`, gasFees: `0x${'0'.repeat(64)}`,
-          decodeStatus: 'ok', calls: [{ target: token, value: 0n, data: inner }], eip7702: false, paymasterSignature: null,
+          userOpHash,
+          entryPoint: ENTRY_POINT,
+          entryPointVersion: 'v0.7',
+          sender,
+          paymaster,
+          nonce: BigInt(n),
+          success: true,
+          actualGasCost: cost,
+          actualGasUsed: 150_000n,
+          failure: null,
+          revertReason: null,
+          revertMessage: null,
+          blockNumber: block,
+          blockHash,
+          blockTime,
+          txHash,
+          txIndex: b,
+          bundleIndex: 0,
+          opIndex: i,
+          logIndex: eventLog,
+          execLogFrom: opLogFrom,
+          execLogTo: eventLog,
+          bundler,
+          beneficiary: bundler,
+          factory: deploys ? factoryOf(skewed(20, random())) : null,
+          deployedLogIndex: null,
+          aggregator: null,
+          initCode: deploys ? hex(88) : '0x',
+          callData,
+          signature: hex(65),
+          paymasterAndData: paymaster ? `${paymaster}${'0'.repeat(64)}` : '0x',
+          callGasLimit: 100_000n,
+          verificationGasLimit: 200_000n,
+          preVerificationGas: 50_000n,
+          maxFeePerGas: 3_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n,
+          paymasterVerificationGasLimit: paymaster ? 60_000n : null,
+          paymasterPostOpGasLimit: paymaster ? 10_000n : null,
+          accountGasLimits: `0x${'0'.repeat(64)}`,
+          gasFees: `0x${'0'.repeat(64)}`,
+          decodeStatus: 'ok',
+          calls: [{ target: token, value: 0n, data: inner }],
+          eip7702: false,
+          paymasterSignature: null,
         });
         for (const p of [sender, token, ...(transfers ? [recipient] : [])]) parties.add(p);
         // Enough hashes that the cache-miss scenario never asks for one twice.
@@ -121,10 +206,34 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
       }
       const input = `0x765e827f${ops.map((o) => `${o.callData!.slice(2)}${o.signature!.slice(2)}`).join('')}`;
       const gasUsed = 1_600_000n;
-      batch.bundleTxs.push({ txHash, blockNumber: block, blockHash, blockTime, txIndex: b, from: bundler, to: ENTRY_POINT, input, status: true, gasUsed, effectiveGasPrice: 2_000_000_000n, fee: gasUsed * 2_000_000_000n, l1Fee: null });
+      batch.bundleTxs.push({
+        txHash,
+        blockNumber: block,
+        blockHash,
+        blockTime,
+        txIndex: b,
+        from: bundler,
+        to: ENTRY_POINT,
+        input,
+        status: true,
+        gasUsed,
+        effectiveGasPrice: 2_000_000_000n,
+        fee: gasUsed * 2_000_000_000n,
+        l1Fee: null,
+      });
       batch.bundles.push({
-        txHash, bundleIndex: 0, blockNumber: block, blockTime, entryPoint: ENTRY_POINT, entryPointVersion: 'v0.7', bundler, beneficiary: bundler,
-        aggregated: false, opsCount: ops.length, opsFailed: 0, actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
+        txHash,
+        bundleIndex: 0,
+        blockNumber: block,
+        blockTime,
+        entryPoint: ENTRY_POINT,
+        entryPointVersion: 'v0.7',
+        bundler,
+        beneficiary: bundler,
+        aggregated: false,
+        opsCount: ops.length,
+        opsFailed: 0,
+        actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
       });
       batch.userOps.push(...ops);
       for (const address of parties) batch.addressTxs.push({ address, txHash, blockNumber: block, txIndex: b });
@@ -146,7 +255,11 @@ export async function loadUserOps(db: Db, totalOps: number, sample: BenchSample,
     const from = (cursor?.indexedBlock ?? 0) + 1;
     if (from > lastBlock) return;
     const to = Math.min(lastBlock, from + BLOCKS_PER_BATCH - 1);
-    await persistBatch(db, buildBatch(from, to, sample), { headBlock: lastBlock, keepHeadersFrom: to - 100, backfillComplete: to === lastBlock });
+    await persistBatch(db, buildBatch(from, to, sample), {
+      headBlock: lastBlock,
+      keepHeadersFrom: to - 100,
+      backfillComplete: to === lastBlock,
+    });
     onProgress?.(to * OPS_PER_BLOCK);
   }
 }

@@ -49,7 +49,11 @@ bare.get('/bare/:bytes', (req, res) => {
 const app = createApp({ db, config, log, services: cached });
 type Stack = { stack: Array<{ name: string }> };
 const stack = (app as unknown as { router: Stack }).router.stack;
-stack.splice(stack.findIndex((layer) => layer.name === 'router'), 0, ...(bare as unknown as Stack).stack);
+stack.splice(
+  stack.findIndex((layer) => layer.name === 'router'),
+  0,
+  ...(bare as unknown as Stack).stack,
+);
 
 const listen = (app: express.Express) =>
   new Promise<number>((resolve) => {

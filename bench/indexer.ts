@@ -49,14 +49,20 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * scratch folder, leaving dist/ alone): the program and node flags production runs.
  */
 function buildIndexerCommand(): { args: string[]; cleanup(): void } {
-  const line = readFileSync(join(ROOT, 'Procfile'), 'utf8').split('\n').find((l) => l.startsWith('indexer:'));
+  const line = readFileSync(join(ROOT, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('indexer:'));
   const words = line?.slice('indexer:'.length).trim().split(/\s+/) ?? [];
   if (words[0] !== 'node' || !words.at(-1)?.startsWith('dist/')) throw new Error(`unexpected Procfile indexer line: ${line}`);
   // Inside the tree (bench/out is ignored by git) so that the compiled files find node_modules.
   mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
   const outDir = mkdtempSync(join(ROOT, 'bench/out/indexer-build-'));
   try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
   } catch {
     // tsc reports type errors but still emits; a missing program is the failure that matters.
   }
@@ -75,9 +81,18 @@ async function generateOps(devnet: Devnet, ops: number): Promise<void> {
 }
 
 /** The bare fetch: same transport, ranges and prefetch depth; logs, receipts and transactions; no decoding, no writes. */
-async function bareFetch(rpcUrl: string, entryPoints: string[], head: number, tuning: IndexerTuning): Promise<{ seconds: number; transactions: number }> {
+async function bareFetch(
+  rpcUrl: string,
+  entryPoints: string[],
+  head: number,
+  tuning: IndexerTuning,
+): Promise<{ seconds: number; transactions: number }> {
   const rpc = new RpcClient({ urls: [rpcUrl], log, batchSize: tuning.rpcBatchSize, concurrency: tuning.rpcConcurrency });
-  const estimator = new LogRangeEstimator({ initialRange: tuning.initialLogRange, maxRange: tuning.maxLogRange, targetLogs: tuning.targetLogsPerRange });
+  const estimator = new LogRangeEstimator({
+    initialRange: tuning.initialLogRange,
+    maxRange: tuning.maxLogRange,
+    targetLogs: tuning.targetLogsPerRange,
+  });
   const started = performance.now();
   const fetchRange = async (fromBlock: number, toBlock: number): Promise<number> => {
     const logs = await fetchLogs(rpc, { fromBlock, toBlock, addresses: entryPoints }, estimator);
@@ -142,7 +157,11 @@ async function freshStore(databaseUrl: string | undefined, name: string): Promis
         await reader.close();
       }
     };
-    return { env: { DATA_DIR: dataDir }, countUserOps: count, drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })) };
+    return {
+      env: { DATA_DIR: dataDir },
+      countUserOps: count,
+      drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
+    };
   }
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
@@ -183,7 +202,15 @@ type BackfillRun = { seconds: number; userOps: number; peakRssMb: number | null;
 async function backfill(command: string[], rpcUrl: string, databaseUrl: string | undefined, head: number): Promise<BackfillRun> {
   const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...store.env, NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'debug', LOG_FORMAT: 'json' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...store.env,
+      NETWORKS: 'devnet',
+      RPC_URL_DEVNET: rpcUrl,
+      START_BLOCK_DEVNET: '0',
+      LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
+    };
     for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_CRON', 'METRICS_PORT']) delete env[key];
     if (!databaseUrl) delete env.DATABASE_URL;
     const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -246,7 +273,8 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       runs.remoteBare.push((await bareFetch(proxy.url, entryPoints, head, DEFAULT_TUNING)).seconds);
       runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, head));
     }
-    for (const run of [...runs.backfill, ...runs.remoteBackfill]) if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
+    for (const run of [...runs.backfill, ...runs.remoteBackfill])
+      if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
 
     const seconds = (list: BackfillRun[]) => list.map((r) => r.seconds);
     const ratio = (backfills: BackfillRun[], bares: number[]) => round(median(backfills.map((r, i) => r.seconds / bares[i]!)));

@@ -52,12 +52,23 @@ if (unknown.length > 0) {
 }
 /** Parts measured before and not run now are kept (each with the date and commit it was measured at). */
 const earlier = existsSync(RESULTS_FILE)
-  ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as { date?: string; commit?: string; parts?: Record<string, { seconds: number; result: unknown; date?: string; commit?: string }> })
+  ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as {
+      date?: string;
+      commit?: string;
+      parts?: Record<string, { seconds: number; result: unknown; date?: string; commit?: string }>;
+    })
   : {};
 const report = {
   date: new Date().toISOString(),
   commit: commitOf(),
-  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAverage: os.loadavg() },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadAverage: os.loadavg(),
+  },
   store: databaseUrl ? 'postgres' : 'pglite',
   parts: Object.fromEntries(
     Object.entries(earlier.parts ?? {}).map(([name, part]) => [name, { date: earlier.date, commit: earlier.commit, ...part }]),
@@ -74,5 +85,7 @@ for (const name of wanted.length > 0 ? wanted : Object.keys(PARTS)) {
   writeFileSync(RESULTS_FILE, `${JSON.stringify(report, null, 2)}\n`);
 }
 console.table(table);
-console.log(`machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.memoryGiB} GiB, node ${report.machine.node}; commit ${report.commit}; full figures in bench/results.json`);
+console.log(
+  `machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.memoryGiB} GiB, node ${report.machine.node}; commit ${report.commit}; full figures in bench/results.json`,
+);
 process.exit(0);

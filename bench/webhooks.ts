@@ -117,25 +117,42 @@ export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}
     const keyring = await keyringFor(db, undefined);
     const bundlers = new Set([...devnet.bundlers.map((b) => b.address.toLowerCase()), ...truth.userOps.map((op) => op.bundler)]);
     const paymasters = new Set(truth.userOps.flatMap((op) => (op.paymaster ? [op.paymaster] : [])));
-    for (const [filter, addresses] of [['BUNDLER', bundlers], ['PAYMASTER', paymasters]] as const) {
+    for (const [filter, addresses] of [
+      ['BUNDLER', bundlers],
+      ['PAYMASTER', paymasters],
+    ] as const) {
       for (const address of addresses) {
         for (let i = 0; i < o.webhooksPerActor; i++) {
           const id = newWebhookId();
           await webhooks.insert(db, {
-            id, apiKeyId: owner.id, apiName: `bench ${i}`, url: `${sink.url}/${i}`, filter, identifier: address, address,
-            chainId: devnet.chainId, secretCiphertext: encryptSecret(keyring, id, generateSigningSecret()),
+            id,
+            apiKeyId: owner.id,
+            apiName: `bench ${i}`,
+            url: `${sink.url}/${i}`,
+            filter,
+            identifier: address,
+            address,
+            chainId: devnet.chainId,
+            secretCiphertext: encryptSecret(keyring, id, generateSigningSecret()),
           });
         }
       }
     }
 
-    const env = { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '* * * * * *', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const env = {
+      NETWORKS: 'devnet',
+      RPC_URL_DEVNET: devnet.rpcUrl,
+      START_BLOCK_DEVNET: '0',
+      INDEXER_POLL_CRON: '* * * * * *',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    };
     const config = loadConfig(allInOneEnvSchema, env);
     const indexer = startIndexer({ db, config, log });
 
     // Drain: index everything first, then let the dispatcher loose on the full outbox.
     await indexer.syncNow();
-    const expected = truth.userOps.filter((op) => bundlers.has(op.bundler)).length * o.webhooksPerActor +
+    const expected =
+      truth.userOps.filter((op) => bundlers.has(op.bundler)).length * o.webhooksPerActor +
       truth.userOps.filter((op) => op.paymaster && paymasters.has(op.paymaster)).length * o.webhooksPerActor;
     const drainStart = Date.now();
     const dispatcher = await startDispatcher({ db, config, log });

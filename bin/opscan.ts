@@ -28,7 +28,13 @@ const USAGE = `usage: opscan <command> [--help]
 The database is the environment's (DATABASE_URL, else PGlite in DATA_DIR; with PGlite, stop
 npm start first: one process at a time). See README "Operations".`;
 
-const COMMANDS: Record<string, string> = { keys: KEYS_USAGE, status: STATUS_USAGE, backfill: BACKFILL_USAGE, webhooks: WEBHOOKS_USAGE, migrate: MIGRATE_USAGE };
+const COMMANDS: Record<string, string> = {
+  keys: KEYS_USAGE,
+  status: STATUS_USAGE,
+  backfill: BACKFILL_USAGE,
+  webhooks: WEBHOOKS_USAGE,
+  migrate: MIGRATE_USAGE,
+};
 
 async function run(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

@@ -113,7 +113,14 @@ if (isPretty(config.LOG_FORMAT)) {
   else process.stdout.write(`${banner(facts)}\n`);
 } else {
   log.info(
-    { url, statusPage: `${url}/`, docs: `${url}/docs`, store: db.kind, networks: config.networks.map((n) => n.name), examples: exampleCommands(facts) },
+    {
+      url,
+      statusPage: `${url}/`,
+      docs: `${url}/docs`,
+      store: db.kind,
+      networks: config.networks.map((n) => n.name),
+      examples: exampleCommands(facts),
+    },
     'opscan is running',
   );
 }

@@ -13,7 +13,12 @@ export type OpscanClientOptions = {
   fetch?: typeof fetch;
 };
 
-type ErrorBody = { message?: unknown; code?: unknown; param?: unknown; errors?: Array<{ message?: unknown; extensions?: { code?: unknown } }> };
+type ErrorBody = {
+  message?: unknown;
+  code?: unknown;
+  param?: unknown;
+  errors?: Array<{ message?: unknown; extensions?: { code?: unknown } }>;
+};
 
 /** The first of `values` that is a string (error bodies are not ours to trust). */
 const firstString = (...values: unknown[]): string | undefined => values.find((v): v is string => typeof v === 'string');

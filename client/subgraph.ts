@@ -20,7 +20,12 @@ export type NetworkStatus = {
 
 export type AddressActivity = {
   /** The account (empty when the address never sent an op) and its page of ops. */
-  accountDetail: Partial<Record<'id' | 'address' | 'blockNumber' | 'blockTime' | 'factory' | 'paymaster' | 'transactionHash' | 'userOpHash' | 'userOpsCount', string | null>> & {
+  accountDetail: Partial<
+    Record<
+      'id' | 'address' | 'blockNumber' | 'blockTime' | 'factory' | 'paymaster' | 'transactionHash' | 'userOpHash' | 'userOpsCount',
+      string | null
+    >
+  > & {
     userOps: SubgraphUserOp[];
   };
 };
@@ -58,7 +63,8 @@ function addressActivityQuery(startBlock: number, endBlock: number): string {
 }
 
 /** As the published library answers ops: the op's callData moved to preDecodedCallData. */
-const asJiffyscanOps = (ops: SubgraphUserOp[]): SubgraphUserOp[] => ops.map((op) => ({ ...op, preDecodedCallData: op.callData, callData: '' }));
+const asJiffyscanOps = (ops: SubgraphUserOp[]): SubgraphUserOp[] =>
+  ops.map((op) => ({ ...op, preDecodedCallData: op.callData, callData: '' }));
 
 export function createSubgraphOperations(options: OpscanClientOptions) {
   async function query<T>(network: string, text: string, variables: Record<string, unknown>): Promise<T> {
@@ -89,14 +95,25 @@ export function createSubgraphOperations(options: OpscanClientOptions) {
      * newest first: `first` ops after `skip`, within blocks `startBlock`..`endBlock` (0: no bound).
      */
     // eslint-disable-next-line max-params -- the published library's signature, kept so that callers change nothing
-    async getAddressActivity(network: string, address: string, first: number, skip: number, startBlock: number, endBlock: number): Promise<AddressActivity> {
-      const data = await query<{ accounts: AddressActivity['accountDetail'][]; userOps: SubgraphUserOp[] }>(network, addressActivityQuery(startBlock, endBlock), {
-        address,
-        first,
-        skip,
-        startBlock: String(startBlock),
-        endBlock: String(endBlock),
-      });
+    async getAddressActivity(
+      network: string,
+      address: string,
+      first: number,
+      skip: number,
+      startBlock: number,
+      endBlock: number,
+    ): Promise<AddressActivity> {
+      const data = await query<{ accounts: AddressActivity['accountDetail'][]; userOps: SubgraphUserOp[] }>(
+        network,
+        addressActivityQuery(startBlock, endBlock),
+        {
+          address,
+          first,
+          skip,
+          startBlock: String(startBlock),
+          endBlock: String(endBlock),
+        },
+      );
       return { accountDetail: { ...(data.accounts[0] ?? {}), userOps: asJiffyscanOps(data.userOps) } };
     },
   };

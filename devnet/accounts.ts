@@ -33,7 +33,10 @@ export type SmartAccount = {
 export const ACCOUNT_ETH = parseEther('100');
 export const ACCOUNT_ERC20_UNITS = 1_000_000n; // whole tokens of each ERC-20
 
-const factoryInterface = new Interface(['function createAccount(address owner,uint256 salt)', 'function getAddress(address owner,uint256 salt) view returns (address)']);
+const factoryInterface = new Interface([
+  'function createAccount(address owner,uint256 salt)',
+  'function getAddress(address owner,uint256 salt) view returns (address)',
+]);
 const erc20 = new Interface(['function mintBatch(address[],uint256)']);
 
 export function accountFamily(a: SmartAccount): AccountFamily {
@@ -46,7 +49,10 @@ export function signatureScheme(a: SmartAccount): SignatureScheme {
 }
 
 export function initCode(a: SmartAccount): string {
-  return concat([a.factory, factoryInterface.encodeFunctionData('createAccount', [computeAddress(a.owner.publicKey), a.salt])]).toLowerCase();
+  return concat([
+    a.factory,
+    factoryInterface.encodeFunctionData('createAccount', [computeAddress(a.owner.publicKey), a.salt]),
+  ]).toLowerCase();
 }
 
 /** A new account (address unresolved). Owner keys derive from the id, so runs are reproducible. */
@@ -93,7 +99,10 @@ export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: Smar
   await rpc.batch(accounts.map((a) => ['anvil_setBalance', [a.address, toBeHex(ACCOUNT_ETH)]]));
   const addresses = accounts.map((a) => a.address);
   const raws: string[] = [];
-  for (const [token, decimals] of [[d.erc20Usd6, 6n], [d.erc20Dai18, 18n]] as const) {
+  for (const [token, decimals] of [
+    [d.erc20Usd6, 6n],
+    [d.erc20Dai18, 18n],
+  ] as const) {
     const data = erc20.encodeFunctionData('mintBatch', [addresses, ACCOUNT_ERC20_UNITS * 10n ** decimals]);
     raws.push(await deployer.sign({ to: token, data, gasLimit: 100_000n + 60_000n * BigInt(accounts.length) }));
   }

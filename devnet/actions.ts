@@ -45,7 +45,10 @@ export const ACTION_WEIGHTS: Record<ActionKind, number> = {
 const ZERO = '0x0000000000000000000000000000000000000000';
 const erc20 = new Interface(['function transfer(address,uint256)', 'function mint(address,uint256)']);
 const erc721 = new Interface(['function mint(address,uint256)', 'function transferFrom(address,address,uint256)']);
-const erc1155 = new Interface(['function mint(address,uint256,uint256)', 'function safeTransferFrom(address,address,uint256,uint256,bytes)']);
+const erc1155 = new Interface([
+  'function mint(address,uint256,uint256)',
+  'function safeTransferFrom(address,address,uint256,uint256,bytes)',
+]);
 const reverter = new Interface(['function fail(string)', 'function failEmpty()']);
 const abi = AbiCoder.defaultAbiCoder();
 
@@ -76,12 +79,22 @@ export function buildAction(kind: ActionKind, ctx: ActionContext): Action {
     const [token, decimals] = rng.chance(0.5) ? [d.erc20Usd6, 6n] : [d.erc20Dai18, 18n];
     const value = BigInt(rng.int(1, 1000)) * 10n ** (decimals - 2n);
     const dest = to();
-    return { target: token, value: 0n, data: erc20.encodeFunctionData('transfer', [dest, value]), transfers: [{ standard: 'ERC20', token, from: account, to: dest, value, tokenId: null }] };
+    return {
+      target: token,
+      value: 0n,
+      data: erc20.encodeFunctionData('transfer', [dest, value]),
+      transfers: [{ standard: 'ERC20', token, from: account, to: dest, value, tokenId: null }],
+    };
   };
   const native = (): PlannedCall => {
     const dest = to();
     const value = BigInt(rng.int(1, 100)) * 10n ** 14n;
-    return { target: dest, value, data: '0x', transfers: [{ standard: 'NATIVE', token: null, from: account, to: dest, value, tokenId: null }] };
+    return {
+      target: dest,
+      value,
+      data: '0x',
+      transfers: [{ standard: 'NATIVE', token: null, from: account, to: dest, value, tokenId: null }],
+    };
   };
   const mint1155 = (recipient: string, tokenId: bigint, value: bigint): PlannedCall => ({
     target: d.erc1155,
@@ -129,7 +142,11 @@ export function buildAction(kind: ActionKind, ctx: ActionContext): Action {
       return { kind, batch: true, calls: [mint1155(account, tokenId, minted), send] };
     }
     case 'mixedBatch': {
-      const makers: Array<() => PlannedCall> = [erc20Transfer, () => mint1155(to(), BigInt(rng.int(1, 20)), BigInt(rng.int(1, 50))), () => mint721(to(), ctx.nextNftId())];
+      const makers: Array<() => PlannedCall> = [
+        erc20Transfer,
+        () => mint1155(to(), BigInt(rng.int(1, 20)), BigInt(rng.int(1, 50))),
+        () => mint721(to(), ctx.nextNftId()),
+      ];
       if (batchCanSendValue(ctx.family)) makers.push(native);
       const calls = Array.from({ length: rng.int(1, 4) }, () => rng.pick(makers)());
       return { kind, batch: true, calls };
@@ -137,11 +154,21 @@ export function buildAction(kind: ActionKind, ctx: ActionContext): Action {
     case 'revertReason':
       return { kind, batch: false, calls: [fail], expectedRevert: errorStringData(reason) };
     case 'revertEmpty':
-      return { kind, batch: false, calls: [{ target: d.reverter, value: 0n, data: reverter.encodeFunctionData('failEmpty'), transfers: [] }], expectedRevert: '0x' };
+      return {
+        kind,
+        batch: false,
+        calls: [{ target: d.reverter, value: 0n, data: reverter.encodeFunctionData('failEmpty'), transfers: [] }],
+        expectedRevert: '0x',
+      };
     case 'revertInBatch': {
       // The transfer before the failing call is rolled back with it: no transfers recorded.
       const inner = errorStringData(reason);
-      return { kind, batch: true, calls: [erc20Transfer(), fail], expectedRevert: ctx.family === 'simple-v0.8' ? executeErrorData(1, inner) : inner };
+      return {
+        kind,
+        batch: true,
+        calls: [erc20Transfer(), fail],
+        expectedRevert: ctx.family === 'simple-v0.8' ? executeErrorData(1, inner) : inner,
+      };
     }
   }
 }

@@ -20,7 +20,10 @@ export const EXECUTE_BATCH_SIGNATURES: Record<AccountFamily, string> = {
 };
 
 const interfaces = Object.fromEntries(
-  Object.entries(EXECUTE_BATCH_SIGNATURES).map(([family, batch]) => [family, new Interface([`function ${EXECUTE_SIGNATURE}`, `function ${batch}`])]),
+  Object.entries(EXECUTE_BATCH_SIGNATURES).map(([family, batch]) => [
+    family,
+    new Interface([`function ${EXECUTE_SIGNATURE}`, `function ${batch}`]),
+  ]),
 ) as Record<AccountFamily, Interface>;
 
 /** v0.6 SimpleAccount's executeBatch cannot send ETH. */

@@ -49,7 +49,11 @@ export function anvilBinary(platform: string = process.platform, cpu: string = p
   } catch {
     // Not installed for this platform: look on PATH.
   }
-  const onPath = path.split(delimiter).filter(Boolean).map((dir) => join(dir, 'anvil')).find((file) => existsSync(file));
+  const onPath = path
+    .split(delimiter)
+    .filter(Boolean)
+    .map((dir) => join(dir, 'anvil'))
+    .find((file) => existsSync(file));
   if (onPath) return onPath;
   throw new Error(
     `No anvil binary for ${platform}-${cpu}: npm ships one for linux-x64 only (${pkg} is not installed), and none is on PATH. ` +
@@ -60,15 +64,23 @@ export function anvilBinary(platform: string = process.platform, cpu: string = p
 export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
   const chainId = opts.chainId ?? DEVNET_CHAIN_ID;
   const args = [
-    '--host', '127.0.0.1',
-    '--port', String(opts.port ?? 0),
-    '--chain-id', String(chainId),
-    '--accounts', String(opts.accounts ?? 12),
-    '--balance', '1000000',
-    '--gas-limit', String(opts.blockGasLimit ?? 200_000_000n),
-    '--hardfork', 'prague',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(opts.port ?? 0),
+    '--chain-id',
+    String(chainId),
+    '--accounts',
+    String(opts.accounts ?? 12),
+    '--balance',
+    '1000000',
+    '--gas-limit',
+    String(opts.blockGasLimit ?? 200_000_000n),
+    '--hardfork',
+    'prague',
     // Arrival order inside a block keeps runs reproducible (the default sorts by fee).
-    '--order', 'fifo',
+    '--order',
+    'fifo',
   ];
   if (opts.genesisTimestamp !== undefined) args.push('--timestamp', String(opts.genesisTimestamp));
 

@@ -41,7 +41,12 @@ export function startContinuous(devnet: Devnet, opts: ContinuousOptions = {}): C
       withManualMining(devnet.rpc, async () => {
         const ctx: OpContext = { devnet, deployment, rng, recipients: devnet.recipients };
         // One block per tick: ops beyond what the first planned block holds wait for later ticks.
-        const [plan] = planBlocks(ctx, opsPerTick, { ...DEFAULT_LAYOUT, maxBundlesPerBlock: 3, maxOpsPerBundle: Math.max(2, opsPerTick), newAccountRate: 0.1 });
+        const [plan] = planBlocks(ctx, opsPerTick, {
+          ...DEFAULT_LAYOUT,
+          maxBundlesPerBlock: 3,
+          maxOpsPerBundle: Math.max(2, opsPerTick),
+          newAccountRate: 0.1,
+        });
         let time = Math.max((await headBlock(devnet.rpc)).timestamp + 1, Math.floor(Date.now() / 1000));
         if (await prepareNewAccounts(devnet, deployment, time)) time++;
         if (plan) await mineSignedBlock(devnet, deployment, signBlock(ctx, plan), time);

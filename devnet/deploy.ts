@@ -144,7 +144,10 @@ export async function deployContracts(ctx: Ctx): Promise<Deployment> {
  */
 async function verifyDeployment(ctx: Ctx, d: Deployment): Promise<void> {
   const { rpc, chainId } = ctx;
-  const addresses = Object.entries({ ...contractNames(d), ...Object.fromEntries(EP_VERSIONS.map((v) => [`entryPoint.${v}`, d.entryPoints[v]])) });
+  const addresses = Object.entries({
+    ...contractNames(d),
+    ...Object.fromEntries(EP_VERSIONS.map((v) => [`entryPoint.${v}`, d.entryPoints[v]])),
+  });
   const codes = await rpc.batch<string>(addresses.map(([, a]) => ['eth_getCode', [a, 'latest']]));
   addresses.forEach(([name, a], i) => {
     if (codes[i] === '0x') throw new Error(`no code at ${name} ${a}`);

@@ -60,6 +60,7 @@ export async function mineBlock(rpc: Rpc, timestamp: number, expectTxs: string[]
   const receipts = await rpc.call<RpcReceipt[]>('eth_getBlockReceipts', [block.number]);
   const included = new Set(receipts.map((r) => r.transactionHash));
   const missing = expectTxs.filter((h) => !included.has(h));
-  if (missing.length > 0) throw new Error(`block ${Number(block.number)} is missing ${missing.length} transaction(s): ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`block ${Number(block.number)} is missing ${missing.length} transaction(s): ${missing.join(', ')}`);
   return { number: Number(block.number), hash: block.hash, timestamp: Number(block.timestamp), receipts };
 }

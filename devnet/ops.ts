@@ -49,7 +49,8 @@ export function signNextOp(ctx: OpContext, account: SmartAccount): SignedOp {
   account.nonces.set(key, sequence + 1n);
 
   const paymasterKind = rng.weighted({ none: 45, sponsor: 35, postOp: 20 });
-  const paymaster = paymasterKind === 'none' ? null : paymasterKind === 'sponsor' ? d.sponsorPaymasters[version] : d.postOpPaymasters[version];
+  const paymaster =
+    paymasterKind === 'none' ? null : paymasterKind === 'sponsor' ? d.sponsorPaymasters[version] : d.postOpPaymasters[version];
 
   // Generous limits: the EntryPoint refunds what is unused (minus v0.7+'s unused-gas penalty).
   const priority = rng.chance(0.5) ? GWEI : (3n * GWEI) / 2n;
@@ -72,7 +73,16 @@ export function signNextOp(ctx: OpContext, account: SmartAccount): SignedOp {
   const hash = userOpHash(op, version, account.entryPoint, devnet.chainId);
   op.signature = signUserOpHash(hash, account.owner, signatureScheme(account));
 
-  const signed: SignedOp = { hash, version, entryPoint: account.entryPoint, op, account, factory: deploys ? account.factory : null, paymaster, action };
+  const signed: SignedOp = {
+    hash,
+    version,
+    entryPoint: account.entryPoint,
+    op,
+    account,
+    factory: deploys ? account.factory : null,
+    paymaster,
+    action,
+  };
   devnet.traffic.submitted.set(hash, signed);
   return signed;
 }

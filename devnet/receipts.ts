@@ -33,28 +33,38 @@ export function recordBlock(truth: GroundTruth, block: MinedBlock, txs: SentTx[]
   for (const tx of txs) {
     const receipt = receipts.get(tx.hash);
     if (!receipt) throw new Error(`bundle tx ${tx.hash} not in block ${block.number}`);
-    if (receipt.status !== '0x1') throw new Error(`bundle tx ${tx.hash} reverted in block ${block.number} (a FailedOp: the devnet built an invalid op)`);
+    if (receipt.status !== '0x1')
+      throw new Error(`bundle tx ${tx.hash} reverted in block ${block.number} (a FailedOp: the devnet built an invalid op)`);
     recordTx(truth, { block, tx, receipt, tokens });
   }
 }
 
-function recordTx(truth: GroundTruth, { block, tx, receipt, tokens }: { block: MinedBlock; tx: SentTx; receipt: RpcReceipt; tokens: Set<string> }): void {
+function recordTx(
+  truth: GroundTruth,
+  { block, tx, receipt, tokens }: { block: MinedBlock; tx: SentTx; receipt: RpcReceipt; tokens: Set<string> },
+): void {
   const logs = receipt.logs;
   const fee = (BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice)).toString();
   const bundler = receipt.from.toLowerCase();
   const expected = tx.bundles.flatMap((b) => b.ops.map((o) => o.hash));
   const seen = logs.filter((l) => l.topics[0] === TOPICS.userOperationEvent).map((l) => l.topics[1]);
   if (seen.join() !== expected.join()) {
-    throw new Error(`tx ${tx.hash}: UserOperationEvents ${seen.length} [${seen.join(', ')}] differ from the ${expected.length} ops sent [${expected.join(', ')}]`);
+    throw new Error(
+      `tx ${tx.hash}: UserOperationEvents ${seen.length} [${seen.join(', ')}] differ from the ${expected.length} ops sent [${expected.join(', ')}]`,
+    );
   }
 
   let cursor = 0;
   for (const bundle of tx.bundles) {
-    const before = logs.findIndex((l, i) => i >= cursor && l.topics[0] === TOPICS.beforeExecution && l.address.toLowerCase() === bundle.entryPoint);
+    const before = logs.findIndex(
+      (l, i) => i >= cursor && l.topics[0] === TOPICS.beforeExecution && l.address.toLowerCase() === bundle.entryPoint,
+    );
     if (before < 0) throw new Error(`tx ${tx.hash}: no BeforeExecution for bundle ${bundle.bundleIndex}`);
     let windowStart = before + 1;
     for (const signed of bundle.ops) {
-      const eventAt = logs.findIndex((l, i) => i >= windowStart && l.topics[0] === TOPICS.userOperationEvent && l.topics[1] === signed.hash);
+      const eventAt = logs.findIndex(
+        (l, i) => i >= windowStart && l.topics[0] === TOPICS.userOperationEvent && l.topics[1] === signed.hash,
+      );
       const execution = logs.slice(windowStart, eventAt);
       const op = recordOp(truth, { block, tx, bundle, signed, bundler, event: logs[eventAt]!, execution, allLogs: logs, tokens });
       truth.userOps.push(op);
@@ -95,7 +105,12 @@ function recordOp(truth: GroundTruth, input: OpInput): TruthUserOp {
   const fail = (what: string): never => {
     throw new Error(`op ${signed.hash} (${signed.version} ${action.kind}, tx ${tx.hash}): ${what}`);
   };
-  const [nonce, success, actualGasCost, actualGasUsed] = abi.decode(['uint256', 'bool', 'uint256', 'uint256'], event.data) as unknown as [bigint, boolean, bigint, bigint];
+  const [nonce, success, actualGasCost, actualGasUsed] = abi.decode(['uint256', 'bool', 'uint256', 'uint256'], event.data) as unknown as [
+    bigint,
+    boolean,
+    bigint,
+    bigint,
+  ];
   const paymaster = topicAddress(event.topics[3]);
   if (topicAddress(event.topics[2]) !== op.sender || nonce !== op.nonce) fail('sender/nonce differ in UserOperationEvent');
   if ((paymaster === ZERO_ADDRESS ? null : paymaster) !== signed.paymaster) fail(`paymaster ${paymaster} unexpected`);
@@ -111,7 +126,14 @@ function recordOp(truth: GroundTruth, input: OpInput): TruthUserOp {
   if (deployed && signed.factory) {
     const [factory] = abi.decode(['address', 'address'], deployed.data) as unknown as [string, string];
     if (factory.toLowerCase() !== signed.factory || topicAddress(deployed.topics[2]) !== op.sender) fail('AccountDeployed fields differ');
-    truth.accounts.push({ address: op.sender, factory: signed.factory, userOpHash: signed.hash, transactionHash: tx.hash, blockNumber: block.number, blockTime: block.timestamp });
+    truth.accounts.push({
+      address: op.sender,
+      factory: signed.factory,
+      userOpHash: signed.hash,
+      transactionHash: tx.hash,
+      blockNumber: block.number,
+      blockTime: block.timestamp,
+    });
   }
 
   if (success) truth.transfers.push(...matchTransfers(signed, input, fail));
@@ -151,7 +173,9 @@ function recordOp(truth: GroundTruth, input: OpInput): TruthUserOp {
 
 /** Pairs the op's intended token transfers, in order, with the token logs of its execution window. */
 function matchTransfers(signed: SignedOp, { execution, tokens, tx }: OpInput, fail: (what: string) => never): TruthTransfer[] {
-  const tokenLogs = execution.filter((l) => tokens.has(l.address.toLowerCase()) && (l.topics[0] === TOPICS.transfer || l.topics[0] === TOPICS.transferSingle));
+  const tokenLogs = execution.filter(
+    (l) => tokens.has(l.address.toLowerCase()) && (l.topics[0] === TOPICS.transfer || l.topics[0] === TOPICS.transferSingle),
+  );
   const intents = signed.action.calls.flatMap((c) => c.transfers);
   const out: TruthTransfer[] = [];
   let next = 0;
@@ -161,7 +185,13 @@ function matchTransfers(signed: SignedOp, { execution, tokens, tx }: OpInput, fa
       const log = tokenLogs[next++];
       if (!log) return fail(`missing ${t.standard} transfer log`);
       const got = decodeTransferLog(log);
-      const want = { token: t.token, from: t.from.toLowerCase(), to: t.to.toLowerCase(), value: t.value.toString(), tokenId: t.tokenId?.toString() ?? null };
+      const want = {
+        token: t.token,
+        from: t.from.toLowerCase(),
+        to: t.to.toLowerCase(),
+        value: t.value.toString(),
+        tokenId: t.tokenId?.toString() ?? null,
+      };
       if (JSON.stringify(got) !== JSON.stringify(want)) fail(`transfer log ${JSON.stringify(got)} differs from ${JSON.stringify(want)}`);
       logIndex = Number(log.logIndex);
     }
@@ -188,6 +218,7 @@ export function decodeTransferLog(l: RpcLog): { token: string; from: string; to:
     const [tokenId, value] = abi.decode(['uint256', 'uint256'], l.data) as unknown as [bigint, bigint];
     return { token, from: topicAddress(l.topics[2]), to: topicAddress(l.topics[3]), value: value.toString(), tokenId: tokenId.toString() };
   }
-  if (l.topics.length === 4) return { token, from: topicAddress(l.topics[1]), to: topicAddress(l.topics[2]), value: '1', tokenId: BigInt(l.topics[3]!).toString() };
+  if (l.topics.length === 4)
+    return { token, from: topicAddress(l.topics[1]), to: topicAddress(l.topics[2]), value: '1', tokenId: BigInt(l.topics[3]!).toString() };
   return { token, from: topicAddress(l.topics[1]), to: topicAddress(l.topics[2]), value: BigInt(l.data).toString(), tokenId: null };
 }

@@ -53,7 +53,9 @@ export async function reorg(devnet: Devnet, depth: number, opts: ReorgOptions = 
       const ancestorNumber = head.number - depth;
       if (ancestorNumber < 1) throw new Error(`chain too short for a reorg of depth ${depth}`);
       const heights = Array.from({ length: depth + 1 }, (_, i) => ancestorNumber + i);
-      const blocks = await rpc.batch<{ hash: string; timestamp: string }>(heights.map((n) => ['eth_getBlockByNumber', [`0x${n.toString(16)}`, false]]));
+      const blocks = await rpc.batch<{ hash: string; timestamp: string }>(
+        heights.map((n) => ['eth_getBlockByNumber', [`0x${n.toString(16)}`, false]]),
+      );
       const ancestor = { number: ancestorNumber, hash: blocks[0]!.hash, timestamp: Number(blocks[0]!.timestamp) };
       const oldBlocks = heights.slice(1).map((number, i) => ({ number, hash: blocks[i + 1]!.hash }));
 
@@ -107,7 +109,9 @@ export async function reorg(devnet: Devnet, depth: number, opts: ReorgOptions = 
         newBlocks: newBlocks.map((b) => ({ number: b.number, hash: b.hash })),
         removedUserOpHashes: removed.filter((o) => !movedHashes.has(o.hash)).map((o) => o.hash),
         movedUserOpHashes: [...movedHashes],
-        newUserOpHashes: truth.userOps.filter((o) => o.blockNumber > ancestorNumber && !removedHashes.has(o.userOpHash)).map((o) => o.userOpHash),
+        newUserOpHashes: truth.userOps
+          .filter((o) => o.blockNumber > ancestorNumber && !removedHashes.has(o.userOpHash))
+          .map((o) => o.userOpHash),
       };
     }),
   );
@@ -150,7 +154,10 @@ function rebundle(devnet: Devnet, rng: Random, ops: SignedOp[]): SignedTx[][] {
     EP_VERSIONS.filter((v) => byVersion.has(v)).map((v) => {
       const group = byVersion.get(v)!;
       const bundler = rng.pick(devnet.bundlers);
-      return { bundler, bundles: [{ bundleIndex: 0, version: v, entryPoint: group[0]!.entryPoint, beneficiary: bundler.address, ops: group }] };
+      return {
+        bundler,
+        bundles: [{ bundleIndex: 0, version: v, entryPoint: group[0]!.entryPoint, beneficiary: bundler.address, ops: group }],
+      };
     }),
   );
 }
@@ -160,7 +167,12 @@ async function syncAccounts(devnet: Devnet, accounts: SmartAccount[]): Promise<v
   const queries = accounts.flatMap((a) => [...a.nonces.keys()].map((key) => ({ a, key })));
   const [codes, nonces] = await Promise.all([
     devnet.rpc.batch<string>(accounts.map((a) => ['eth_getCode', [a.address, 'latest']])),
-    devnet.rpc.batch<string>(queries.map(({ a, key }) => ['eth_call', [{ to: a.entryPoint, data: entryPointNonces.encodeFunctionData('getNonce', [a.address, key]) }, 'latest']])),
+    devnet.rpc.batch<string>(
+      queries.map(({ a, key }) => [
+        'eth_call',
+        [{ to: a.entryPoint, data: entryPointNonces.encodeFunctionData('getNonce', [a.address, key]) }, 'latest'],
+      ]),
+    ),
   ]);
   accounts.forEach((a, i) => (a.deployPlanned = codes[i] !== '0x'));
   queries.forEach(({ a, key }, i) => a.nonces.set(key, BigInt(nonces[i]!) & ((1n << 64n) - 1n)));

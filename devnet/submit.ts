@@ -13,11 +13,16 @@ import { recordBlock, type SignedTx } from './receipts.js';
 import { encodeHandleOps } from './userop.js';
 
 const multicall = new Interface(['function aggregate((address target, bytes data)[] calls)']);
-const entryPointErrors = new Interface(['error FailedOp(uint256 opIndex, string reason)', 'error FailedOpWithRevert(uint256 opIndex, string reason, bytes inner)']);
+const entryPointErrors = new Interface([
+  'error FailedOp(uint256 opIndex, string reason)',
+  'error FailedOpWithRevert(uint256 opIndex, string reason, bytes inner)',
+]);
 
 /** Why a bundle transaction reverted (the EntryPoint's FailedOp names the op and the AAxx code). */
 async function explainRevert(devnet: Devnet, txHash: string): Promise<string> {
-  const trace = await devnet.rpc.call<{ output?: string; error?: string }>('debug_traceTransaction', [txHash, { tracer: 'callTracer' }]).catch(() => null);
+  const trace = await devnet.rpc
+    .call<{ output?: string; error?: string }>('debug_traceTransaction', [txHash, { tracer: 'callTracer' }])
+    .catch(() => null);
   let reason = trace?.error ?? 'unknown';
   try {
     const parsed = trace?.output ? entryPointErrors.parseError(trace.output) : null;
@@ -44,7 +49,14 @@ export function signBlock(ctx: OpContext, plan: BlockPlan): SignedTx[] {
 
 async function rawTransaction(d: Deployment, tx: SignedTx): Promise<string> {
   const gasLimit = tx.bundles.reduce((sum, b) => sum + bundleGasLimit(b.ops), 0n);
-  const calls = tx.bundles.map((b) => ({ target: b.entryPoint, data: encodeHandleOps(b.version, b.ops.map((o) => o.op), b.beneficiary) }));
+  const calls = tx.bundles.map((b) => ({
+    target: b.entryPoint,
+    data: encodeHandleOps(
+      b.version,
+      b.ops.map((o) => o.op),
+      b.beneficiary,
+    ),
+  }));
   const [only] = calls;
   if (calls.length === 1 && only) return tx.bundler.sign({ to: only.target, data: only.data, gasLimit });
   return tx.bundler.sign({ to: d.bundleMulticall, data: multicall.encodeFunctionData('aggregate', [calls]), gasLimit: gasLimit + 50_000n });

@@ -57,7 +57,14 @@ export type TruthBundle = {
   transactionFee: string;
 };
 
-export type TruthAccount = { address: string; factory: string; userOpHash: string; transactionHash: string; blockNumber: number; blockTime: number };
+export type TruthAccount = {
+  address: string;
+  factory: string;
+  userOpHash: string;
+  transactionHash: string;
+  blockNumber: number;
+  blockTime: number;
+};
 
 export type TruthTransfer = {
   userOpHash: string;

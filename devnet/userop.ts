@@ -63,12 +63,32 @@ export function userOpHash(op: UserOp, version: EpVersion, entryPoint: string, c
   if (version === 'v0.6') {
     const inner = abi.encode(
       ['address', 'uint256', 'bytes32', 'bytes32', 'uint256', 'uint256', 'uint256', 'uint256', 'uint256', 'bytes32'],
-      [op.sender, op.nonce, h(op.initCode), h(op.callData), op.callGasLimit, op.verificationGasLimit, op.preVerificationGas, op.maxFeePerGas, op.maxPriorityFeePerGas, h(op.paymasterAndData)],
+      [
+        op.sender,
+        op.nonce,
+        h(op.initCode),
+        h(op.callData),
+        op.callGasLimit,
+        op.verificationGasLimit,
+        op.preVerificationGas,
+        op.maxFeePerGas,
+        op.maxPriorityFeePerGas,
+        h(op.paymasterAndData),
+      ],
     );
     return h(abi.encode(['bytes32', 'address', 'uint256'], [h(inner), entryPoint, chainId]));
   }
   const { accountGasLimits, gasFees } = packedGasFields(op);
-  const fields = [op.sender, op.nonce, h(op.initCode), h(op.callData), accountGasLimits, op.preVerificationGas, gasFees, h(op.paymasterAndData)];
+  const fields = [
+    op.sender,
+    op.nonce,
+    h(op.initCode),
+    h(op.callData),
+    accountGasLimits,
+    op.preVerificationGas,
+    gasFees,
+    h(op.paymasterAndData),
+  ];
   const types = ['address', 'uint256', 'bytes32', 'bytes32', 'bytes32', 'uint256', 'bytes32', 'bytes32'];
   if (version === 'v0.7') {
     const inner = abi.encode(types, fields);

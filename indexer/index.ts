@@ -35,7 +35,16 @@ export function startIndexer(deps: {
       deps.log.warn({ network: network.name }, 'no RPC_URL for this network; not indexing it');
       continue;
     }
-    runners.push(runNetwork({ db: deps.db, log: deps.log, network, pollCron: deps.config.INDEXER_POLL_CRON, traces: deps.config.INDEXER_TRACES, tuning }));
+    runners.push(
+      runNetwork({
+        db: deps.db,
+        log: deps.log,
+        network,
+        pollCron: deps.config.INDEXER_POLL_CRON,
+        traces: deps.config.INDEXER_TRACES,
+        tuning,
+      }),
+    );
   }
   return {
     async syncNow() {

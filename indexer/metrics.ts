@@ -20,8 +20,19 @@ function readPositions(): Promise<Map<string, Position>> {
   if (!watched) return Promise.resolve(new Map<string, Position>());
   const { db, networks } = watched;
   positions ??= indexerState
-    .listByChainIds(db, networks.map((n) => n.chainId))
-    .then((rows) => new Map<string, Position>(rows.map((r) => [networks.find((n) => n.chainId === r.chainId)?.name ?? r.network, { head: r.headBlock, indexed: r.indexedBlock }])))
+    .listByChainIds(
+      db,
+      networks.map((n) => n.chainId),
+    )
+    .then(
+      (rows) =>
+        new Map<string, Position>(
+          rows.map((r) => [
+            networks.find((n) => n.chainId === r.chainId)?.name ?? r.network,
+            { head: r.headBlock, indexed: r.indexedBlock },
+          ]),
+        ),
+    )
     .finally(() => setTimeout(() => (positions = null), 100));
   return positions;
 }
@@ -46,7 +57,11 @@ positionGauge('opscan_indexer_head_block', 'Chain head seen by the indexer.', (p
 positionGauge('opscan_indexer_indexed_block', 'Last block indexed (rows, aggregates and cursor committed).', (p) => p.indexed);
 positionGauge('opscan_indexer_lag_blocks', 'Blocks between the head and the last indexed block.', (p) => Math.max(0, p.head - p.indexed));
 
-const userOps = new Counter({ name: 'opscan_indexer_user_ops_total', help: 'User operations written by this process.', labelNames: ['network'] });
+const userOps = new Counter({
+  name: 'opscan_indexer_user_ops_total',
+  help: 'User operations written by this process.',
+  labelNames: ['network'],
+});
 
 const recentOps = new Map<string, Array<{ at: number; ops: number }>>();
 new Gauge({
@@ -71,13 +86,21 @@ const batchWrite = new Histogram({
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 });
 
-const rpcCalls = new Counter({ name: 'opscan_indexer_rpc_calls_total', help: 'JSON-RPC calls sent (batch members count one each).', labelNames: ['network', 'method'] });
+const rpcCalls = new Counter({
+  name: 'opscan_indexer_rpc_calls_total',
+  help: 'JSON-RPC calls sent (batch members count one each).',
+  labelNames: ['network', 'method'],
+});
 const rpcErrors = new Counter({
   name: 'opscan_indexer_rpc_errors_total',
   help: 'JSON-RPC calls answered with an error or lost with their HTTP request (most are retried).',
   labelNames: ['network', 'method'],
 });
-const reorgs = new Counter({ name: 'opscan_indexer_reorgs_total', help: 'Reorgs repaired (rolled back to the common ancestor).', labelNames: ['network'] });
+const reorgs = new Counter({
+  name: 'opscan_indexer_reorgs_total',
+  help: 'Reorgs repaired (rolled back to the common ancestor).',
+  labelNames: ['network'],
+});
 
 export const indexerMetrics = {
   /** Reads head, indexed block and lag of these networks from `db` at each scrape. */

@@ -43,7 +43,9 @@ export function runNetwork(deps: {
   const acquireLock = async (session: Queryable): Promise<boolean> => {
     if (db.kind !== 'postgres') return true;
     for (let waited = false; !stopped; waited = true) {
-      const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [lockKey(network.chainId)]);
+      const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
+        lockKey(network.chainId),
+      ]);
       if (rows[0]?.locked) return true;
       if (!waited) log.info('another process indexes this network; waiting for its lock');
       await Promise.race([sleep(tuning.lockRetryMs), stopSignal]);

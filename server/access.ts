@@ -53,9 +53,11 @@ export type Admission<A extends Access> = {
 export async function admit<A extends Access>(ctx: Ctx, access: A): Promise<Admission<A>> {
   if (access === 'apiKey') ctx.apiKey = await authenticate(ctx, ctx.headers);
   const subject = ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp()}`;
-  const admitted = ctx.services.limiter.consume(subject, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND).then((state) => {
-    ctx.rateLimit = state;
-  });
+  const admitted = ctx.services.limiter
+    .consume(subject, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND)
+    .then((state) => {
+      ctx.rateLimit = state;
+    });
   // Awaited by the transport on every path; this only keeps a refusal that lands meanwhile from counting as unhandled.
   admitted.catch(() => {});
   // The key, when asked for, was set just above: the context now is a CallerCtx<A>.

@@ -71,7 +71,10 @@ export function createApp(deps: Deps): express.Express {
         const causes = errors.map((e) => e.cause);
         const unavailable = causes.find((c): c is AppError => c instanceof AppError && c.code === 'SERVICE_UNAVAILABLE');
         return {
-          headers: { ...rateLimitHeaders(ctx?.rateLimit ?? null, causes.find(isRateLimited)), ...(unavailable ? errorHeaders(unavailable) : {}) },
+          headers: {
+            ...rateLimitHeaders(ctx?.rateLimit ?? null, causes.find(isRateLimited)),
+            ...(unavailable ? errorHeaders(unavailable) : {}),
+          },
         };
       },
       onError: ({ error }) => {

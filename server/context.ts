@@ -40,9 +40,6 @@ export type Ctx = Deps & {
   rateLimit: RateLimitState | null;
 };
 
-export function createContext(
-  deps: Deps,
-  request: { requestId: string; headers: RequestHeaders; clientIp?: () => string },
-): Ctx {
+export function createContext(deps: Deps, request: { requestId: string; headers: RequestHeaders; clientIp?: () => string }): Ctx {
   return { ...deps, primary: deps.db, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null };
 }

@@ -86,7 +86,7 @@ function toJson(value: unknown, type: ParamType): unknown {
 function multiSendTransactions(packed: string): Array<{ operation: number; target: string; value: string; data: string }> {
   const hex = packed.slice(2).toLowerCase();
   const out = [];
-  for (let at = 0; at < hex.length; ) {
+  for (let at = 0; at < hex.length;) {
     if (at + 170 > hex.length) throw new Error('truncated multiSend transaction');
     const length = Number(BigInt(`0x${hex.slice(at + 106, at + 170)}`));
     const end = at + 170 + length * 2;
@@ -113,7 +113,11 @@ export function decodeCall(input: string): DecodedCall | null {
   try {
     const parsed = KNOWN.parseTransaction({ data: input.toLowerCase() });
     if (!parsed) return null;
-    const args = parsed.fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: toJson(parsed.args[i], param) }));
+    const args = parsed.fragment.inputs.map((param, i) => ({
+      name: param.name,
+      type: param.format('sighash'),
+      value: toJson(parsed.args[i], param),
+    }));
     const account = accountMethod(parsed.selector);
     if (account && !account.singleCall) {
       const calls = decodeAccountCalls(input).map((c) => ({ target: c.target, value: c.value.toString(), data: c.data }));

@@ -61,7 +61,12 @@ export function decodeLog(log: { topics: readonly string[]; data: string }): Dec
     if (indexed + 1 !== log.topics.length) continue;
     return {
       name: parsed.name,
-      inputs: parsed.fragment.inputs.map((p, i) => ({ name: p.name, type: p.type, value: toWire(parsed.args[i], p), indexed: p.indexed === true })),
+      inputs: parsed.fragment.inputs.map((p, i) => ({
+        name: p.name,
+        type: p.type,
+        value: toWire(parsed.args[i], p),
+        indexed: p.indexed === true,
+      })),
     };
   }
   return null;

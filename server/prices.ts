@@ -26,10 +26,12 @@ export function createPriceSource(url: string | undefined, log: Logger): PriceSo
     try {
       const res = await fetch(url!, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
       if (!res.ok) throw new Error(`price source answered ${res.status}`);
-      const body = (await res.json());
+      const body = await res.json();
       if (!body || typeof body !== 'object') throw new Error('price source answered no object');
       prices = Object.fromEntries(
-        Object.entries(body).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1])).map(([k, v]) => [k.toUpperCase(), v]),
+        Object.entries(body)
+          .filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]))
+          .map(([k, v]) => [k.toUpperCase(), v]),
       );
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'price source failed; keeping the last prices');

@@ -94,7 +94,10 @@ export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix:
     try {
       // `{subject}` is a hash tag: the bucket's one key stays on one Redis Cluster slot.
       const key = `${options.keyPrefix}rl:{${subject}}`;
-      const [granted, left] = (await (redis as unknown as TakeCommand).opscanTakeTokens(key, rate, rate * BURST_SECONDS, want)) as [number, string];
+      const [granted, left] = (await (redis as unknown as TakeCommand).opscanTakeTokens(key, rate, rate * BURST_SECONDS, want)) as [
+        number,
+        string,
+      ];
       return { granted, left: Number(left) };
     } catch {
       return inMemory(subject, rate, want);

@@ -101,7 +101,11 @@ export function createReadReplicas(
     networks.every((n) => atOrPast(states.get(n.chainId), floor.get(n.chainId)));
 
   function setUsable(member: Member, usable: boolean, why: string) {
-    if (member.usable !== usable) log.warn({ replica: member.name, lagSeconds: member.lagSeconds }, usable ? 'read replica back in rotation' : `read replica skipped: ${why}`);
+    if (member.usable !== usable)
+      log.warn(
+        { replica: member.name, lagSeconds: member.lagSeconds },
+        usable ? 'read replica back in rotation' : `read replica skipped: ${why}`,
+      );
     member.usable = usable;
   }
 

@@ -17,12 +17,18 @@ const FAIL_FAST = {
  * `rediss-cluster://`), or with REDIS_CLUSTER=true a `redis://` URL or a comma list of them.
  * Null: `url` names one server.
  */
-export function clusterSeeds(url: string, cluster = false): { nodes: Array<{ host: string; port: number }>; username?: string; password?: string; tls: boolean } | null {
+export function clusterSeeds(
+  url: string,
+  cluster = false,
+): { nodes: Array<{ host: string; port: number }>; username?: string; password?: string; tls: boolean } | null {
   const named = /^(rediss?)-cluster:\/\//.exec(url);
   if (!named && !cluster) return null;
   const tls = named ? named[1] === 'rediss' : url.startsWith('rediss://');
   const entries = named
-    ? url.slice(named[0].length).split(',').map((hostPort, i) => new URL(`redis://${i === 0 ? '' : authOf(url)}${hostPort.trim()}`))
+    ? url
+        .slice(named[0].length)
+        .split(',')
+        .map((hostPort, i) => new URL(`redis://${i === 0 ? '' : authOf(url)}${hostPort.trim()}`))
     : url.split(',').map((u) => new URL(u.trim()));
   const first = entries[0]!;
   return {

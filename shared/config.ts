@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { LOG_FORMATS } from './log.js';
-import {
-  CANONICAL_ENTRYPOINTS,
-  envSuffix,
-  findNetwork,
-  type EntryPointVersion,
-  type NetworkInfo,
-} from './networks.js';
+import { CANONICAL_ENTRYPOINTS, envSuffix, findNetwork, type EntryPointVersion, type NetworkInfo } from './networks.js';
 
 /**
  * Configuration comes from the environment only. `loadConfig` is pure (it takes the env as an
@@ -17,9 +11,7 @@ import {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const boolean = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -44,7 +36,9 @@ export const baseEnvSchema = z.object({
     .string()
     .regex(/^(rediss?|redis-cluster|rediss-cluster):\/\//, 'must be a redis://, rediss:// or redis-cluster://host:port,host:port URL')
     .optional()
-    .describe('Redis URL for the cache and rate limiter; redis-cluster://host:port,host:port names a Redis Cluster by its seed nodes. Unset: in-process cache and limiter.'),
+    .describe(
+      'Redis URL for the cache and rate limiter; redis-cluster://host:port,host:port names a Redis Cluster by its seed nodes. Unset: in-process cache and limiter.',
+    ),
   REDIS_CLUSTER: boolean
     .default(false)
     .describe('Treat REDIS_URL (a redis:// or rediss:// URL, or a comma list of them) as the seed nodes of a Redis Cluster.'),
@@ -70,7 +64,9 @@ const apiEnv = {
     .min(1)
     .max(1_000_000)
     .default(10)
-    .describe('Requests per second per API key (plus a burst reserve of twice that per 10 s); api_keys.rate_limit_per_second overrides it per key.'),
+    .describe(
+      'Requests per second per API key (plus a burst reserve of twice that per 10 s); api_keys.rate_limit_per_second overrides it per key.',
+    ),
   CACHE_FINAL_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -105,17 +101,26 @@ const opsEnv = {
   ...metricsTokenEnv,
   METRICS_PORT: port
     .optional()
-    .describe('Port on which the indexer or dispatcher serves /metrics, /healthz and /readyz. Unset: not served (npm start serves them on PORT).'),
+    .describe(
+      'Port on which the indexer or dispatcher serves /metrics, /healthz and /readyz. Unset: not served (npm start serves them on PORT).',
+    ),
 };
 
 /** Read replicas of the web process. */
 const readReplicaEnv = {
   DATABASE_READ_URL: z
     .string()
-    .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each entry must be a postgres:// or postgresql:// URL')).min(1))
     .optional()
-    .describe('Comma list of PostgreSQL read replicas (streaming standbys of DATABASE_URL) for the web process\'s reads; writes and read-your-writes endpoints stay on DATABASE_URL. Unset: every read goes to DATABASE_URL.'),
+    .describe(
+      "Comma list of PostgreSQL read replicas (streaming standbys of DATABASE_URL) for the web process's reads; writes and read-your-writes endpoints stay on DATABASE_URL. Unset: every read goes to DATABASE_URL.",
+    ),
   READ_REPLICA_MAX_LAG_SECONDS: z.coerce
     .number()
     .min(0)
@@ -144,7 +149,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .enum(['all', 'needed', 'off'])
     .default('needed')
     .describe(
-      'When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler), whose calldata only a trace shows; all = every bundle transaction, storing each op\'s execution trace as it indexes; off = never (ops of such bundles keep their event fields, decode_status trace_needed). Under needed and off, an op\'s execution trace is traced by the web process on its first request and stored.',
+      "When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler), whose calldata only a trace shows; all = every bundle transaction, storing each op's execution trace as it indexes; off = never (ops of such bundles keep their event fields, decode_status trace_needed). Under needed and off, an op's execution trace is traced by the web process on its first request and stored.",
     ),
 });
 
@@ -168,7 +173,12 @@ export const allInOneEnvSchema = webEnvSchema.extend(indexerEnvSchema.shape).ext
 export const networkEnvSchema = z.object({
   RPC_URL: z
     .string()
-    .transform((s) => s.split(',').map((u) => u.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url({ protocol: /^(https?|wss?)$/ })).min(1))
     .optional()
     .describe('JSON-RPC URL of the network; a comma list gives failover.'),
@@ -176,7 +186,12 @@ export const networkEnvSchema = z.object({
   FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional().describe('Reorg window in blocks.'),
   ENTRYPOINTS: z
     .string()
-    .transform((s) => s.split(',').map((e) => e.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().regex(/^v0\.[6-9]:0x[0-9a-fA-F]{40}$/, 'each entry must be VERSION:ADDRESS, e.g. v0.7:0xabc…')))
     .optional()
     .describe('Extra EntryPoint addresses beside the canonical ones, as VERSION:ADDRESS (comma list).'),
@@ -211,7 +226,10 @@ function issuesOf(error: z.ZodError, prefix = ''): string[] {
 function resolveNetworks(names: string, env: Env, problems: string[]): NetworkConfig[] {
   const networks: NetworkConfig[] = [];
   const seen = new Set<string>();
-  for (const raw of names.split(',').map((n) => n.trim()).filter(Boolean)) {
+  for (const raw of names
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)) {
     const info = findNetwork(raw);
     if (!info) {
       problems.push(`NETWORKS: unknown network "${raw}"`);
@@ -220,14 +238,10 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
     if (seen.has(info.name)) continue;
     seen.add(info.name);
     const suffix = envSuffix(info.name);
-    const own = Object.fromEntries(
-      Object.keys(networkEnvSchema.shape).map((key) => [key, env[`${key}_${suffix}`]]),
-    );
+    const own = Object.fromEntries(Object.keys(networkEnvSchema.shape).map((key) => [key, env[`${key}_${suffix}`]]));
     const parsed = networkEnvSchema.safeParse(own);
     if (!parsed.success) {
-      problems.push(
-        ...parsed.error.issues.map((i) => `${String(i.path[0])}_${suffix}: ${i.message}`),
-      );
+      problems.push(...parsed.error.issues.map((i) => `${String(i.path[0])}_${suffix}: ${i.message}`));
       continue;
     }
     const extra = (parsed.data.ENTRYPOINTS ?? []).map((entry) => {
@@ -254,10 +268,7 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
  * Validates `env` against a process's schema and resolves the per-network variables.
  * Throws one ConfigError naming every bad variable.
  */
-export function loadConfig<TSchema extends typeof baseEnvSchema>(
-  schema: TSchema,
-  env: Env,
-): Resolved<TSchema> {
+export function loadConfig<TSchema extends typeof baseEnvSchema>(schema: TSchema, env: Env): Resolved<TSchema> {
   const clean = withoutEmpty(env);
   const problems: string[] = [];
   const parsed = schema.safeParse(clean);

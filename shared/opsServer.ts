@@ -36,7 +36,10 @@ export async function checkReady(db: Queryable): Promise<void> {
 export type Probe = { status: number; contentType: string; body: string };
 
 /** The answer to GET `path`, or null for a path this module does not serve. */
-export async function probe(path: string, options: { db: Queryable; metricsToken?: string; authorization?: string }): Promise<Probe | null> {
+export async function probe(
+  path: string,
+  options: { db: Queryable; metricsToken?: string; authorization?: string },
+): Promise<Probe | null> {
   const json = (status: number, value: unknown): Probe => ({ status, contentType: 'application/json', body: JSON.stringify(value) });
   switch (path) {
     case '/healthz':
@@ -71,9 +74,19 @@ export async function startOpsServer(options: { port: number; db: Queryable; met
   collectProcessMetrics();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const answer = req.method === 'GET' ? probe(path, { db: options.db, metricsToken: options.metricsToken, authorization: req.headers.authorization }) : Promise.resolve(null);
+    const answer =
+      req.method === 'GET'
+        ? probe(path, { db: options.db, metricsToken: options.metricsToken, authorization: req.headers.authorization })
+        : Promise.resolve(null);
     void answer
-      .then((a) => a ?? { status: 404, contentType: 'application/json', body: JSON.stringify({ message: `No endpoint ${req.method} ${path}`, code: 'NOT_FOUND' }) })
+      .then(
+        (a) =>
+          a ?? {
+            status: 404,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: `No endpoint ${req.method} ${path}`, code: 'NOT_FOUND' }),
+          },
+      )
       .catch((err: unknown) => {
         options.log.error({ err }, 'ops endpoint failed');
         return { status: 500, contentType: 'application/json', body: JSON.stringify({ message: 'Internal error', code: 'INTERNAL' }) };

@@ -74,7 +74,12 @@ export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
   if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) return [ipv4At(p, 6)];
   if (p[0] === 0x64 && p[1] === 0xff9b && zeros(2, 6)) return [ipv4At(p, 6)];
   if (address.match(RFC6052_LOCAL_PREFIX)) {
-    return [[6, 7, 9, 10], [7, 9, 10, 11], [9, 10, 11, 12], [12, 13, 14, 15]].map((bytes) => ipv4AtBytes(address, bytes));
+    return [
+      [6, 7, 9, 10],
+      [7, 9, 10, 11],
+      [9, 10, 11, 12],
+      [12, 13, 14, 15],
+    ].map((bytes) => ipv4AtBytes(address, bytes));
   }
   if (p[0] === 0x2002) return [ipv4At(p, 1)];
   if (p[0] === 0x2001 && p[1] === 0) return [ipv4At(p, 2), ipv4At(p, 6, true)];
@@ -99,10 +104,7 @@ export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
  * Checks a webhook URL at creation. Names that do not resolve right now are accepted (DNS may not be
  * published yet); the connect-time check still guards every delivery.
  */
-export async function checkWebhookUrl(
-  raw: string,
-  options: { allowPrivate: boolean; resolve?: ResolveHost },
-): Promise<UrlVerdict> {
+export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean; resolve?: ResolveHost }): Promise<UrlVerdict> {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;
   try {

@@ -26,11 +26,7 @@ export type ChainToMatch = { chainId: number; network: string; finalityDepth: nu
 
 export type FanOutResult = { events: number; deliveries: number; more: boolean; deadLetters: DeadLetter[] };
 
-export async function fanOutChain(
-  deps: { db: Db; log: Logger },
-  chain: ChainToMatch,
-  batchSize: number,
-): Promise<FanOutResult> {
+export async function fanOutChain(deps: { db: Db; log: Logger }, chain: ChainToMatch, batchSize: number): Promise<FanOutResult> {
   return deps.db.transaction(async (tx) => {
     const cursor = await cursors.lock(tx, chain.chainId);
     if (cursor === null) return { events: 0, deliveries: 0, more: false, deadLetters: [] }; // another dispatcher is on it
@@ -81,7 +77,12 @@ async function deliveriesFor(
   let pending: NewDelivery[] = [];
   let created = 0;
   const unbuildable: DeadLetter[] = [];
-  const address = (webhookId: string): Addressee => ({ deliveryId: newDeliveryId(), webhookId, chainId: chain.chainId, network: chain.network });
+  const address = (webhookId: string): Addressee => ({
+    deliveryId: newDeliveryId(),
+    webhookId,
+    chainId: chain.chainId,
+    network: chain.network,
+  });
   for (const [i, event] of events.entries()) {
     const eventKey = `outbox:${event.outboxId}`;
     if (event.type === 'reorg') {
@@ -107,7 +108,15 @@ async function deliveriesFor(
       const bodies = [...webhookIds].map((webhookId): NewDelivery => {
         const to = address(webhookId);
         const body = event.type === 'user_operation' ? userOperationBody(to, event, op) : accountDeployedBody(to, event, op);
-        return { id: to.deliveryId, webhookId, eventKey, eventType: event.type, chainId: chain.chainId, userOpHash: event.userOpHash, body };
+        return {
+          id: to.deliveryId,
+          webhookId,
+          eventKey,
+          eventType: event.type,
+          chainId: chain.chainId,
+          userOpHash: event.userOpHash,
+          body,
+        };
       });
       pending.push(...bodies);
     } catch (err) {
@@ -125,7 +134,14 @@ async function reorgNotices(
   address: (webhookId: string) => Addressee,
 ): Promise<NewDelivery[]> {
   const retracted = await webhookDeliveries.retractOps(tx, event.chainId, event.removedUserOpHashes);
-  const enabled = new Set((await webhooks.listEnabledByIds(tx, retracted.map((r) => r.webhookId))).map((w) => w.id));
+  const enabled = new Set(
+    (
+      await webhooks.listEnabledByIds(
+        tx,
+        retracted.map((r) => r.webhookId),
+      )
+    ).map((w) => w.id),
+  );
   const now = new Date();
   return retracted
     .filter((r) => enabled.has(r.webhookId))

@@ -31,15 +31,10 @@ export const MAX_RETRY_AFTER_MS = 24 * HOUR;
 /** Delays are spread by ±20 % so that a recovered endpoint is not hit by every retry at once. */
 const JITTER = 0.2;
 
-export type AttemptResult =
-  | { ok: true }
-  | { ok: false; status: number | null; retryAfterMs: number | null };
+export type AttemptResult = { ok: true } | { ok: false; status: number | null; retryAfterMs: number | null };
 
 export type Decision =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; at: Date }
-  | { kind: 'give_up' }
-  | { kind: 'disable'; reason: 'gone' | 'failing' };
+  { kind: 'delivered' } | { kind: 'retry'; at: Date } | { kind: 'give_up' } | { kind: 'disable'; reason: 'gone' | 'failing' };
 
 export type DecideInput = {
   result: AttemptResult;

@@ -24,10 +24,7 @@ const MIN_SLEEP_MS = 10;
  * with bounded concurrency, sleep until the next one falls due or a NOTIFY / finished send wakes
  * it. Resolves once `isRunning()` turns false and every send in flight has been recorded.
  */
-export async function runSender(
-  deps: SendDeps & { wakeup: Wakeup; isRunning: () => boolean },
-  settings: SenderSettings,
-): Promise<void> {
+export async function runSender(deps: SendDeps & { wakeup: Wakeup; isRunning: () => boolean }, settings: SenderSettings): Promise<void> {
   const inFlight = new Set<Promise<unknown>>();
   const perWebhook = new Map<string, number>();
   const start = (d: ClaimedDelivery) => {

@@ -70,7 +70,11 @@ export async function startDispatcher(deps: {
     log.warn('WEBHOOK_ALLOW_PRIVATE_URLS=true: webhooks may reach private and loopback addresses (development only)');
   }
   const keyring = await keyringFor(db, config.WEBHOOK_SECRET_KEY);
-  const agent = createGuardedAgent({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS, resolve: options.resolve, responseTimeoutMs: timeoutMs });
+  const agent = createGuardedAgent({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    resolve: options.resolve,
+    responseTimeoutMs: timeoutMs,
+  });
   const matcherWakeup = new Wakeup();
   const senderWakeup = new Wakeup();
   let running = true;

@@ -29,8 +29,14 @@ export function createSuccessBatcher(db: Db): SuccessBatcher {
     const attempts = batch.map((e) => e.attempt);
     transactionRetryingConflicts(db, async (tx) => {
       await webhookAttempts.insertMany(tx, attempts);
-      await webhookDeliveries.settleDeliveredMany(tx, attempts.map((a) => ({ id: a.deliveryId, attempt: a.attempt })));
-      await webhooks.markSucceeded(tx, attempts.map((a) => a.webhookId));
+      await webhookDeliveries.settleDeliveredMany(
+        tx,
+        attempts.map((a) => ({ id: a.deliveryId, attempt: a.attempt })),
+      );
+      await webhooks.markSucceeded(
+        tx,
+        attempts.map((a) => a.webhookId),
+      );
     }).then(
       () => batch.forEach((e) => e.done()),
       (error: unknown) => batch.forEach((e) => e.fail(error)),

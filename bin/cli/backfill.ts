@@ -26,7 +26,9 @@ function block(raw: string | undefined, flag: string): number | undefined {
 async function takeWriterLock(db: Db, session: Queryable, network: { name: string; chainId: number }, wait: boolean): Promise<void> {
   if (db.kind !== 'postgres') return;
   for (;;) {
-    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [lockKey(network.chainId)]);
+    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
+      lockKey(network.chainId),
+    ]);
     if (rows[0]?.locked) return;
     if (!wait) {
       throw new CommandError(
@@ -38,30 +40,58 @@ async function takeWriterLock(db: Db, session: Queryable, network: { name: strin
   }
 }
 
-export async function backfillCommand(db: Db, config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES'>, log: Logger, args: string[]): Promise<void> {
-  const { values } = parse(args, { network: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, wait: { type: 'boolean' } });
+export async function backfillCommand(
+  db: Db,
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES'>,
+  log: Logger,
+  args: string[],
+): Promise<void> {
+  const { values } = parse(args, {
+    network: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    wait: { type: 'boolean' },
+  });
   const from = block(values.from, '--from');
   const to = block(values.to, '--to');
   if (!values.network || from === undefined) throw new UsageError('backfill needs --network NAME and --from BLOCK');
   if (to !== undefined && to < from) throw new UsageError('--to must not be below --from');
   const known = findNetwork(values.network);
   const network = known && config.networks.find((n) => n.chainId === known.chainId);
-  if (!network) throw new CommandError(`${values.network} is not a configured network (NETWORKS lists ${config.networks.map((n) => n.name).join(', ')})`);
-  if (network.rpcUrls.length === 0) throw new CommandError(`No RPC URL for ${network.name}: set RPC_URL_${network.name.toUpperCase().replaceAll('-', '_')}`);
+  if (!network)
+    throw new CommandError(
+      `${values.network} is not a configured network (NETWORKS lists ${config.networks.map((n) => n.name).join(', ')})`,
+    );
+  if (network.rpcUrls.length === 0)
+    throw new CommandError(`No RPC URL for ${network.name}: set RPC_URL_${network.name.toUpperCase().replaceAll('-', '_')}`);
 
   await db.withSession(async (session) => {
     await takeWriterLock(db, session, network, values.wait ?? false);
     const state = await indexerState.find(db, network.chainId);
-    if (!state) throw new CommandError(`${network.name} has not been indexed yet: start the indexer once (it creates the network's cursor).`);
-    if (from < state.startBlock) throw new CommandError(`--from ${from} is below the first indexed block of ${network.name} (${state.startBlock}; START_BLOCK_* sets it)`);
+    if (!state)
+      throw new CommandError(`${network.name} has not been indexed yet: start the indexer once (it creates the network's cursor).`);
+    if (from < state.startBlock)
+      throw new CommandError(
+        `--from ${from} is below the first indexed block of ${network.name} (${state.startBlock}; START_BLOCK_* sets it)`,
+      );
     if (from > state.indexedBlock + 1) {
-      throw new CommandError(`Nothing indexed at ${from} yet (${network.name} is indexed up to ${state.indexedBlock}): the indexer will get there by itself.`);
+      throw new CommandError(
+        `Nothing indexed at ${from} yet (${network.name} is indexed up to ${state.indexedBlock}): the indexer will get there by itself.`,
+      );
     }
     const removed = await rollbackTo(db, network.chainId, { number: from - 1, hash: '' });
-    log.info({ network: network.name, fromBlock: from, toBlock: to ?? 'head', removedUserOps: removed.removedUserOps }, 'backfill: range removed; indexing it again');
-    const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), { ...DEFAULT_TUNING, traces: config.INDEXER_TRACES });
+    log.info(
+      { network: network.name, fromBlock: from, toBlock: to ?? 'head', removedUserOps: removed.removedUserOps },
+      'backfill: range removed; indexing it again',
+    );
+    const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), {
+      ...DEFAULT_TUNING,
+      traces: config.INDEXER_TRACES,
+    });
     await sync.catchUp(() => false, to);
     const after = await indexerState.find(db, network.chainId);
-    console.log(`Backfilled ${network.name} blocks ${from}–${after?.indexedBlock ?? '?'} (${removed.removedUserOps} user ops removed and indexed again).`);
+    console.log(
+      `Backfilled ${network.name} blocks ${from}–${after?.indexedBlock ?? '?'} (${removed.removedUserOps} user ops removed and indexed again).`,
+    );
   });
 }

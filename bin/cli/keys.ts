@@ -40,7 +40,10 @@ export async function keysCommand(db: Db, args: string[]): Promise<void> {
         throw new CommandError((err as Error).message);
       }
       const clash = await apiKeys.findClash(db, parsed);
-      if (clash) throw new CommandError(`This key is already stored, or another key starts with ${parsed.prefix} ("${clash.name}"): nothing imported.`);
+      if (clash)
+        throw new CommandError(
+          `This key is already stored, or another key starts with ${parsed.prefix} ("${clash.name}"): nothing imported.`,
+        );
       const imported = await apiKeys.insert(db, { ...parsed, name, rateLimitPerSecond: rateLimit(values['rate-limit']) });
       console.log(`Imported API key "${imported.name}" (prefix ${imported.prefix}); clients sending it are accepted.`);
       return;
@@ -56,7 +59,8 @@ export async function keysCommand(db: Db, args: string[]): Promise<void> {
     }
     case 'revoke': {
       const prefix = positionals[0];
-      if (!prefix || prefix.length !== PREFIX_LENGTH) throw new UsageError(`keys revoke needs a PREFIX of ${PREFIX_LENGTH} characters (see opscan keys list)`);
+      if (!prefix || prefix.length !== PREFIX_LENGTH)
+        throw new UsageError(`keys revoke needs a PREFIX of ${PREFIX_LENGTH} characters (see opscan keys list)`);
       const revoked = await apiKeys.revokeByPrefix(db, prefix);
       if (!revoked) throw new CommandError(`No active key with prefix ${prefix} (see opscan keys list)`);
       console.log(`Revoked ${revoked.prefix} (${revoked.name})`);

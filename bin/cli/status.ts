@@ -9,7 +9,10 @@ export const STATUS_USAGE = `usage: opscan status [--json]
 
 export async function statusCommand(db: Db, config: Pick<IndexerConfig, 'networks'>, args: string[]): Promise<void> {
   const { values } = parse(args, { json: { type: 'boolean' } });
-  const states = await indexerState.listByChainIds(db, config.networks.map((n) => n.chainId));
+  const states = await indexerState.listByChainIds(
+    db,
+    config.networks.map((n) => n.chainId),
+  );
   const networks = config.networks.map((n) => {
     const s = states.find((x) => x.chainId === n.chainId);
     const span = s ? s.headBlock - s.startBlock + 1 : 0;
@@ -20,7 +23,11 @@ export async function statusCommand(db: Db, config: Pick<IndexerConfig, 'network
       headBlock: s?.headBlock ?? null,
       indexedBlock: s?.indexedBlock ?? null,
       lagBlocks: s ? Math.max(0, s.headBlock - s.indexedBlock) : null,
-      backfill: !s ? 'not started' : s.backfillComplete ? 'complete' : `${span > 0 ? ((100 * Math.max(0, done)) / span).toFixed(1) : '0.0'}%`,
+      backfill: !s
+        ? 'not started'
+        : s.backfillComplete
+          ? 'complete'
+          : `${span > 0 ? ((100 * Math.max(0, done)) / span).toFixed(1) : '0.0'}%`,
     };
   });
   const deliveries = await webhookDeliveries.countByStatus(db);
@@ -29,8 +36,17 @@ export async function statusCommand(db: Db, config: Pick<IndexerConfig, 'network
     console.log(JSON.stringify({ networks, webhooks }, null, 2));
     return;
   }
-  const rows = [['network', 'head', 'indexed', 'lag', 'backfill'], ...networks.map((n) => [n.network, String(n.headBlock ?? '–'), String(n.indexedBlock ?? '–'), String(n.lagBlocks ?? '–'), n.backfill])];
+  const rows = [
+    ['network', 'head', 'indexed', 'lag', 'backfill'],
+    ...networks.map((n) => [n.network, String(n.headBlock ?? '–'), String(n.indexedBlock ?? '–'), String(n.lagBlocks ?? '–'), n.backfill]),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const r of rows)
+    console.log(
+      r
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
   console.log(`webhook deliveries: ${webhooks.pending} pending (${webhooks.due} due now), ${webhooks.failed} failed`);
 }

@@ -15,7 +15,13 @@ export async function webhooksCommand(db: Db, args: string[]): Promise<void> {
     case 'list': {
       const all = await webhooks.listAll(db);
       if (values.json) {
-        console.log(JSON.stringify(all.map((w) => ({ ...webhooks.toWebhookModel(w), keyId: w.apiKeyId })), null, 2));
+        console.log(
+          JSON.stringify(
+            all.map((w) => ({ ...webhooks.toWebhookModel(w), keyId: w.apiKeyId })),
+            null,
+            2,
+          ),
+        );
         return;
       }
       if (all.length === 0) console.log('No webhooks.');
@@ -40,7 +46,8 @@ export async function webhooksCommand(db: Db, args: string[]): Promise<void> {
       return;
     }
     case 'replay': {
-      if (positionals.length === 0) throw new UsageError('webhooks replay needs one or more DELIVERY_IDs (getWebhookDeliveries lists them)');
+      if (positionals.length === 0)
+        throw new UsageError('webhooks replay needs one or more DELIVERY_IDs (getWebhookDeliveries lists them)');
       const missing: string[] = [];
       for (const id of positionals) {
         const d = await webhookDeliveries.requeue(db, id);

@@ -27,10 +27,14 @@ export const TOPICS = {
   transferBatch: id('TransferBatch(address,address,address,uint256[],uint256[])'),
 } as const;
 
-const V06_OP = '(address sender,uint256 nonce,bytes initCode,bytes callData,uint256 callGasLimit,uint256 verificationGasLimit,uint256 preVerificationGas,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas,bytes paymasterAndData,bytes signature)';
-const PACKED_OP = '(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData,bytes signature)';
-const V06_MEMORY_OP = '(address sender,uint256 nonce,uint256 callGasLimit,uint256 verificationGasLimit,uint256 preVerificationGas,address paymaster,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas)';
-const V07_MEMORY_OP = '(address sender,uint256 nonce,uint256 verificationGasLimit,uint256 callGasLimit,uint256 paymasterVerificationGasLimit,uint256 paymasterPostOpGasLimit,uint256 preVerificationGas,address paymaster,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas)';
+const V06_OP =
+  '(address sender,uint256 nonce,bytes initCode,bytes callData,uint256 callGasLimit,uint256 verificationGasLimit,uint256 preVerificationGas,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas,bytes paymasterAndData,bytes signature)';
+const PACKED_OP =
+  '(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData,bytes signature)';
+const V06_MEMORY_OP =
+  '(address sender,uint256 nonce,uint256 callGasLimit,uint256 verificationGasLimit,uint256 preVerificationGas,address paymaster,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas)';
+const V07_MEMORY_OP =
+  '(address sender,uint256 nonce,uint256 verificationGasLimit,uint256 callGasLimit,uint256 paymasterVerificationGasLimit,uint256 paymasterPostOpGasLimit,uint256 preVerificationGas,address paymaster,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas)';
 const opInfo = (memoryOp: string) => `(${memoryOp} mUserOp,bytes32 userOpHash,uint256 prefund,uint256 contextOffset,uint256 preOpGas)`;
 
 /** v0.6 EntryPoint: the UserOperation struct. */

@@ -86,7 +86,13 @@ export type DecodedTrace = { userOpHash: string; status: 'ok' | 'unavailable'; t
 
 export type DecodedAddressTx = { address: string; txHash: string; blockNumber: number; txIndex: number };
 
-export type TokenMetadata = { address: string; standard: TokenStandard; name: string | null; symbol: string | null; decimals: number | null };
+export type TokenMetadata = {
+  address: string;
+  standard: TokenStandard;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+};
 
 export type DecodedBatch = {
   chainId: number;

@@ -79,12 +79,14 @@ function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: num
 }
 
 /** handleOps / handleAggregatedOps of the packed family, each op read by `readOneOp`. */
-const bundleCallReader = (readOneOp: OpReader) => (input: string): HandleOpsCall | null => {
-  const selector = input.slice(0, 10).toLowerCase();
-  if (selector === SELECTORS.handleOpsV07) return readBundleCall(input, false, readOneOp);
-  if (selector === SELECTORS.handleAggregatedOpsV07) return readBundleCall(input, true, readOneOp);
-  return null;
-};
+const bundleCallReader =
+  (readOneOp: OpReader) =>
+  (input: string): HandleOpsCall | null => {
+    const selector = input.slice(0, 10).toLowerCase();
+    if (selector === SELECTORS.handleOpsV07) return readBundleCall(input, false, readOneOp);
+    if (selector === SELECTORS.handleAggregatedOpsV07) return readBundleCall(input, true, readOneOp);
+    return null;
+  };
 
 export const entryPointV07: EntryPointDecoder = {
   bundleSelectors: [SELECTORS.handleOpsV07, SELECTORS.handleAggregatedOpsV07],

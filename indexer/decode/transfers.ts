@@ -29,22 +29,35 @@ export function transfersOf(log: RpcLog): LogTransfer[] {
   try {
     if (topic0 === TOPICS.transfer && t1 && t2) {
       if (log.topics.length === 3 && log.data.length === 66) {
-        return [{ ...base, standard: 'ERC20', from: wordToAddress(t1), to: wordToAddress(t2), value: wordToBigInt(dataWord(log.data, 0)), tokenId: null }];
+        return [
+          {
+            ...base,
+            standard: 'ERC20',
+            from: wordToAddress(t1),
+            to: wordToAddress(t2),
+            value: wordToBigInt(dataWord(log.data, 0)),
+            tokenId: null,
+          },
+        ];
       }
       if (log.topics.length === 4 && t3) {
-        return [{ ...base, standard: 'ERC721', from: wordToAddress(t1), to: wordToAddress(t2), value: 1n, tokenId: wordToBigInt(t3.slice(2)) }];
+        return [
+          { ...base, standard: 'ERC721', from: wordToAddress(t1), to: wordToAddress(t2), value: 1n, tokenId: wordToBigInt(t3.slice(2)) },
+        ];
       }
       return [];
     }
     if (topic0 === TOPICS.transferSingle && t2 && t3 && log.data.length === 130) {
-      return [{
-        ...base,
-        standard: 'ERC1155',
-        from: wordToAddress(t2),
-        to: wordToAddress(t3),
-        tokenId: wordToBigInt(dataWord(log.data, 0)),
-        value: wordToBigInt(dataWord(log.data, 1)),
-      }];
+      return [
+        {
+          ...base,
+          standard: 'ERC1155',
+          from: wordToAddress(t2),
+          to: wordToAddress(t3),
+          tokenId: wordToBigInt(dataWord(log.data, 0)),
+          value: wordToBigInt(dataWord(log.data, 1)),
+        },
+      ];
     }
     if (topic0 === TOPICS.transferBatch && t2 && t3) {
       const [ids, values] = abi.decode(['uint256[]', 'uint256[]'], log.data) as unknown as [bigint[], bigint[]];

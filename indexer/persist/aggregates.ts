@@ -31,9 +31,18 @@ export function entityIncrements(newOps: DecodedUserOp[], txFees: Map<string, bi
       let e = acc.get(key);
       if (!e) {
         e = {
-          kind, address, userOps: 0, bundles: 0, accounts: 0, actualGasCost: 0n, txFee: 0n,
-          firstSeenBlock: op.blockNumber, firstSeenDay: dayOf(op.blockTime), lastSeenBlock: op.blockNumber,
-          bundleKeys: new Set(), txHashes: new Set(),
+          kind,
+          address,
+          userOps: 0,
+          bundles: 0,
+          accounts: 0,
+          actualGasCost: 0n,
+          txFee: 0n,
+          firstSeenBlock: op.blockNumber,
+          firstSeenDay: dayOf(op.blockTime),
+          lastSeenBlock: op.blockNumber,
+          bundleKeys: new Set(),
+          txHashes: new Set(),
         };
         acc.set(key, e);
       }
@@ -54,7 +63,11 @@ export function entityIncrements(newOps: DecodedUserOp[], txFees: Map<string, bi
 }
 
 /** Per UTC day; `newActiveWallets` are the (day, sender) pairs daily_active_wallets did not hold yet. */
-export function dailyIncrements(newOps: DecodedUserOp[], newBundles: DecodedBundle[], newActiveWallets: Array<{ day: number }>): DailyIncrement[] {
+export function dailyIncrements(
+  newOps: DecodedUserOp[],
+  newBundles: DecodedBundle[],
+  newActiveWallets: Array<{ day: number }>,
+): DailyIncrement[] {
   const days = new Map<number, DailyIncrement>();
   const at = (day: number): DailyIncrement => {
     let d = days.get(day);
@@ -76,13 +89,30 @@ export function accountActivity(newOps: DecodedUserOp[]): AccountActivity[] {
   const accounts = new Map<string, AccountActivity>();
   for (const op of newOps) {
     let a = accounts.get(op.sender);
-    if (!a) accounts.set(op.sender, (a = { address: op.sender, userOps: 0, firstOpBlock: op.blockNumber, lastOpBlock: op.blockNumber, eip7702: false, deployment: null }));
+    if (!a)
+      accounts.set(
+        op.sender,
+        (a = {
+          address: op.sender,
+          userOps: 0,
+          firstOpBlock: op.blockNumber,
+          lastOpBlock: op.blockNumber,
+          eip7702: false,
+          deployment: null,
+        }),
+      );
     a.userOps++;
     a.eip7702 ||= op.eip7702;
     a.firstOpBlock = Math.min(a.firstOpBlock, op.blockNumber);
     a.lastOpBlock = Math.max(a.lastOpBlock, op.blockNumber);
     if (op.factory && !a.deployment) {
-      a.deployment = { factory: op.factory, userOpHash: op.userOpHash, txHash: op.txHash, blockNumber: op.blockNumber, blockTime: op.blockTime };
+      a.deployment = {
+        factory: op.factory,
+        userOpHash: op.userOpHash,
+        txHash: op.txHash,
+        blockNumber: op.blockNumber,
+        blockTime: op.blockTime,
+      };
     }
   }
   return [...accounts.values()];

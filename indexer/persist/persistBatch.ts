@@ -79,7 +79,8 @@ type NewRows = { newOps: DecodedUserOp[]; newBundles: DecodedBundle[] };
 /** unique_violation: a key the batch appends is stored already. */
 const UNIQUE_VIOLATION = '23505';
 
-const callsOf = (ops: DecodedUserOp[]) => ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
+const callsOf = (ops: DecodedUserOp[]) =>
+  ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
 
 /**
  * The base rows of a range, with COPY (shared/db/copy.ts): the rows of a range indexed for the
@@ -114,7 +115,11 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch): Promise<NewRow
   await logs.insertMany(tx, chainId, batch.logs);
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
-  await userOpTraces.insertMany(tx, chainId, batch.traces.filter((t) => newHashes.has(t.userOpHash)));
+  await userOpTraces.insertMany(
+    tx,
+    chainId,
+    batch.traces.filter((t) => newHashes.has(t.userOpHash)),
+  );
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
   return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
 }
@@ -138,7 +143,9 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   const senderFactories = await accounts.listFactories(tx, chainId, [...new Set(newOps.map((o) => o.sender))]);
   const txFees = new Map(batch.bundleTxs.map((t) => [t.txHash, t.fee]));
   await entityStats.upsertIncrements(tx, chainId, entityIncrements(newOps, txFees));
-  const activePairs = [...new Map(newOps.map((o) => [`${dayOf(o.blockTime)}:${o.sender}`, { day: dayOf(o.blockTime), address: o.sender }])).values()];
+  const activePairs = [
+    ...new Map(newOps.map((o) => [`${dayOf(o.blockTime)}:${o.sender}`, { day: dayOf(o.blockTime), address: o.sender }])).values(),
+  ];
   const newActive = await dailyActiveWallets.insertMany(tx, chainId, activePairs);
   await dailyStats.upsertIncrements(tx, chainId, dailyIncrements(newOps, newBundles, newActive));
   await accounts.upsertActivity(tx, chainId, accountActivity(newOps));

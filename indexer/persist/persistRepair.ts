@@ -29,15 +29,39 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
     const txHashes = new Set(newOps.map((o) => o.txHash));
     const repairedTxs = decoded.filter((d) => txHashes.has(d.bundleTx.txHash));
 
-    await userOpCalls.insertMany(tx, chainId, newOps.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c }))));
-    await bundles.updateDecoded(tx, chainId, repairedTxs.flatMap((d) => d.bundles));
+    await userOpCalls.insertMany(
+      tx,
+      chainId,
+      newOps.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c }))),
+    );
+    await bundles.updateDecoded(
+      tx,
+      chainId,
+      repairedTxs.flatMap((d) => d.bundles),
+    );
     // Token transfers came from logs and are stored; the native ones come from the decoded calls.
-    await tokenTransfers.insertMany(tx, chainId, repairedTxs.flatMap((d) => d.transfers.filter((t) => t.standard === 'NATIVE' && t.userOpHash !== null && repaired.has(t.userOpHash))));
-    await addressTransactions.insertMany(tx, chainId, repairedTxs.flatMap((d) => d.addressTxs));
-    await userOpTraces.storeTraced(tx, chainId, repairedTxs.flatMap((d) => d.traces.flatMap((t) => (t.trace ? [{ userOpHash: t.userOpHash, trace: t.trace }] : []))));
+    await tokenTransfers.insertMany(
+      tx,
+      chainId,
+      repairedTxs.flatMap((d) => d.transfers.filter((t) => t.standard === 'NATIVE' && t.userOpHash !== null && repaired.has(t.userOpHash))),
+    );
+    await addressTransactions.insertMany(
+      tx,
+      chainId,
+      repairedTxs.flatMap((d) => d.addressTxs),
+    );
+    await userOpTraces.storeTraced(
+      tx,
+      chainId,
+      repairedTxs.flatMap((d) => d.traces.flatMap((t) => (t.trace ? [{ userOpHash: t.userOpHash, trace: t.trace }] : []))),
+    );
 
     const txFees = new Map(repairedTxs.map((d) => [d.bundleTx.txHash, d.bundleTx.fee]));
-    await entityStats.upsertIncrements(tx, chainId, entityIncrements(newOps, txFees).filter((e) => e.kind === 'beneficiary'));
+    await entityStats.upsertIncrements(
+      tx,
+      chainId,
+      entityIncrements(newOps, txFees).filter((e) => e.kind === 'beneficiary'),
+    );
     await accounts.markEip7702(tx, chainId, [...new Set(newOps.filter((o) => o.eip7702).map((o) => o.sender))]);
     return newOps.length;
   });

@@ -56,7 +56,10 @@ export async function rollbackTo(db: Db, chainId: number, ancestor: { number: nu
     const removedAccounts = unique(removed.map((o) => (o.factory ? o.sender : null)));
     await outboxEvents.insertMany(tx, chainId, [reorgEvent(ancestor.number, hashes, removedAccounts)]);
     // A rollback below everything (a new devnet chain) leaves no known hash to check the next batch against.
-    await indexerState.rewind(tx, chainId, { number: ancestor.number, hash: /^0x[0-9a-f]{64}$/.test(ancestor.hash) ? ancestor.hash : null });
+    await indexerState.rewind(tx, chainId, {
+      number: ancestor.number,
+      hash: /^0x[0-9a-f]{64}$/.test(ancestor.hash) ? ancestor.hash : null,
+    });
     return { removedUserOps: removed.length, removedAccounts: removedAccounts.length };
   });
 }

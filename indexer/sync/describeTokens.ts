@@ -29,7 +29,10 @@ function decodeDecimals(hex: string | undefined): number | null {
   return value <= 255n ? Number(value) : null;
 }
 
-export async function describeTokens(rpc: RpcClient, tokens: Array<{ address: string; standard: TokenStandard }>): Promise<TokenMetadata[]> {
+export async function describeTokens(
+  rpc: RpcClient,
+  tokens: Array<{ address: string; standard: TokenStandard }>,
+): Promise<TokenMetadata[]> {
   const requests = tokens.flatMap((t) =>
     Object.values(CALLS).map((data) => ({ method: 'eth_call', params: [{ to: t.address, data }, 'latest'] })),
   );

@@ -48,8 +48,15 @@ export class LogRangeEstimator {
 
 const isRpcLog = (l: unknown): l is RpcLog => {
   const log = l as RpcLog;
-  return !!log && typeof log.address === 'string' && Array.isArray(log.topics) && typeof log.data === 'string' &&
-    typeof log.blockHash === 'string' && typeof log.transactionHash === 'string' && typeof log.logIndex === 'string';
+  return (
+    !!log &&
+    typeof log.address === 'string' &&
+    Array.isArray(log.topics) &&
+    typeof log.data === 'string' &&
+    typeof log.blockHash === 'string' &&
+    typeof log.transactionHash === 'string' &&
+    typeof log.logIndex === 'string'
+  );
 };
 
 /** Every log of `addresses` in [fromBlock, toBlock], in chain order; splits refused ranges. */

@@ -56,7 +56,9 @@ export const toHeader = (b: RpcBlockHeader): BlockHeader => ({
 
 const isHeader = (b: unknown, n: number): boolean => {
   const h = b as RpcBlockHeader | null;
-  return !!h && typeof h.hash === 'string' && typeof h.parentHash === 'string' && typeof h.timestamp === 'string' && hexToNumber(h.number) === n;
+  return (
+    !!h && typeof h.hash === 'string' && typeof h.parentHash === 'string' && typeof h.timestamp === 'string' && hexToNumber(h.number) === n
+  );
 };
 
 /** Headers of `numbers` in one batch (a missing block — beyond the head — is retried). */
@@ -78,25 +80,41 @@ function bundleTransactions(logs: RpcLog[]): Map<string, RpcLog> {
   return txs;
 }
 
-type Fetched = { receipts: Map<string, RpcReceipt>; txs: Map<string, RpcTransaction>; headers: Map<number, BlockHeader>; traces: Map<string, CallFrame | null> };
+type Fetched = {
+  receipts: Map<string, RpcReceipt>;
+  txs: Map<string, RpcTransaction>;
+  headers: Map<number, BlockHeader>;
+  traces: Map<string, CallFrame | null>;
+};
 
 const check = (result: unknown, r: RpcRequest): boolean => {
   if (r.method === 'eth_getBlockByNumber') return isHeader(result, hexToNumber(String(r.params[0])));
   const o = result as { transactionHash?: string; hash?: string; logs?: unknown; input?: unknown; blockHash?: unknown } | null;
   if (!o || typeof o !== 'object') return false;
-  if (r.method === 'eth_getTransactionReceipt') return o.transactionHash?.toLowerCase() === String(r.params[0]).toLowerCase() && Array.isArray(o.logs) && typeof o.blockHash === 'string';
-  if (r.method === 'eth_getTransactionByHash') return o.hash?.toLowerCase() === String(r.params[0]).toLowerCase() && typeof o.input === 'string';
+  if (r.method === 'eth_getTransactionReceipt')
+    return (
+      o.transactionHash?.toLowerCase() === String(r.params[0]).toLowerCase() && Array.isArray(o.logs) && typeof o.blockHash === 'string'
+    );
+  if (r.method === 'eth_getTransactionByHash')
+    return o.hash?.toLowerCase() === String(r.params[0]).toLowerCase() && typeof o.input === 'string';
   return typeof (result as CallFrame).type === 'string' && typeof (result as CallFrame).from === 'string';
 };
 
-export async function fetchDetails(source: Pick<ChainSource, 'rpc' | 'traceSupport'>, txHashes: string[], headerNumbers: number[], traceHashes: string[]): Promise<Fetched> {
+export async function fetchDetails(
+  source: Pick<ChainSource, 'rpc' | 'traceSupport'>,
+  txHashes: string[],
+  headerNumbers: number[],
+  traceHashes: string[],
+): Promise<Fetched> {
   const requests: RpcRequest[] = [
     ...txHashes.flatMap((h) => [
       { method: 'eth_getTransactionReceipt', params: [h] },
       { method: 'eth_getTransactionByHash', params: [h] },
     ]),
     ...headerNumbers.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })),
-    ...(source.traceSupport.supported === false ? [] : traceHashes.map((h) => ({ method: 'debug_traceTransaction', params: [h, { tracer: 'callTracer' }] }))),
+    ...(source.traceSupport.supported === false
+      ? []
+      : traceHashes.map((h) => ({ method: 'debug_traceTransaction', params: [h, { tracer: 'callTracer' }] }))),
   ];
   const settled = await source.rpc.batchSettled<unknown>(requests, check);
   const out: Fetched = { receipts: new Map(), txs: new Map(), headers: new Map(), traces: new Map() };
@@ -126,15 +144,20 @@ export async function fetchDetails(source: Pick<ChainSource, 'rpc' | 'traceSuppo
  * Fetches [fromBlock, toBlock]. Headers of blocks ≥ `windowFrom` are all fetched (kept for reorg
  * detection near the head).
  */
-export async function fetchRange(source: ChainSource, range: { fromBlock: number; toBlock: number; windowFrom: number }): Promise<RawRange> {
+export async function fetchRange(
+  source: ChainSource,
+  range: { fromBlock: number; toBlock: number; windowFrom: number },
+): Promise<RawRange> {
   const { fromBlock, toBlock } = range;
   const [lastBefore] = await fetchHeaders(source.rpc, [toBlock]);
   // Logs without a transaction (zkSync-style system logs) cannot belong to a bundle: skipped.
-  const logs = (await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator)).filter((log) => {
-    if (log.transactionHash !== ZERO_HASH) return true;
-    source.onSkippedLog?.(log);
-    return false;
-  });
+  const logs = (await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator)).filter(
+    (log) => {
+      if (log.transactionHash !== ZERO_HASH) return true;
+      source.onSkippedLog?.(log);
+      return false;
+    },
+  );
 
   const blockHashes = new Map<number, string>();
   const blockTimes = new Map<number, number>();
@@ -172,13 +195,23 @@ export async function fetchRange(source: ChainSource, range: { fromBlock: number
     const receipt = fetched.receipts.get(h)!;
     const log = bundleTxs.get(h)!;
     // A load-balanced RPC may answer from another fork than the logs came from.
-    if (receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`receipt of ${h} is from another block than its logs`);
+    if (receipt.blockHash.toLowerCase() !== log.blockHash.toLowerCase())
+      throw new InconsistentRangeError(`receipt of ${h} is from another block than its logs`);
     const trace = fetched.traces.get(h);
     // null: the node cannot trace (or traces are off); undefined: not asked, none was needed.
     const untraced = source.traceSupport.supported === false || source.traces === 'off' ? null : undefined;
-    return { receipt, tx: fetched.txs.get(h)!, trace: trace === undefined ? untraced : trace, blockTime: blockTimes.get(hexToNumber(receipt.blockNumber))! };
+    return {
+      receipt,
+      tx: fetched.txs.get(h)!,
+      trace: trace === undefined ? untraced : trace,
+      blockTime: blockTimes.get(hexToNumber(receipt.blockNumber))!,
+    };
   });
-  rawTxs.sort((a, b) => hexToNumber(a.receipt.blockNumber) - hexToNumber(b.receipt.blockNumber) || hexToNumber(a.receipt.transactionIndex) - hexToNumber(b.receipt.transactionIndex));
+  rawTxs.sort(
+    (a, b) =>
+      hexToNumber(a.receipt.blockNumber) - hexToNumber(b.receipt.blockNumber) ||
+      hexToNumber(a.receipt.transactionIndex) - hexToNumber(b.receipt.transactionIndex),
+  );
 
   return {
     chainId: source.chainId,

@@ -31,7 +31,10 @@ export async function findCommonAncestor(db: Queryable, rpc: RpcClient, chainId:
   for (;;) {
     const stored = await blocks.listUpTo(db, chainId, upTo, PAGE);
     if (stored.length === 0) throw new DeepReorgError(fromBlock);
-    const onChain = await chainHashes(rpc, stored.map((b) => b.number));
+    const onChain = await chainHashes(
+      rpc,
+      stored.map((b) => b.number),
+    );
     const match = stored.findIndex((b, i) => b.hash === onChain[i]);
     if (match >= 0) return stored[match]!;
     upTo = stored[stored.length - 1]!.number - 1;

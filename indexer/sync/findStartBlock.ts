@@ -7,7 +7,10 @@ import type { Logger } from '../../shared/log.js';
 import type { RpcClient } from './rpcClient.js';
 
 async function anyCodeAt(rpc: RpcClient, addresses: string[], block: number): Promise<boolean> {
-  const codes = await rpc.batch<string>(addresses.map((a) => ({ method: 'eth_getCode', params: [a, `0x${block.toString(16)}`] })), (c) => typeof c === 'string');
+  const codes = await rpc.batch<string>(
+    addresses.map((a) => ({ method: 'eth_getCode', params: [a, `0x${block.toString(16)}`] })),
+    (c) => typeof c === 'string',
+  );
   return codes.some((c) => c !== '0x' && c !== '');
 }
 

@@ -58,10 +58,15 @@ export class NetworkSync {
       rpc: this.rpc,
       chainId: network.chainId,
       entryPoints: this.entryPoints,
-      estimator: new LogRangeEstimator({ initialRange: tuning.initialLogRange, maxRange: tuning.maxLogRange, targetLogs: tuning.targetLogsPerRange }),
+      estimator: new LogRangeEstimator({
+        initialRange: tuning.initialLogRange,
+        maxRange: tuning.maxLogRange,
+        targetLogs: tuning.targetLogsPerRange,
+      }),
       traces: tuning.traces,
       traceSupport: {},
-      onSkippedLog: (l) => log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
+      onSkippedLog: (l) =>
+        log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
     };
   }
 
@@ -76,7 +81,8 @@ export class NetworkSync {
   /** Creates the cursor on first start: START_BLOCK_<NAME>, else the EntryPoints' deployment block. */
   async init(): Promise<void> {
     if (await indexerState.findCursor(this.db, this.chainId)) return;
-    const startBlock = this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
+    const startBlock =
+      this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
     await indexerState.insertIfMissing(this.db, { chainId: this.chainId, network: this.network.name, startBlock });
     this.log.info({ startBlock }, 'indexer state created');
   }
@@ -176,13 +182,29 @@ export class NetworkSync {
         const t2 = performance.now();
         if (writes.length >= this.tuning.concurrentWrites) await writes.shift();
         const t3 = performance.now();
-        const write = persistBatch(this.db, batch, { headBlock: head, keepHeadersFrom: windowFrom, backfillComplete: toBlock >= head, after: writes.at(-1) }).then((result) => {
+        const write = persistBatch(this.db, batch, {
+          headBlock: head,
+          keepHeadersFrom: windowFrom,
+          backfillComplete: toBlock >= head,
+          after: writes.at(-1),
+        }).then((result) => {
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
           // Where a batch's time goes (which stage bounds throughput), for tuning. Decoding ran when
           // the range arrived; waitFetchMs is how long the writer waited for a decoded range.
           const ms = (a: number, b: number): number => Math.round(b - a);
-          this.log.debug({ fromBlock: batch.fromBlock, toBlock, userOps: batch.userOps.length, waitFetchMs: ms(t0, t1), decodeMs: ms(fetchedAt, decodedAt), waitWriteMs: ms(t2, t3), writeMs: ms(t3, performance.now()) }, 'batch written');
+          this.log.debug(
+            {
+              fromBlock: batch.fromBlock,
+              toBlock,
+              userOps: batch.userOps.length,
+              waitFetchMs: ms(t0, t1),
+              decodeMs: ms(fetchedAt, decodedAt),
+              waitWriteMs: ms(t2, t3),
+              writeMs: ms(t3, performance.now()),
+            },
+            'batch written',
+          );
         });
         write.catch(() => undefined); // awaited in order below
         writes.push(write);
@@ -198,7 +220,11 @@ export class NetworkSync {
   private async newTokenMetadata(batch: DecodedBatch): Promise<DecodedBatch['tokenMetadata']> {
     const unseen = batch.tokens.filter((t) => !this.knownTokens.has(t.address));
     if (unseen.length === 0) return [];
-    const stored = await tokens.listKnown(this.db, this.chainId, unseen.map((t) => t.address));
+    const stored = await tokens.listKnown(
+      this.db,
+      this.chainId,
+      unseen.map((t) => t.address),
+    );
     for (const a of stored) this.knownTokens.add(a);
     const missing = unseen.filter((t) => !stored.has(t.address));
     return missing.length === 0 ? [] : describeTokens(this.rpc, missing);

@@ -13,13 +13,20 @@ import { fetchDetails, type ChainSource } from './fetchRange.js';
 
 export type RepairResult = { transactions: number; repairedOps: number; untraceable: boolean };
 
-export async function repairTraceNeeded(deps: { db: Db; source: ChainSource; batchSize: number; shouldStop: () => boolean }): Promise<RepairResult> {
+export async function repairTraceNeeded(deps: {
+  db: Db;
+  source: ChainSource;
+  batchSize: number;
+  shouldStop: () => boolean;
+}): Promise<RepairResult> {
   const { db, source } = deps;
   const result: RepairResult = { transactions: 0, repairedOps: 0, untraceable: false };
   // Hashes already tried in this pass: a transaction whose ops stay trace_needed is not asked twice.
   const tried = new Set<string>();
   while (!deps.shouldStop()) {
-    const pending = (await userOps.listTraceNeededTransactions(db, source.chainId, deps.batchSize + tried.size)).filter((t) => !tried.has(t.txHash));
+    const pending = (await userOps.listTraceNeededTransactions(db, source.chainId, deps.batchSize + tried.size)).filter(
+      (t) => !tried.has(t.txHash),
+    );
     if (pending.length === 0) break;
     const batch = pending.slice(0, deps.batchSize);
     for (const t of batch) tried.add(t.txHash);
@@ -39,7 +46,12 @@ export async function repairTraceNeeded(deps: { db: Db; source: ChainSource; bat
       const trace = fetched.traces.get(t.txHash);
       // A transaction that moved to another block since (a reorg the next pass repairs) waits.
       if (!receipt || !tx || !trace || receipt.blockHash.toLowerCase() !== t.blockHash) continue;
-      decoded.push(decodeTransaction({ receipt, tx, trace, blockTime: t.blockTime }, { chainId: source.chainId, entryPoints: source.entryPoints, traces: source.traces }));
+      decoded.push(
+        decodeTransaction(
+          { receipt, tx, trace, blockTime: t.blockTime },
+          { chainId: source.chainId, entryPoints: source.entryPoints, traces: source.traces },
+        ),
+      );
     }
     result.transactions += decoded.length;
     result.repairedOps += await persistRepair(db, source.chainId, decoded);

@@ -110,7 +110,12 @@ export class RpcClient {
   }
 
   /** Sends one chunk; settles what was answered, leaves the rest for the next attempt. */
-  private async sendChunk<T>(indices: number[], requests: RpcRequest[], results: Array<Settled<T> | undefined>, check?: ResultCheck<T>): Promise<void> {
+  private async sendChunk<T>(
+    indices: number[],
+    requests: RpcRequest[],
+    results: Array<Settled<T> | undefined>,
+    check?: ResultCheck<T>,
+  ): Promise<void> {
     const firstId = this.nextId;
     this.nextId += indices.length;
     const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));

@@ -20,7 +20,11 @@ export class RpcCallError extends Error {
 
 /** The method does not exist or is disabled on this node: retrying cannot help. */
 export function isUnsupported(e: { code: number; message: string }): boolean {
-  return e.code === -32601 || e.code === -32004 || /method .*(not (found|supported|available|exist))|not supported|unsupported method|does not exist\/is not available/i.test(e.message);
+  return (
+    e.code === -32601 ||
+    e.code === -32004 ||
+    /method .*(not (found|supported|available|exist))|not supported|unsupported method|does not exist\/is not available/i.test(e.message)
+  );
 }
 
 /** eth_call reverted (token metadata of a contract without name()). */

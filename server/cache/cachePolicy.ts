@@ -12,10 +12,7 @@ import type { IndexerState } from '../../shared/db/tables/indexerState.js';
  *   names no block (nothing found yet) is never final.
  */
 export type CachePolicy<TOutput = unknown, TInput = unknown> =
-  | 'none'
-  | 'head'
-  | 'live'
-  | { finalWhen: (output: TOutput, input: TInput) => Array<{ network: string; blockNumber: string | number }> };
+  'none' | 'head' | 'live' | { finalWhen: (output: TOutput, input: TInput) => Array<{ network: string; blockNumber: string | number }> };
 
 /** Typical block times; the TTL of head-dependent answers. Unlisted networks: 2 s. */
 const BLOCK_TIME_MS: Readonly<Record<string, number>> = {

@@ -54,7 +54,11 @@ function isMethodUnavailable(err: unknown): boolean {
   const e = err as { code?: string; error?: { code?: number; message?: string } };
   if (e.code === 'UNSUPPORTED_OPERATION') return true;
   const rpc = e.error;
-  return rpc?.code === -32601 || rpc?.code === -32004 || /method .*(not (found|supported|available|exist))|not supported|unsupported method/i.test(rpc?.message ?? '');
+  return (
+    rpc?.code === -32601 ||
+    rpc?.code === -32004 ||
+    /method .*(not (found|supported|available|exist))|not supported|unsupported method/i.test(rpc?.message ?? '')
+  );
 }
 
 export function createChainReader(): ChainReader {
@@ -127,7 +131,10 @@ export function createChainReader(): ChainReader {
       let unavailable = 0;
       for (const url of network.rpcUrls) {
         try {
-          const frame: unknown = await providerFor(url, network.chainId, TRACE_TIMEOUT_MS).send('debug_traceTransaction', [txHash, { tracer: 'callTracer' }]);
+          const frame: unknown = await providerFor(url, network.chainId, TRACE_TIMEOUT_MS).send('debug_traceTransaction', [
+            txHash,
+            { tracer: 'callTracer' },
+          ]);
           if (frame && typeof frame === 'object') return frame;
           lastError = new Error(`the node answered no trace (${JSON.stringify(frame)})`);
         } catch (err) {

@@ -35,6 +35,5 @@ export const presentation = <K extends EndpointName, TLive extends z.ZodType>(
 ): Presentation<K, TLive> => ({ output, present });
 
 /** The answer of endpoint `name` in a dialect whose presentations are `P`. */
-export type DialectOutputOf<P extends Presentations, K extends EndpointName> = P[K] extends Presentation<K, infer TLive>
-  ? z.input<TLive>
-  : OutputOf<K>;
+export type DialectOutputOf<P extends Presentations, K extends EndpointName> =
+  P[K] extends Presentation<K, infer TLive> ? z.input<TLive> : OutputOf<K>;

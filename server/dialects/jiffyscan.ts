@@ -44,7 +44,13 @@ import { presentation, type Dialect } from './dialect.js';
 
 // User operations.
 
-const transferParty = { contractAddress: addressOut, from: addressOut, to: addressOut, name: z.string().nullable(), symbol: z.string().nullable() };
+const transferParty = {
+  contractAddress: addressOut,
+  from: addressOut,
+  to: addressOut,
+  name: z.string().nullable(),
+  symbol: z.string().nullable(),
+};
 
 export const liveUserOpSchema = userOpSchema
   .extend({
@@ -93,7 +99,13 @@ export function liveUserOp(op: UserOp): LiveUserOp {
 
 async function liveUserOpWithTransfers(ctx: Ctx, op: UserOp): Promise<z.input<typeof liveUserOpWithTransfersSchema>> {
   const transfers = await tokenTransfers.listByUserOp(ctx.db, op.chainId, op.userOpHash);
-  const party = (t: tokenTransfers.UserOpTokenTransfer) => ({ contractAddress: t.token, from: t.from, to: t.to, name: t.name, symbol: t.symbol });
+  const party = (t: tokenTransfers.UserOpTokenTransfer) => ({
+    contractAddress: t.token,
+    from: t.from,
+    to: t.to,
+    name: t.name,
+    symbol: t.symbol,
+  });
   return {
     ...liveUserOp(op),
     erc20Transfers: transfers
@@ -142,16 +154,18 @@ export type LiveTraceNode = {
   next: LiveTraceNode[];
 };
 
-const liveTraceNodeSchema: z.ZodType<LiveTraceNode, LiveTraceNode> = z.lazy(() =>
-  z.object({
-    traceData: z.object({
-      ...traceDataSchema.shape,
-      method: z.string().optional(),
-      decodedInput: z.array(decodedArgumentSchema).optional(),
+const liveTraceNodeSchema: z.ZodType<LiveTraceNode, LiveTraceNode> = z
+  .lazy(() =>
+    z.object({
+      traceData: z.object({
+        ...traceDataSchema.shape,
+        method: z.string().optional(),
+        decodedInput: z.array(decodedArgumentSchema).optional(),
+      }),
+      next: z.array(liveTraceNodeSchema),
     }),
-    next: z.array(liveTraceNodeSchema),
-  }),
-).meta({ id: 'JiffyscanTraceNode' });
+  )
+  .meta({ id: 'JiffyscanTraceNode' });
 
 export function liveTraceNode(node: TraceNode): LiveTraceNode {
   const call = decodeCall(node.traceData.input);
@@ -179,11 +193,9 @@ const liveBalance = (balance: Balance): z.infer<typeof liveBalanceSchema> => ({
 const userOpsOf = <T extends { userOps: UserOp[] }>(detail: T) => ({ ...detail, userOps: detail.userOps.map(liveUserOp) });
 
 const presentations = {
-  getUserOp: presentation(
-    'getUserOp',
-    z.object({ userOps: z.array(liveUserOpWithTransfersSchema) }),
-    async ({ userOps }, ctx) => ({ userOps: await Promise.all(userOps.map((op) => liveUserOpWithTransfers(ctx, op))) }),
-  ),
+  getUserOp: presentation('getUserOp', z.object({ userOps: z.array(liveUserOpWithTransfersSchema) }), async ({ userOps }, ctx) => ({
+    userOps: await Promise.all(userOps.map((op) => liveUserOpWithTransfers(ctx, op))),
+  })),
   getLatestUserOps: presentation('getLatestUserOps', z.object({ userOps: z.array(liveUserOpSchema) }), ({ userOps }) => ({
     userOps: userOps.map(liveUserOp),
   })),
@@ -230,17 +242,25 @@ const presentations = {
     }),
     (answer) => ({ accountDetail: { ...answer, userOps: answer.userOps.map(liveUserOp) } }),
   ),
-  getAddressTransactions: presentation('getAddressTransactions', z.object({ transactions: z.array(transactionSchema) }), (transactions) => ({
-    transactions,
-  })),
+  getAddressTransactions: presentation(
+    'getAddressTransactions',
+    z.object({ transactions: z.array(transactionSchema) }),
+    (transactions) => ({
+      transactions,
+    }),
+  ),
   getAddressERC20Transfers: presentation(
     'getAddressERC20Transfers',
     z.object({ erc20Transfers: z.array(erc20TransferSchema) }),
     (erc20Transfers) => ({ erc20Transfers }),
   ),
-  getAddressNFTTransfers: presentation('getAddressNFTTransfers', z.object({ erc721Transfers: z.array(nftTransferSchema) }), (erc721Transfers) => ({
-    erc721Transfers,
-  })),
+  getAddressNFTTransfers: presentation(
+    'getAddressNFTTransfers',
+    z.object({ erc721Transfers: z.array(nftTransferSchema) }),
+    (erc721Transfers) => ({
+      erc721Transfers,
+    }),
+  ),
   getAddressBalances: presentation('getAddressBalances', z.object({ tokenBalances: z.array(liveBalanceSchema) }), (balances) => ({
     tokenBalances: balances.map(liveBalance),
   })),

@@ -36,7 +36,13 @@ const input = z.object({
     .pipe(z.enum(WEBHOOK_FILTERS, { error: `must be one of ${WEBHOOK_FILTERS.join(', ')}` })),
   identifier: identifierSchema,
   chainId: z
-    .union([z.string().trim().regex(/^\d{1,15}$/, 'must be a chain id (an integer)'), z.number().int().min(0)])
+    .union([
+      z
+        .string()
+        .trim()
+        .regex(/^\d{1,15}$/, 'must be a chain id (an integer)'),
+      z.number().int().min(0),
+    ])
     .transform(Number),
   apiName: z.string().trim().min(1, 'is required').max(100),
 });

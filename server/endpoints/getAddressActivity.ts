@@ -8,7 +8,8 @@ import { addressInput, indexedNetwork, networkInput, pageInput } from './inputs.
 
 export const getAddressActivity = defineEndpoint({
   summary: "An account's deployment, counts, deposit and latest user operations (as sender), newest first.",
-  description: 'Every address answers an `accountDetail` (clients read it unguarded): an unknown one has no ops and null deployment fields.',
+  description:
+    'Every address answers an `accountDetail` (clients read it unguarded): an unknown one has no ops and null deployment fields.',
   tag: 'Account',
   input: z.object({ address: addressInput, network: networkInput, ...pageInput }),
   output: z.object({ accountDetail: accountDetailSchema }),

@@ -14,7 +14,10 @@ const filterInput = z
   .string({ error: FILTER_MESSAGE })
   .max(200, FILTER_MESSAGE)
   .transform((raw, ctx) => {
-    const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const names = raw
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
     const picked = ARRAYS.filter((a) => names.includes(a.toLowerCase()));
     if (names.length === 0 || picked.length !== new Set(names).size) {
       ctx.addIssue({ code: 'custom', message: FILTER_MESSAGE });
@@ -48,16 +51,36 @@ export const getAddressAggregateData = defineEndpoint({
     const when = <T>(name: ArrayName, load: () => Promise<T[]>): Promise<T[]> => (wanted.has(name) ? load() : Promise.resolve([]));
     const [ops, transactions, erc20Transfers, erc721Transfers] = await Promise.all([
       when('userOps', () =>
-        acrossNetworks(networks, page, (n, p) => userOps.listBySender(ctx.db, n.chainId, input.address, p), (op) => Number(op.blockTime)),
+        acrossNetworks(
+          networks,
+          page,
+          (n, p) => userOps.listBySender(ctx.db, n.chainId, input.address, p),
+          (op) => Number(op.blockTime),
+        ),
       ),
       when('transactions', () =>
-        acrossNetworks(networks, page, (n, p) => listTransactions(ctx, n, input.address, p), (tx) => timeOf(tx.block_signed_at)),
+        acrossNetworks(
+          networks,
+          page,
+          (n, p) => listTransactions(ctx, n, input.address, p),
+          (tx) => timeOf(tx.block_signed_at),
+        ),
       ),
       when('erc20Transfers', () =>
-        acrossNetworks(networks, page, (n, p) => listErc20Transfers(ctx, n, input.address, p), (t) => timeOf(t.metadata.blockTimestamp)),
+        acrossNetworks(
+          networks,
+          page,
+          (n, p) => listErc20Transfers(ctx, n, input.address, p),
+          (t) => timeOf(t.metadata.blockTimestamp),
+        ),
       ),
       when('erc721Transfers', () =>
-        acrossNetworks(networks, page, (n, p) => listNftTransfers(ctx, n, input.address, p), (t) => timeOf(t.metadata.blockTimestamp)),
+        acrossNetworks(
+          networks,
+          page,
+          (n, p) => listNftTransfers(ctx, n, input.address, p),
+          (t) => timeOf(t.metadata.blockTimestamp),
+        ),
       ),
     ]);
     return { userOps: ops, transactions, erc20Transfers, erc721Transfers };

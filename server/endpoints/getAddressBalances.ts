@@ -9,10 +9,7 @@ import { addressInput, indexedNetwork, networkInput, pageInput } from './inputs.
 /** Covalent's placeholder address of a chain's native currency. */
 const NATIVE_ADDRESS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
-async function priced(
-  ctx: Ctx,
-  item: Omit<Balance, 'quote_rate' | 'pretty_quote' | 'quote'>,
-): Promise<Balance> {
+async function priced(ctx: Ctx, item: Omit<Balance, 'quote_rate' | 'pretty_quote' | 'quote'>): Promise<Balance> {
   const rate = item.contract_ticker_symbol ? await ctx.services.prices.usd(item.contract_ticker_symbol) : null;
   if (rate === null) return { ...item, quote_rate: null, pretty_quote: null, quote: null };
   const quote = (Number(item.balance) / 10 ** item.contract_decimals) * rate;
@@ -34,7 +31,12 @@ export const getAddressBalances = defineEndpoint({
     const network = indexedNetwork(ctx, input.network);
     const seen = await tokens.listSeenBy(ctx.db, network.chainId, input.address);
     const unnamed = seen.filter((t) => t.symbol === null || (t.standard === 'ERC20' && t.decimals === null)).map((t) => t.address);
-    const read = await ctx.services.chain.readBalances(network, input.address, seen.map((t) => t.address), unnamed);
+    const read = await ctx.services.chain.readBalances(
+      network,
+      input.address,
+      seen.map((t) => t.address),
+      unnamed,
+    );
     const native = nativeCurrency(network.name);
     const items = [
       {

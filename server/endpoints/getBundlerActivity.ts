@@ -9,7 +9,7 @@ import { addressInput, indexedNetwork, networkInput, pageInput } from './inputs.
 export const getBundlerActivity = defineEndpoint({
   summary: 'The user operations a bundler (the bundle transaction sender) submitted, newest first.',
   description:
-    'Answers the spec\'s `userOps` and, beside it, the `bundlerDetails` object explorers read ' +
+    "Answers the spec's `userOps` and, beside it, the `bundlerDetails` object explorers read " +
     '(address, total ops, the same page of ops in the bundler sample shape).',
   tag: 'Bundler',
   input: z.object({ address: addressInput, network: networkInput, ...pageInput }),

@@ -8,7 +8,7 @@ import { hashInput, indexedNetwork, logIndexInput, networkInput } from './inputs
 
 export const getLogFromIndex = defineEndpoint({
   summary: 'One log of a bundle transaction, by its index.',
-  description: '`logIndex` is the block-level log index; `logIndec` (the SDK\'s spelling) is accepted too. A missing log is a 404.',
+  description: "`logIndex` is the block-level log index; `logIndec` (the SDK's spelling) is accepted too. A missing log is a 404.",
   tag: 'User Operations',
   input: z.object({
     transactionHash: hashInput,

@@ -20,8 +20,12 @@ const networkSummarySchema = z.object({
   backfillComplete: z.boolean(),
   /** Share of the blocks from startBlock to the head that are indexed (0–1). */
   backfillProgress: z.number(),
-  latestUserOps: z.array(userOpSchema.pick({ userOpHash: true, sender: true, success: true, blockNumber: true, blockTime: true, actualGasCost: true })),
-  latestBundles: z.array(bundleSchema.pick({ transactionHash: true, userOpsLength: true, from: true, blockNumber: true, blockTime: true, status: true })),
+  latestUserOps: z.array(
+    userOpSchema.pick({ userOpHash: true, sender: true, success: true, blockNumber: true, blockTime: true, actualGasCost: true }),
+  ),
+  latestBundles: z.array(
+    bundleSchema.pick({ transactionHash: true, userOpsLength: true, from: true, blockNumber: true, blockTime: true, status: true }),
+  ),
   dailyMetrics: z.array(
     dailyMetricSchema.pick({ daySinceEpoch: true, userOpsDaily: true, activeWalletsDaily: true, gasCostCollectedDaily: true }),
   ),
@@ -62,9 +66,28 @@ export const getStatusSummary = defineEndpoint({
         backfillComplete: state?.backfillComplete ?? false,
         backfillProgress: span > 0 ? Math.min(1, Math.max(0, done / span)) : 0,
         // Only the fields the page shows: it polls this every few seconds.
-        latestUserOps: ops.map((o) => ({ userOpHash: o.userOpHash, sender: o.sender, success: o.success, blockNumber: o.blockNumber, blockTime: o.blockTime, actualGasCost: o.actualGasCost })),
-        latestBundles: latestBundles.map((b) => ({ transactionHash: b.transactionHash, userOpsLength: b.userOpsLength, from: b.from, blockNumber: b.blockNumber, blockTime: b.blockTime, status: b.status })),
-        dailyMetrics: metrics.map((d) => ({ daySinceEpoch: d.daySinceEpoch, userOpsDaily: d.userOpsDaily, activeWalletsDaily: d.activeWalletsDaily, gasCostCollectedDaily: d.gasCostCollectedDaily })),
+        latestUserOps: ops.map((o) => ({
+          userOpHash: o.userOpHash,
+          sender: o.sender,
+          success: o.success,
+          blockNumber: o.blockNumber,
+          blockTime: o.blockTime,
+          actualGasCost: o.actualGasCost,
+        })),
+        latestBundles: latestBundles.map((b) => ({
+          transactionHash: b.transactionHash,
+          userOpsLength: b.userOpsLength,
+          from: b.from,
+          blockNumber: b.blockNumber,
+          blockTime: b.blockTime,
+          status: b.status,
+        })),
+        dailyMetrics: metrics.map((d) => ({
+          daySinceEpoch: d.daySinceEpoch,
+          userOpsDaily: d.userOpsDaily,
+          activeWalletsDaily: d.activeWalletsDaily,
+          gasCostCollectedDaily: d.gasCostCollectedDaily,
+        })),
       };
     });
     return { networks: await Promise.all(summaries) };

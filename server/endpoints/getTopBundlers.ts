@@ -9,7 +9,7 @@ import { indexedNetwork, networkInput, pageInput } from './inputs.js';
 export const getTopBundlers = defineEndpoint({
   summary: 'Bundlers ranked by user operations submitted (ties by address).',
   description:
-    '`bundlers` is the ranked page (what explorers read). The spec\'s `bundlerDetails` is answered beside it: the first ' +
+    "`bundlers` is the ranked page (what explorers read). The spec's `bundlerDetails` is answered beside it: the first " +
     'bundler of the page with its latest ops (up to `first`), or the zero address with no ops when there is none.',
   tag: 'Bundler',
   input: z.object({ network: networkInput, ...pageInput }),

@@ -7,7 +7,8 @@ import { indexedNetwork, networkInput, pageInput } from './inputs.js';
 
 export const getTopPaymasters = defineEndpoint({
   summary: 'Paymasters ranked by user operations sponsored (ties by address), with gas sponsored and deposit.',
-  description: '`gasSponsored` is Σ actualGasCost of its ops (wei); `totalDeposits` its EntryPoint deposit after its latest Deposited event.',
+  description:
+    '`gasSponsored` is Σ actualGasCost of its ops (wei); `totalDeposits` its EntryPoint deposit after its latest Deposited event.',
   tag: 'Paymaster',
   input: z.object({ network: networkInput, ...pageInput }),
   output: z.object({ paymasters: z.array(paymasterSummarySchema) }),
@@ -15,7 +16,11 @@ export const getTopPaymasters = defineEndpoint({
   async handler(ctx, input) {
     const network = indexedNetwork(ctx, input.network);
     const top = await entityStats.listTopByUserOps(ctx.db, network.chainId, 'paymaster', input);
-    const deposits = await entryPointDeposits.latestTotalDeposits(ctx.db, network.chainId, top.map((p) => p.address));
+    const deposits = await entryPointDeposits.latestTotalDeposits(
+      ctx.db,
+      network.chainId,
+      top.map((p) => p.address),
+    );
     return {
       paymasters: top.map((p) => ({
         userOpsLength: p.userOpsCount,

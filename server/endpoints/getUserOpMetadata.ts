@@ -38,13 +38,15 @@ export const getUserOpMetadata = defineEndpoint({
       logs.listByUserOp(ctx.db, network.chainId, op.userOpHash),
     ]);
     return {
-      erc20Transfers: transfers.filter((t) => t.standard === 'ERC20').map((t) => ({
-        invoked: t.token,
-        from: t.from,
-        to: t.to,
-        value: `0x${BigInt(t.value).toString(16)}`,
-        name: t.name ?? '',
-      })),
+      erc20Transfers: transfers
+        .filter((t) => t.standard === 'ERC20')
+        .map((t) => ({
+          invoked: t.token,
+          from: t.from,
+          to: t.to,
+          value: `0x${BigInt(t.value).toString(16)}`,
+          name: t.name ?? '',
+        })),
       executionTrace: traced.trace ? toTraceNode(traced.trace) : null,
       userOpParams: userOpParamsOf(op),
       logs: opLogs.map((log) => {

@@ -12,8 +12,8 @@ import { addressInput, hashInput, indexedNetwork, networkInput } from './inputs.
 export const getUserOpTraces = defineEndpoint({
   summary: "A user operation's call frames: its execution (innerHandleOp) and everything under it, postOp included.",
   description:
-    '`relevantTraces` holds the op\'s execution frame (the EntryPoint\'s innerHandleOp), its `subtraces` nested; ' +
-    '`traceAddress` counts from that frame. `stage` is `execution`, or `postOp` for the paymaster\'s postOp. Validation ' +
+    "`relevantTraces` holds the op's execution frame (the EntryPoint's innerHandleOp), its `subtraces` nested; " +
+    "`traceAddress` counts from that frame. `stage` is `execution`, or `postOp` for the paymaster's postOp. Validation " +
     'frames run before execution, outside this frame, and are in getTrxTraces. An op not traced while indexing is traced ' +
     'on the node on its first request and stored. When the node cannot trace (no debug API) the answer is 200 with ' +
     '`traceStatus: "unavailable"`, no frames and a `message`; a node that fails is a 502. `sender` and `trxHash` are optional checks: an op that does not match them is a 404 naming them. An ' +
@@ -30,7 +30,7 @@ export const getUserOpTraces = defineEndpoint({
     chainId: z.number().int(),
     transactionHash: hashOut,
     relevantTraces: z.array(traceSchema),
-    traceStatus: z.enum(['ok', 'unavailable']).describe('Whether the op\'s frames are known; `unavailable`: `relevantTraces` is empty.'),
+    traceStatus: z.enum(['ok', 'unavailable']).describe("Whether the op's frames are known; `unavailable`: `relevantTraces` is empty."),
     message: z.string().nullable().describe('Why there are no frames, when `traceStatus` is `unavailable`.'),
   }),
   // Final once traced and final; an op not traced yet may be (a later pass), so that answer stays short-lived.
@@ -59,6 +59,11 @@ export const getUserOpTraces = defineEndpoint({
       return { ...answer, relevantTraces: [], traceStatus: 'unavailable' as const, message };
     }
     const placement = { network, blockHash: tx.blockHash, blockNumber: Number(tx.blockNumber) };
-    return { ...answer, relevantTraces: [toTrace(traced.trace, placement, { traceAddress: [], stage: 'execution' })], traceStatus: 'ok' as const, message: null };
+    return {
+      ...answer,
+      relevantTraces: [toTrace(traced.trace, placement, { traceAddress: [], stage: 'execution' })],
+      traceStatus: 'ok' as const,
+      message: null,
+    };
   },
 });

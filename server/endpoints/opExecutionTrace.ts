@@ -58,7 +58,11 @@ export async function opExecutionTrace(
   }
   const frames = opExecutionFrames(frame, new Set(network.entryPoints.map((e) => e.address)));
   // A write: through the primary, whichever database served the reads.
-  await userOpTraces.storeTraced(ctx.primary, network.chainId, [...frames].map(([userOpHash, trace]) => ({ userOpHash, trace })));
+  await userOpTraces.storeTraced(
+    ctx.primary,
+    network.chainId,
+    [...frames].map(([userOpHash, trace]) => ({ userOpHash, trace })),
+  );
   const own = frames.get(op.userOpHash);
   if (own) return { trace: own, message: null };
   return { trace: null, message: `The trace of transaction ${op.transactionHash} holds no execution frame for this op.` };

@@ -55,7 +55,8 @@ export async function runEndpoint(
       return { value: await present(await endpoint.handler(on, input)), maxAgeSeconds: 0, cache: 'none' };
     }
     const { states } = reader;
-    const state = policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
+    const state =
+      policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
     const key = `${presenter.namespace}${cacheKey(name, input)}`;
     const hit = ctx.services.cache.lookup(key, state.epoch);
     await admitted;
@@ -69,7 +70,8 @@ export async function runEndpoint(
     );
   };
 
-  const replicas = (endpoint.reads ?? (endpoint.kind === 'mutation' ? 'primary' : 'replica')) === 'replica' ? ctx.services.readReplicas : null;
+  const replicas =
+    (endpoint.reads ?? (endpoint.kind === 'mutation' ? 'primary' : 'replica')) === 'replica' ? ctx.services.readReplicas : null;
   const primary = { db: ctx.db, indexer: ctx.services.indexer };
   if (!replicas) {
     const states = policy === 'none' ? new Map() : await primary.indexer.current();
@@ -83,7 +85,10 @@ export async function runEndpoint(
       if (!reader.replica) throw error;
       if (isWriteOnReplica(error)) {
         // The handler wrote through ctx.db: correct on the primary, and the replica is fine.
-        ctx.log.warn({ endpoint: name }, 'endpoint wrote through ctx.db on a read replica: write through ctx.primary, or declare reads: primary');
+        ctx.log.warn(
+          { endpoint: name },
+          'endpoint wrote through ctx.db on a read replica: write through ctx.primary, or declare reads: primary',
+        );
         return answerFrom({ ...primary, states: await primary.indexer.current(), replica: null });
       }
       // The replica went away mid-call: the work is read-only, so run it again on the next reader.

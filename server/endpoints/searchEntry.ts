@@ -23,17 +23,11 @@ const entryInput = z
 async function matchesOn(ctx: Ctx, network: NetworkConfig, entry: string): Promise<SearchType[]> {
   const { chainId } = network;
   if (entry.length === 66) {
-    const [isOp, isBundle] = await Promise.all([
-      userOps.exists(ctx.db, chainId, entry),
-      bundleTransactions.exists(ctx.db, chainId, entry),
-    ]);
+    const [isOp, isBundle] = await Promise.all([userOps.exists(ctx.db, chainId, entry), bundleTransactions.exists(ctx.db, chainId, entry)]);
     return [...(isOp ? (['userOpHash'] as const) : []), ...(isBundle ? (['bundle'] as const) : [])];
   }
   if (entry.length === 42) {
-    const [account, kinds] = await Promise.all([
-      accounts.find(ctx.db, chainId, entry),
-      entityStats.listKindsOf(ctx.db, chainId, entry),
-    ]);
+    const [account, kinds] = await Promise.all([accounts.find(ctx.db, chainId, entry), entityStats.listKindsOf(ctx.db, chainId, entry)]);
     const roles = (['paymaster', 'bundler', 'factory'] as const).filter((kind) => kinds.includes(kind));
     return [...(account ? (['account'] as const) : []), ...roles];
   }

@@ -41,7 +41,15 @@ export const testWebhook = defineEndpoint({
       data: { message: 'A test event from opscan: your endpoint is reachable and can verify signatures.' },
     });
     await webhookDeliveries.insertMany(ctx.db, [
-      { id: deliveryId, webhookId: id, eventKey: `test:${deliveryId}`, eventType: 'webhook.test', chainId: webhook.chainId, userOpHash: null, body },
+      {
+        id: deliveryId,
+        webhookId: id,
+        eventKey: `test:${deliveryId}`,
+        eventType: 'webhook.test',
+        chainId: webhook.chainId,
+        userOpHash: null,
+        body,
+      },
     ]);
     await webhookDeliveries.notifyDue(ctx.db);
     return { delivery: await waitForFirstAttempt(ctx.db, deliveryId), success: true as const };

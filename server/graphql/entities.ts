@@ -14,16 +14,7 @@ import { userOpView } from '../../shared/db/tables/userOps.js';
  */
 
 export type EntityName =
-  | 'UserOp'
-  | 'Bundle'
-  | 'Account'
-  | 'Paymaster'
-  | 'Factory'
-  | 'Bundler'
-  | 'DailyMetric'
-  | 'GlobalCounter'
-  | 'Deposit'
-  | 'TokenTransfer';
+  'UserOp' | 'Bundle' | 'Account' | 'Paymaster' | 'Factory' | 'Bundler' | 'DailyMetric' | 'GlobalCounter' | 'Deposit' | 'TokenTransfer';
 
 export type Relation = {
   entity: EntityName;
@@ -66,7 +57,10 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
       bundle: {
         entity: 'Bundle',
         list: false,
-        on: [['transactionHash', 't.tx_hash'], ['bundleIndex', 't.bundle_index']],
+        on: [
+          ['transactionHash', 't.tx_hash'],
+          ['bundleIndex', 't.bundle_index'],
+        ],
         description: 'The bundle that executed the op.',
       },
       accountSender: { entity: 'Account', list: false, on: [['sender', 't.address']], description: 'The sending account.' },
@@ -103,7 +97,10 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
       userOps: {
         entity: 'UserOp',
         list: true,
-        on: [['transactionHash', 't.tx_hash'], ['bundleIndex', 't.bundle_index']],
+        on: [
+          ['transactionHash', 't.tx_hash'],
+          ['bundleIndex', 't.bundle_index'],
+        ],
         description: 'The ops of the bundle.',
       },
     },

@@ -76,9 +76,12 @@ const LooseVariablePositionsRule: ValidationRule = (context) => ({
       if (!variableType || !type) continue;
       if (isTypeSubTypeOf(context.getSchema(), variableType, type) || looselyFits(variableType, type)) continue;
       context.reportError(
-        new GraphQLError(`Variable "$${node.name.value}" of type "${String(variableType)}" used in position expecting type "${String(type)}".`, {
-          nodes: [definition, node],
-        }),
+        new GraphQLError(
+          `Variable "$${node.name.value}" of type "${String(variableType)}" used in position expecting type "${String(type)}".`,
+          {
+            nodes: [definition, node],
+          },
+        ),
       );
     }
     return false;
@@ -86,7 +89,9 @@ const LooseVariablePositionsRule: ValidationRule = (context) => ({
 });
 
 const RULES: readonly ValidationRule[] = [
-  ...specifiedRules.filter((rule) => rule !== NoUndefinedVariablesRule && rule !== NoUnusedVariablesRule && rule !== VariablesInAllowedPositionRule),
+  ...specifiedRules.filter(
+    (rule) => rule !== NoUndefinedVariablesRule && rule !== NoUnusedVariablesRule && rule !== VariablesInAllowedPositionRule,
+  ),
   LooseVariablePositionsRule,
 ];
 
@@ -128,8 +133,10 @@ function shapeErrors(document: DocumentNode): GraphQLError[] {
   if (selections > QUERY_LIMITS.maxSelections) {
     errors.push(new GraphQLError(`The query has more than ${QUERY_LIMITS.maxSelections} selections with its fragments expanded`));
   }
-  if (aliases > QUERY_LIMITS.maxAliases) errors.push(new GraphQLError(`The query uses ${aliases} aliases; at most ${QUERY_LIMITS.maxAliases} are allowed`));
-  if (deepest > QUERY_LIMITS.maxDepth) errors.push(new GraphQLError(`The query nests fields ${deepest} deep; at most ${QUERY_LIMITS.maxDepth} are allowed`));
+  if (aliases > QUERY_LIMITS.maxAliases)
+    errors.push(new GraphQLError(`The query uses ${aliases} aliases; at most ${QUERY_LIMITS.maxAliases} are allowed`));
+  if (deepest > QUERY_LIMITS.maxDepth)
+    errors.push(new GraphQLError(`The query nests fields ${deepest} deep; at most ${QUERY_LIMITS.maxDepth} are allowed`));
   return errors;
 }
 

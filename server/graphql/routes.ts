@@ -25,7 +25,9 @@ const SUBGRAPH_PATH = /^\/(?:api\/[^/]+\/)?subgraphs\/name\/[^/]+(?:\/schema\.gr
 
 const SDL = printSchema(subgraphSchema);
 
-const errorsBody = (message: string, extensions?: Record<string, unknown>) => ({ errors: [{ message, ...(extensions ? { extensions } : {}) }] });
+const errorsBody = (message: string, extensions?: Record<string, unknown>) => ({
+  errors: [{ message, ...(extensions ? { extensions } : {}) }],
+});
 
 /** The served network a path names (client spellings accepted), or undefined. */
 function servedNetwork(deps: Deps, name: string): NetworkConfig | undefined {
@@ -39,8 +41,7 @@ function maskUnexpected(deps: Deps) {
     if (!(error instanceof GraphQLError) || !error.originalError || error.originalError instanceof GraphQLError) return error;
     const cause = error.originalError as { code?: unknown };
     // PostgreSQL cancelled the statement at the web pool's statement_timeout: busy, not broken.
-    const message =
-      cause.code === '57014' ? 'The query took too long; ask for fewer rows or a narrower filter.' : 'Internal error';
+    const message = cause.code === '57014' ? 'The query took too long; ask for fewer rows or a narrower filter.' : 'Internal error';
     if (message === 'Internal error') deps.log.error({ err: error.originalError, path: error.path }, 'graphql resolver failed');
     return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path });
   };
@@ -75,7 +76,9 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
     }
     try {
       // The key and the rate limit, the step every transport runs (server/access.ts); one call per request.
-      await (await admit(ctx, 'apiKey')).admitted;
+      await (
+        await admit(ctx, 'apiKey')
+      ).admitted;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       res.set(rateLimitHeaders(ctx.rateLimit, error));

@@ -59,7 +59,12 @@ export async function listRowsPerParent(
   const answers: Row[][] = parentKeys.map(() => []);
   if (page.first === 0 || parentKeys.length === 0) return answers;
   const params = new Params(chainId);
-  const keyArrays = keyTypes.map((type, i) => params.add(parentKeys.map((k) => k[i]), `${type}[]`));
+  const keyArrays = keyTypes.map((type, i) =>
+    params.add(
+      parentKeys.map((k) => k[i]),
+      `${type}[]`,
+    ),
+  );
   const keyNames = keyTypes.map((_, i) => `k${i}`);
   const join = relation.on.map(([, column], i) => `${column} = p.k${i}`).join(' and ');
   const where = compileWhere(view, args.where, params);

@@ -39,7 +39,8 @@ const BigIntScalar = new GraphQLScalarType({
   serialize: (value) => String(value),
   parseValue(value) {
     const digits = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
-    if (typeof digits !== 'string' || !DECIMAL.test(digits)) throw new GraphQLError(`BigInt takes decimal digits, got ${JSON.stringify(value)}`);
+    if (typeof digits !== 'string' || !DECIMAL.test(digits))
+      throw new GraphQLError(`BigInt takes decimal digits, got ${JSON.stringify(value)}`);
     return digits;
   },
   parseLiteral(ast) {
@@ -54,7 +55,8 @@ const BytesScalar = new GraphQLScalarType({
   description: 'Bytes as 0x-prefixed hex (lower case in answers).',
   serialize: (value) => String(value),
   parseValue(value) {
-    if (typeof value !== 'string' || !HEX.test(value)) throw new GraphQLError(`Bytes takes 0x-prefixed hex of whole bytes, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !HEX.test(value))
+      throw new GraphQLError(`Bytes takes 0x-prefixed hex of whole bytes, got ${JSON.stringify(value)}`);
     return value.toLowerCase();
   },
   parseLiteral(ast) {

@@ -143,7 +143,10 @@ function compileFieldCondition(params: Params, field: ViewField & { name: string
     }
     case '_in':
     case '_not_in': {
-      const param = params.add(listOf(value, name + op).map((v) => valueOf(field.kind, pg, v, name)), `${paramType(field)}[]`);
+      const param = params.add(
+        listOf(value, name + op).map((v) => valueOf(field.kind, pg, v, name)),
+        `${paramType(field)}[]`,
+      );
       if (op === '_not_in') return `not coalesce(${sql} = any(${param}), false)`;
       return field.isAny ? field.isAny(param) : `${sql} = any(${param})`;
     }
@@ -180,7 +183,12 @@ function compileIdCondition({ view, params }: Compilation, op: Operator, value: 
   const split = ids.map((id) => splitId(parts, valueOf('String', 'text', id, 'id') as string)).filter((s) => s !== null);
   if (split.length === 0) return 'false';
   if (op === '') return parts.map((p, i) => `${p.column} = ${params.add(split[0]![i], p.pg)}`).join(' and ');
-  const arrays = parts.map((p, i) => params.add(split.map((s) => s[i]), `${p.pg}[]`));
+  const arrays = parts.map((p, i) =>
+    params.add(
+      split.map((s) => s[i]),
+      `${p.pg}[]`,
+    ),
+  );
   return `(${parts.map((p) => p.column).join(', ')}) in (select * from unnest(${arrays.join(', ')}))`;
 }
 
@@ -223,7 +231,8 @@ function valueOf(kind: FieldKind, pg: PgType, value: unknown, name: string): unk
       if (typeof digits !== 'string' || !/^-?\d{1,78}$/.test(digits)) {
         return fail(`Filter "${name}" takes a BigInt (decimal digits), got ${JSON.stringify(value)}`);
       }
-      if (pg !== 'numeric' && (BigInt(digits) > INT8_MAX || BigInt(digits) < -INT8_MAX)) fail(`Filter "${name}": ${digits} is out of range`);
+      if (pg !== 'numeric' && (BigInt(digits) > INT8_MAX || BigInt(digits) < -INT8_MAX))
+        fail(`Filter "${name}": ${digits} is out of range`);
       return digits;
     }
     case 'Int':

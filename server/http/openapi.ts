@@ -9,15 +9,25 @@ import type { Dialect } from '../dialects/dialect.js';
  * the dialect's own shape. Models with an id (`.meta({ id })`) become components.
  */
 
-
-
 const errorSchema = {
   type: 'object',
   properties: {
     message: { type: 'string', description: 'What went wrong, for humans.' },
     code: {
       type: 'string',
-      enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'TOO_MANY_REQUESTS', 'BAD_GATEWAY', 'SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR'],
+      enum: [
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'NOT_FOUND',
+        'CONFLICT',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'TOO_MANY_REQUESTS',
+        'BAD_GATEWAY',
+        'SERVICE_UNAVAILABLE',
+        'INTERNAL_SERVER_ERROR',
+      ],
     },
     param: { type: 'string', description: 'The parameter at fault.' },
   },

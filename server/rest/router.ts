@@ -44,7 +44,12 @@ export function createRestRouter(deps: Deps, dialect: Dialect): express.Router {
     res.setHeader('x-request-id', ctx.requestId);
     const body: unknown = method === 'POST' && req.body && typeof req.body === 'object' ? req.body : undefined;
     try {
-      const answer = await answerEndpoint(ctx, found.name, body ? { ...req.query, ...(body as Record<string, unknown>) } : req.query, dialect);
+      const answer = await answerEndpoint(
+        ctx,
+        found.name,
+        body ? { ...req.query, ...(body as Record<string, unknown>) } : req.query,
+        dialect,
+      );
       const json = answerJson(answer);
       // Written directly (this is the hot path): JSON, no ETag, HEAD without a body.
       res.statusCode = 200;

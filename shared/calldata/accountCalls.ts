@@ -67,11 +67,21 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
   // SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount
   ['0xb61d27f6', { signature: 'execute(address dest, uint256 value, bytes func)', decode: single }],
   // SimpleAccount v0.6, LightAccount v1: no values
-  ['0x18dfb3c7', { signature: 'executeBatch(address[] dest, bytes[] func)', decode: (r) => {
-    const targets = r.array(0, 0);
-    const datas = r.array(0, 32);
-    return Array.from({ length: targets.length }, (_, i) => ({ target: r.address(targets.start + i * 32), value: 0n, data: r.bytes(datas.start, datas.start + i * 32) }));
-  } }],
+  [
+    '0x18dfb3c7',
+    {
+      signature: 'executeBatch(address[] dest, bytes[] func)',
+      decode: (r) => {
+        const targets = r.array(0, 0);
+        const datas = r.array(0, 32);
+        return Array.from({ length: targets.length }, (_, i) => ({
+          target: r.address(targets.start + i * 32),
+          value: 0n,
+          data: r.bytes(datas.start, datas.start + i * 32),
+        }));
+      },
+    },
+  ],
   // SimpleAccount v0.7, LightAccount v2
   ['0x47e1da2a', { signature: 'executeBatch(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
   // v0.8 BaseAccount, Coinbase
@@ -92,11 +102,21 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
   // Ambire (also its EIP-7702 account)
   ['0xabc5345e', { signature: 'executeBySender((address to, uint256 value, bytes data)[] calls)', decode: (r) => callStructs(r, 0, 0) }],
   // Coinbase Smart Wallet: every entry is a call of the account to itself (owner changes replayed across chains)
-  ['0x2c2abd1e', { signature: 'executeWithoutChainIdValidation(bytes[] calls)', decode: (r, account) => {
-    if (!account) return [];
-    const datas = r.array(0, 0);
-    return Array.from({ length: datas.length }, (_, i) => ({ target: account, value: 0n, data: r.bytes(datas.start, datas.start + i * 32) }));
-  } }],
+  [
+    '0x2c2abd1e',
+    {
+      signature: 'executeWithoutChainIdValidation(bytes[] calls)',
+      decode: (r, account) => {
+        if (!account) return [];
+        const datas = r.array(0, 0);
+        return Array.from({ length: datas.length }, (_, i) => ({
+          target: account,
+          value: 0n,
+          data: r.bytes(datas.start, datas.start + i * 32),
+        }));
+      },
+    },
+  ],
 ]);
 
 /**
@@ -109,7 +129,10 @@ export function accountMethod(selector: string): { signature: string; singleCall
 }
 
 /** Every account method's signature (selectors are checked against them in the tests). */
-export const ACCOUNT_METHOD_SELECTORS: ReadonlyArray<[selector: string, signature: string]> = [...METHODS].map(([s, m]) => [s, m.signature]);
+export const ACCOUNT_METHOD_SELECTORS: ReadonlyArray<[selector: string, signature: string]> = [...METHODS].map(([s, m]) => [
+  s,
+  m.signature,
+]);
 
 /**
  * The account calls in `callData`; [] for an unknown selector or undecodable arguments. `account`

@@ -12,10 +12,7 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
  * SQL runs everywhere. Both return int8 and numeric columns as strings: large integers stay exact.
  */
 export interface Queryable {
-  query<TRow = Record<string, unknown>>(
-    text: string,
-    values?: readonly unknown[],
-  ): Promise<{ rows: TRow[]; rowCount: number }>;
+  query<TRow = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }>;
   /**
    * `copy … from stdin` with rows already in COPY's text format, one line each (PostgreSQL's bulk
    * load path, through pg-copy-streams). Only on a PostgreSQL connection: PGlite's COPY reads
@@ -79,7 +76,8 @@ const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '2500
 /** Socket errors of a server that is down or unreachable. */
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 /** What node-postgres says, without a code, when a connection dies or cannot be made in time. */
-const UNAVAILABLE_MESSAGE = /connection terminated|connection timeout|timeout exceeded when trying to connect|connection error and is not queryable|Connection refused/i;
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|connection error and is not queryable|Connection refused/i;
 
 /**
  * Whether `error` says the database is unreachable right now (an outage, a restart, a failover)
@@ -220,9 +218,7 @@ function claimDataDir(dataDir: string): () => void {
   try {
     const owner = Number(readFileSync(pidFile, 'utf8'));
     if (owner && owner !== process.pid && isAlive(owner)) {
-      throw new Error(
-        `The embedded store ${dataDir} is in use by process ${owner}. Stop it first, or use PostgreSQL (DATABASE_URL).`,
-      );
+      throw new Error(`The embedded store ${dataDir} is in use by process ${owner}. Stop it first, or use PostgreSQL (DATABASE_URL).`);
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

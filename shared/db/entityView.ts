@@ -49,5 +49,8 @@ export const column = (sql: string, kind: FieldKind, pg: PgType, nullable = fals
 export const hashIndexId = (hash: string, index: string): EntityView['id'] => ({
   sql: `${hash} || '-' || ${index}`,
   order: [hash, index],
-  parts: [{ column: hash, pg: 'text' }, { column: index, pg: 'int4' }],
+  parts: [
+    { column: hash, pg: 'text' },
+    { column: index, pg: 'int4' },
+  ],
 });

@@ -28,9 +28,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 async function appliedMigrations(db: Queryable): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ name: string; checksum: string }>(
-    `select name, checksum from schema_migrations order by name`,
-  );
+  const { rows } = await db.query<{ name: string; checksum: string }>(`select name, checksum from schema_migrations order by name`);
   return new Map(rows.map((r) => [r.name, r.checksum]));
 }
 
@@ -86,15 +84,12 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
  * would read or write tables that do not exist yet.
  */
 export async function assertMigrated(db: Queryable, migrations = listMigrations()): Promise<void> {
-  const { rows } = await db.query<{ exists: boolean }>(
-    `select to_regclass('schema_migrations') is not null as exists`,
-  );
+  const { rows } = await db.query<{ exists: boolean }>(`select to_regclass('schema_migrations') is not null as exists`);
   const applied = rows[0]?.exists ? await appliedMigrations(db) : new Map<string, string>();
   const pending = migrations.filter((m) => !applied.has(m.name)).map((m) => m.name);
   if (pending.length > 0) {
     throw new Error(
-      `The database is not migrated (pending: ${pending.join(', ')}). Run \`npm run migrate\` ` +
-        `(the Procfile's release step) first.`,
+      `The database is not migrated (pending: ${pending.join(', ')}). Run \`npm run migrate\` ` + `(the Procfile's release step) first.`,
     );
   }
   checkUnchanged(migrations, applied);

@@ -11,7 +11,12 @@
  * from an array literal, since unnest flattens nested arrays). Only a cast: COPY (copy.ts) sends
  * the same text and lets the column's input function do it.
  */
-export type Column<TRow> = readonly [name: string, sqlType: string, value: (row: TRow, chainId: number) => unknown, convert?: (v: string) => string];
+export type Column<TRow> = readonly [
+  name: string,
+  sqlType: string,
+  value: (row: TRow, chainId: number) => unknown,
+  convert?: (v: string) => string,
+];
 
 /** bigint → decimal string (numeric), null kept; what every uint256 column is sent as. */
 export const numeric = (v: bigint | null | undefined): string | null => (v === null || v === undefined ? null : v.toString());

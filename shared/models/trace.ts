@@ -37,25 +37,27 @@ export type Trace = {
   stage: TraceStage;
 };
 
-export const traceSchema: z.ZodType<Trace, Trace> = z.lazy(() =>
-  z.object({
-    type: z.enum(['call', 'create', 'suicide']),
-    action: z.object({
-      from: addressOut,
-      to: addressOut,
-      gas: hexSchema,
-      input: hexSchema,
-      value: hexSchema,
-      callType: z.string().describe('call, delegatecall, staticcall, callcode; create or create2 for creations.'),
-      method: z.string().optional().describe('Name of the called method, when its selector is a known one.'),
-      decodedInput: z.array(decodedArgumentSchema).optional(),
+export const traceSchema: z.ZodType<Trace, Trace> = z
+  .lazy(() =>
+    z.object({
+      type: z.enum(['call', 'create', 'suicide']),
+      action: z.object({
+        from: addressOut,
+        to: addressOut,
+        gas: hexSchema,
+        input: hexSchema,
+        value: hexSchema,
+        callType: z.string().describe('call, delegatecall, staticcall, callcode; create or create2 for creations.'),
+        method: z.string().optional().describe('Name of the called method, when its selector is a known one.'),
+        decodedInput: z.array(decodedArgumentSchema).optional(),
+      }),
+      result: z.object({ output: hexSchema, gasUsed: hexSchema }),
+      error: z.string().nullable(),
+      blockHash: hashOut,
+      blockNumber: z.number().int(),
+      subtraces: z.array(traceSchema),
+      traceAddress: z.array(z.number().int()),
+      stage: z.enum(traceStages),
     }),
-    result: z.object({ output: hexSchema, gasUsed: hexSchema }),
-    error: z.string().nullable(),
-    blockHash: hashOut,
-    blockNumber: z.number().int(),
-    subtraces: z.array(traceSchema),
-    traceAddress: z.array(z.number().int()),
-    stage: z.enum(traceStages),
-  }),
-).meta({ id: 'Trace' });
+  )
+  .meta({ id: 'Trace' });

@@ -22,7 +22,9 @@ describe('opscan CLI', function () {
   /** `opscan ARGS` as an operator runs it, against this file's database and devnet. */
   async function opscan(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/opscan.ts', ...args], { env: { ...process.env, ...env } });
+      const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'bin/opscan.ts', ...args], {
+        env: { ...process.env, ...env },
+      });
       return { stdout, stderr, code: 0 };
     } catch (error) {
       const e = error as { stdout: string; stderr: string; code: number };
@@ -31,10 +33,13 @@ describe('opscan CLI', function () {
   }
 
   const indexerConfig = () => loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0' });
-  const startTestIndexer = (): Indexer => startIndexer({ db: t.db, config: indexerConfig(), log: createLogger({ level: 'silent', name: 'indexer' }) });
+  const startTestIndexer = (): Indexer =>
+    startIndexer({ db: t.db, config: indexerConfig(), log: createLogger({ level: 'silent', name: 'indexer' }) });
   /** Everything a re-index must reproduce: every op with its fields, and the daily aggregates. */
   const snapshot = async () => ({
-    ops: (await t.db.query(`select user_op_hash, block_number, success, actual_gas_cost, sender from user_ops order by block_number, log_index`)).rows,
+    ops: (
+      await t.db.query(`select user_op_hash, block_number, success, actual_gas_cost, sender from user_ops order by block_number, log_index`)
+    ).rows,
     days: (await t.db.query(`select * from daily_stats order by chain_id, day`)).rows,
     accounts: (await t.db.query(`select * from accounts order by chain_id, address`)).rows,
   });
@@ -80,7 +85,16 @@ describe('opscan CLI', function () {
     const res = await opscan('status', '--json');
     expect(res.code, res.stderr).to.equal(0);
     expect(JSON.parse(res.stdout)).to.deep.equal({
-      networks: [{ network: 'devnet', chainId: 31337, headBlock: state.headBlock, indexedBlock: state.indexedBlock, lagBlocks: 0, backfill: 'complete' }],
+      networks: [
+        {
+          network: 'devnet',
+          chainId: 31337,
+          headBlock: state.headBlock,
+          indexedBlock: state.indexedBlock,
+          lagBlocks: 0,
+          backfill: 'complete',
+        },
+      ],
       webhooks: { pending: 0, due: 0, failed: 0 },
     });
     const table = await opscan('status');
@@ -127,7 +141,13 @@ describe('opscan CLI', function () {
     const key = await createTestKey(t.db, 'hooks');
     const created = await request(createTestApp(t.db))
       .get('/v0/createWebhook')
-      .query({ webhookUrl: 'https://hooks.example.com/opscan', filter: 'ADDRESS', identifier: '0x1111111111111111111111111111111111111111', chainId: '31337', apiName: 'mine' })
+      .query({
+        webhookUrl: 'https://hooks.example.com/opscan',
+        filter: 'ADDRESS',
+        identifier: '0x1111111111111111111111111111111111111111',
+        chainId: '31337',
+        apiName: 'mine',
+      })
       .set('x-api-key', key);
     expect(created.status, created.text).to.equal(200);
     const id: string = created.body.webhook.id;
@@ -139,13 +159,17 @@ describe('opscan CLI', function () {
     expect(listed.stdout).to.include(id).and.include('enabled').and.include('https://hooks.example.com/opscan');
 
     expect((await opscan('webhooks', 'disable', id)).code).to.equal(0);
-    let row = (await t.db.query<{ status: string; disabled_reason: string }>(`select status, disabled_reason from webhooks where id = $1`, [id])).rows[0];
+    let row = (
+      await t.db.query<{ status: string; disabled_reason: string }>(`select status, disabled_reason from webhooks where id = $1`, [id])
+    ).rows[0];
     expect(row).to.deep.equal({ status: 'disabled', disabled_reason: 'operator' });
     expect((await webhookDeliveries.findById(t.db, 'msg_cli_pending'))!.status).to.equal('cancelled');
     expect((await opscan('webhooks', 'list', '--json')).stdout).to.include('"disabledReason": "operator"');
 
     expect((await opscan('webhooks', 'enable', id)).code).to.equal(0);
-    row = (await t.db.query<{ status: string; disabled_reason: string }>(`select status, disabled_reason from webhooks where id = $1`, [id])).rows[0];
+    row = (
+      await t.db.query<{ status: string; disabled_reason: string }>(`select status, disabled_reason from webhooks where id = $1`, [id])
+    ).rows[0];
     expect(row).to.deep.equal({ status: 'enabled', disabled_reason: null });
 
     const replayed = await opscan('webhooks', 'replay', 'msg_cli_pending');

@@ -11,7 +11,8 @@ import { freePort } from '../helpers/freePort.js';
  * built ones (`npm run build`, as .ci/run does), run by plain node, as the Procfile runs them.
  */
 const FROM_DIST = process.env.OPSCAN_PROCESSES === 'dist';
-const entry = (name: 'server/main' | 'indexer/main' | 'webhooks/main') => (FROM_DIST ? [`dist/${name}.js`] : ['--import', 'tsx', `${name}.ts`]);
+const entry = (name: 'server/main' | 'indexer/main' | 'webhooks/main') =>
+  FROM_DIST ? [`dist/${name}.js`] : ['--import', 'tsx', `${name}.ts`];
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const until = Date.now() + timeoutMs;
@@ -36,7 +37,12 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
   after(async () => {
     // SIGTERM, as a platform stops a dyno: each exits 0 once it has released everything.
     const codes = await Promise.all(
-      children.map((c) => new Promise<number | null>((resolve) => (c.exitCode !== null ? resolve(c.exitCode) : (c.once('exit', (code) => resolve(code)), c.kill('SIGTERM'))))),
+      children.map(
+        (c) =>
+          new Promise<number | null>((resolve) =>
+            c.exitCode !== null ? resolve(c.exitCode) : (c.once('exit', (code) => resolve(code)), c.kill('SIGTERM')),
+          ),
+      ),
     );
     await devnet?.stop();
     expect(codes).to.deep.equal(children.map(() => 0));
@@ -54,7 +60,15 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
     ports.web = await freePort();
     ports.indexer = await freePort();
     ports.dispatcher = await freePort();
-    const env = { ...process.env, DATABASE_URL: t.url, NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'warn', LOG_FORMAT: 'json' as const };
+    const env = {
+      ...process.env,
+      DATABASE_URL: t.url,
+      NETWORKS: 'devnet',
+      RPC_URL_DEVNET: devnet.rpcUrl,
+      START_BLOCK_DEVNET: '0',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json' as const,
+    };
     const start = (name: Parameters<typeof entry>[0], extra: Record<string, string>) => {
       const child = spawn(process.execPath, entry(name), { env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
       children.push(child);
@@ -66,7 +80,9 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
 
   it('each answers /healthz and /readyz', async () => {
     for (const [name, port] of Object.entries(ports)) {
-      const health = await waitFor(`${name} /healthz`, async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined));
+      const health = await waitFor(`${name} /healthz`, async () =>
+        (await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined,
+      );
       expect(health, name).to.equal(true);
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
       expect(ready.status, name).to.equal(200);
@@ -78,7 +94,11 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
     const url = `http://127.0.0.1:${ports.indexer}/metrics`;
     const text = await waitFor('the indexer to catch up', async () => {
       const body = await scrape(url);
-      return body && /opscan_indexer_lag_blocks\{network="devnet"\} 0\n/.test(body) && /opscan_indexer_user_ops_total\{network="devnet"\} [1-9]/.test(body) ? body : undefined;
+      return body &&
+        /opscan_indexer_lag_blocks\{network="devnet"\} 0\n/.test(body) &&
+        /opscan_indexer_user_ops_total\{network="devnet"\} [1-9]/.test(body)
+        ? body
+        : undefined;
     });
     const head = Number(/opscan_indexer_head_block\{network="devnet"\} (\d+)/.exec(text)![1]);
     expect(head).to.be.greaterThan(0);
@@ -95,7 +115,8 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
 
   it('the dispatcher exports deliveries by outcome, attempts, queue depth and delivery latency', async () => {
     const text = (await scrape(`http://127.0.0.1:${ports.dispatcher}/metrics`))!;
-    for (const outcome of ['delivered', 'retry', 'give_up', 'disable']) expect(text).to.include(`opscan_dispatcher_deliveries_total{outcome="${outcome}"} 0`);
+    for (const outcome of ['delivered', 'retry', 'give_up', 'disable'])
+      expect(text).to.include(`opscan_dispatcher_deliveries_total{outcome="${outcome}"} 0`);
     expect(text).to.include('opscan_dispatcher_attempts_total 0');
     expect(text).to.include('opscan_dispatcher_queue_depth{state="due"} 0');
     expect(text).to.include('opscan_dispatcher_queue_depth{state="waiting"} 0');

@@ -100,7 +100,11 @@ describe('opscan/client against a running server', () => {
   it("throws a 429 with the server's Retry-After once its retries are spent", async () => {
     const limited = createOpscanClient({ url, apiKey: await createTestKey(d.db, 'client-429', 1), maxRetries: 0 });
     let error: OpscanError | undefined;
-    for (let i = 0; i < 10 && !error; i++) error = await limited.v0.getNetworks({}).then(() => undefined, (e: OpscanError) => e);
+    for (let i = 0; i < 10 && !error; i++)
+      error = await limited.v0.getNetworks({}).then(
+        () => undefined,
+        (e: OpscanError) => e,
+      );
     expect(error).to.be.instanceOf(OpscanError);
     expect(error).to.deep.include({ status: 429, code: 'TOO_MANY_REQUESTS' });
     expect(error!.retryAfter).to.be.within(1, 10);
@@ -112,7 +116,9 @@ describe('opscan/client against a running server', () => {
     const stub = createServer((_req, res) => {
       requests++;
       if (requests <= refuseFirst) {
-        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"message":"slow down","code":"TOO_MANY_REQUESTS"}');
+        res
+          .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
+          .end('{"message":"slow down","code":"TOO_MANY_REQUESTS"}');
       } else {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"1":"mainnet"}');
       }

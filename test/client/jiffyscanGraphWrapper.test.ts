@@ -18,7 +18,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const GATEWAY = /^https:\/\/gateway-arbitrum\.network\.thegraph\.com\/api\/([^/]+)\/subgraphs\/id\/[^/]+$/;
 
-
 describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
   const d = useIndexedDevnet({ ops: 200, days: 2, seed: 23 });
   const listening = useListeningApp(() => d.deps);
@@ -49,15 +48,42 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
   });
 
   it('getUserOp answers the op as the ground truth has it, with its transfers', async () => {
-    const withTransfers = d.truth.userOps.filter((o) => d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard !== 'NATIVE'));
+    const withTransfers = d.truth.userOps.filter((o) =>
+      d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard !== 'NATIVE'),
+    );
     for (const op of [...withTransfers.slice(0, 3), d.truth.userOps.find((o) => !o.success)!, d.truth.userOps.find((o) => o.factory)!]) {
       const { userOps } = (await client().getUserOp('mainnet', op.userOpHash as `0x${string}`)) as { userOps: Json[] };
       expect(userOps).to.have.length(1);
       const got = userOps[0]!;
       const expected = expectedUserOp(d.truth, op);
-      const fields = ['userOpHash', 'transactionHash', 'sender', 'target', 'accountSender', 'paymaster', 'nonce', 'success', 'revertReason',
-        'blockTime', 'blockNumber', 'network', 'beneficiary', 'factory', 'initCode', 'signature', 'paymasterAndData', 'callGasLimit',
-        'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'actualGasCost', 'actualGasUsed', 'entryPoint', 'id'];
+      const fields = [
+        'userOpHash',
+        'transactionHash',
+        'sender',
+        'target',
+        'accountSender',
+        'paymaster',
+        'nonce',
+        'success',
+        'revertReason',
+        'blockTime',
+        'blockNumber',
+        'network',
+        'beneficiary',
+        'factory',
+        'initCode',
+        'signature',
+        'paymasterAndData',
+        'callGasLimit',
+        'verificationGasLimit',
+        'preVerificationGas',
+        'maxFeePerGas',
+        'maxPriorityFeePerGas',
+        'actualGasCost',
+        'actualGasUsed',
+        'entryPoint',
+        'id',
+      ];
       expect(got).to.deep.include(Object.fromEntries(fields.map((f) => [f, expected[f]])));
       // The library moves the subgraph's callData (the op's own) to preDecodedCallData.
       expect([got.callData, got.preDecodedCallData]).to.deep.equal(['', op.callData]);
@@ -66,7 +92,9 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
         transfers('ERC20').map((t) => [t.token, t.from, t.to, t.value]),
       );
       expect(got.erc721Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.tokenId])).to.deep.equal(
-        transfers('ERC721').slice(0, 10).map((t) => [t.token, t.from, t.to, t.tokenId]),
+        transfers('ERC721')
+          .slice(0, 10)
+          .map((t) => [t.token, t.from, t.to, t.tokenId]),
       );
     }
     // Its query uses $first and $skip without declaring them.
@@ -107,9 +135,17 @@ describe('jiffyscan-graph-wrapper, unchanged, against opscan', () => {
     const [low, high] = [blocks[20]!, blocks[150]!];
     expect(await ours.getNetworkStatus('devnet')).to.deep.equal(await client().getNetworkStatus('mainnet'));
     for (const op of d.truth.userOps.slice(0, 5)) {
-      expect(await ours.getUserOp('devnet', op.userOpHash)).to.deep.equal(await client().getUserOp('mainnet', op.userOpHash as `0x${string}`));
+      expect(await ours.getUserOp('devnet', op.userOpHash)).to.deep.equal(
+        await client().getUserOp('mainnet', op.userOpHash as `0x${string}`),
+      );
     }
-    for (const [first, skip, start, end] of [[5, 0, 0, 0], [2, 1, low, high], [3, 0, low, 0], [3, 0, high, low], [3, 0, 0, high]] as const) {
+    for (const [first, skip, start, end] of [
+      [5, 0, 0, 0],
+      [2, 1, low, high],
+      [3, 0, low, 0],
+      [3, 0, high, low],
+      [3, 0, 0, high],
+    ] as const) {
       const theirs = await client().getAddressActivity('mainnet', account.address as `0x${string}`, first, skip, start, end);
       expect(await ours.getAddressActivity('devnet', account.address, first, skip, start, end), `${start}-${end}`).to.deep.equal(theirs);
     }

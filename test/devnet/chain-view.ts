@@ -3,7 +3,17 @@
  * EntryPoint and token logs, the bundle transactions and their handleOps calldata, block times.
  * The devnet tests compare the ground truth against this view.
  */
-import { AbiCoder, Interface, JsonRpcProvider, dataSlice, getAddress, id, type Log, type TransactionReceipt, type TransactionResponse } from 'ethers';
+import {
+  AbiCoder,
+  Interface,
+  JsonRpcProvider,
+  dataSlice,
+  getAddress,
+  id,
+  type Log,
+  type TransactionReceipt,
+  type TransactionResponse,
+} from 'ethers';
 import { createRequire } from 'node:module';
 import type { GroundTruth } from '../../devnet/index.js';
 
@@ -44,7 +54,12 @@ export async function readChain(rpcUrl: string, truth: GroundTruth): Promise<Cha
   const versionOf = new Map(Object.entries(truth.entryPoints).map(([v, a]) => [a, v as Version]));
   const tokens = ['erc20.usd6', 'erc20.dai18', 'erc721', 'erc1155'].map((k) => truth.contracts[k]!);
   const [entryPointLogs, tokenLogs, head] = await Promise.all([
-    provider.getLogs({ fromBlock: 0, toBlock: 'latest', address: [...versionOf.keys()], topics: [[TOPIC.userOperationEvent, TOPIC.accountDeployed, TOPIC.revertReason]] }),
+    provider.getLogs({
+      fromBlock: 0,
+      toBlock: 'latest',
+      address: [...versionOf.keys()],
+      topics: [[TOPIC.userOperationEvent, TOPIC.accountDeployed, TOPIC.revertReason]],
+    }),
     provider.getLogs({ fromBlock: 0, toBlock: 'latest', address: tokens, topics: [[TOPIC.transfer, TOPIC.transferSingle]] }),
     provider.getBlockNumber(),
   ]);
@@ -66,7 +81,13 @@ export async function readChain(rpcUrl: string, truth: GroundTruth): Promise<Cha
 
 /** A decoded UserOperationEvent. */
 export function decodeUserOperationEvent(l: Log): {
-  userOpHash: string; sender: string; paymaster: string | null; nonce: string; success: boolean; actualGasCost: string; actualGasUsed: string;
+  userOpHash: string;
+  sender: string;
+  paymaster: string | null;
+  nonce: string;
+  success: boolean;
+  actualGasCost: string;
+  actualGasUsed: string;
 } {
   const [nonce, success, cost, used] = abi.decode(['uint256', 'bool', 'uint256', 'uint256'], l.data);
   const paymaster = topicAddress(l.topics[3]);
@@ -115,22 +136,35 @@ export function decodeAccountCalls(callData: string): Array<{ target: string; va
 const multicall = new Interface(['function aggregate((address target, bytes data)[] calls)']);
 
 /** The handleOps calls a bundle transaction makes: direct, or through the devnet's BundleMulticall. */
-export function handleOpsCalls(tx: TransactionResponse, versionOf: Map<string, Version>): Array<{ entryPoint: string; version: Version; ops: Record<string, unknown>[]; beneficiary: string }> {
+export function handleOpsCalls(
+  tx: TransactionResponse,
+  versionOf: Map<string, Version>,
+): Array<{ entryPoint: string; version: Version; ops: Record<string, unknown>[]; beneficiary: string }> {
   const to = tx.to!.toLowerCase();
   const inner = versionOf.has(to)
     ? [{ target: to, data: tx.data }]
-    : (multicall.decodeFunctionData('aggregate', tx.data)[0] as Array<[string, string]>).map(([target, data]) => ({ target: target.toLowerCase(), data }));
+    : (multicall.decodeFunctionData('aggregate', tx.data)[0] as Array<[string, string]>).map(([target, data]) => ({
+        target: target.toLowerCase(),
+        data,
+      }));
   return inner.map(({ target, data }) => {
     const version = versionOf.get(target)!;
     const [ops, beneficiary] = entryPointAbi[version].decodeFunctionData('handleOps', data);
-    return { entryPoint: target, version, ops: (ops as Array<{ toObject(): Record<string, unknown> }>).map((o) => o.toObject()), beneficiary: String(beneficiary).toLowerCase() };
+    return {
+      entryPoint: target,
+      version,
+      ops: (ops as Array<{ toObject(): Record<string, unknown> }>).map((o) => o.toObject()),
+      beneficiary: String(beneficiary).toLowerCase(),
+    };
   });
 }
 
 /** Unpacks v0.7+ packed gas fields to the v0.6 names (high 128 bits ‖ low 128 bits). */
 export function unpackedGas(op: Record<string, unknown>, version: Version): Record<string, string> {
   if (version === 'v0.6') {
-    return Object.fromEntries(['callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas'].map((k) => [k, String(op[k])]));
+    return Object.fromEntries(
+      ['callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas'].map((k) => [k, String(op[k])]),
+    );
   }
   const split = (word: unknown): [string, string] => {
     const n = BigInt(String(word));

@@ -13,7 +13,14 @@ import { allProblems } from './truth-checks.js';
 
 const require = createRequire(import.meta.url);
 const VERSIONS = ['v0.6', 'v0.7', 'v0.8'] as const;
-const SELECTOR = { execute: '0xb61d27f6', batch06: '0x18dfb3c7', batch07: '0x47e1da2a', batchCalls: '0x34fcd5be', errorString: '0x08c379a0', executeError: '0x5a154675' };
+const SELECTOR = {
+  execute: '0xb61d27f6',
+  batch06: '0x18dfb3c7',
+  batch07: '0x47e1da2a',
+  batchCalls: '0x34fcd5be',
+  errorString: '0x08c379a0',
+  executeError: '0x5a154675',
+};
 
 describe('devnet', function () {
   this.timeout(300_000);
@@ -40,9 +47,14 @@ describe('devnet', function () {
     }
     // v0.8's SenderCreator only serves its own EntryPoint: deployments through it prove it is wired right.
     const ep08 = new Interface(['function senderCreator() view returns (address)']);
-    const creator = ep08.decodeFunctionResult('senderCreator', await view.provider.call({ to: truth.entryPoints['v0.8'], data: ep08.encodeFunctionData('senderCreator') }))[0];
+    const creator = ep08.decodeFunctionResult(
+      'senderCreator',
+      await view.provider.call({ to: truth.entryPoints['v0.8'], data: ep08.encodeFunctionData('senderCreator') }),
+    )[0];
     expect(await view.provider.getCode(String(creator))).to.not.equal('0x');
-    expect(truth.accounts.filter((a) => truth.userOps.find((o) => o.userOpHash === a.userOpHash)?.entryPointVersion === 'v0.8')).to.have.length.greaterThan(0);
+    expect(
+      truth.accounts.filter((a) => truth.userOps.find((o) => o.userOpHash === a.userOpHash)?.entryPointVersion === 'v0.8'),
+    ).to.have.length.greaterThan(0);
   });
 
   it("encodes executeBatch the way each SimpleAccount version's ABI declares it", () => {
@@ -68,33 +80,74 @@ describe('devnet', function () {
       const mine = ops.filter((o) => o.entryPointVersion === v);
       const factories = new Set(mine.map((o) => o.factory));
       expect(factories, `${v} factories`).to.include.members([c[`simpleAccountFactory.${v}`], c[`miniAccountFactory.${v}`]]);
-      expect(new Set(mine.map((o) => o.paymaster)), `${v} paymasters`).to.include.members([null, c[`sponsorPaymaster.${v}`], c[`postOpPaymaster.${v}`]]);
-      expect(mine.some((o) => !o.success && o.revertReason?.startsWith(SELECTOR.errorString)), `${v} revert with reason`).to.equal(true);
-      expect(mine.some((o) => !o.success && o.revertReason === null), `${v} revert without data`).to.equal(true);
-      expect(mine.some((o) => o.callData.startsWith(SELECTOR.execute)), `${v} execute`).to.equal(true);
+      expect(new Set(mine.map((o) => o.paymaster)), `${v} paymasters`).to.include.members([
+        null,
+        c[`sponsorPaymaster.${v}`],
+        c[`postOpPaymaster.${v}`],
+      ]);
+      expect(
+        mine.some((o) => !o.success && o.revertReason?.startsWith(SELECTOR.errorString)),
+        `${v} revert with reason`,
+      ).to.equal(true);
+      expect(
+        mine.some((o) => !o.success && o.revertReason === null),
+        `${v} revert without data`,
+      ).to.equal(true);
+      expect(
+        mine.some((o) => o.callData.startsWith(SELECTOR.execute)),
+        `${v} execute`,
+      ).to.equal(true);
     }
     const selectors = new Set(ops.map((o) => o.callData.slice(0, 10)));
     expect([...selectors]).to.include.members([SELECTOR.batch06, SELECTOR.batch07, SELECTOR.batchCalls]);
     const batch07 = new Interface(['function executeBatch(address[],uint256[],bytes[])']);
-    const valueArrays = ops.filter((o) => o.callData.startsWith(SELECTOR.batch07)).map((o) => (batch07.decodeFunctionData('executeBatch', o.callData)[1] as bigint[]).length);
-    expect(valueArrays, 'v0.7 batches with and without a value array').to.include(0).and.satisfy((a: number[]) => a.some((n) => n > 0));
-    expect(ops.some((o) => o.revertReason?.startsWith(SELECTOR.executeError)), 'v0.8 ExecuteError').to.equal(true);
+    const valueArrays = ops
+      .filter((o) => o.callData.startsWith(SELECTOR.batch07))
+      .map((o) => (batch07.decodeFunctionData('executeBatch', o.callData)[1] as bigint[]).length);
+    expect(valueArrays, 'v0.7 batches with and without a value array')
+      .to.include(0)
+      .and.satisfy((a: number[]) => a.some((n) => n > 0));
+    expect(
+      ops.some((o) => o.revertReason?.startsWith(SELECTOR.executeError)),
+      'v0.8 ExecuteError',
+    ).to.equal(true);
     expect(new Set(truth.transfers.map((t) => t.standard))).to.have.all.keys('ERC20', 'ERC721', 'ERC1155', 'NATIVE');
-    expect(new Set(truth.transfers.filter((t) => t.standard === 'ERC20').map((t) => t.token))).to.have.all.keys(c['erc20.usd6']!, c['erc20.dai18']!);
-    expect(ops.some((o) => BigInt(o.nonce) >> 64n !== 0n), '2D nonce key').to.equal(true);
+    expect(new Set(truth.transfers.filter((t) => t.standard === 'ERC20').map((t) => t.token))).to.have.all.keys(
+      c['erc20.usd6']!,
+      c['erc20.dai18']!,
+    );
+    expect(
+      ops.some((o) => BigInt(o.nonce) >> 64n !== 0n),
+      '2D nonce key',
+    ).to.equal(true);
 
     const b = truth.bundles;
     expect(b.some((x) => x.userOpHashes.length === 1) && b.some((x) => x.userOpHashes.length > 5), 'bundle sizes').to.equal(true);
     expect(new Set(b.map((x) => x.bundler)).size, 'bundlers').to.be.at.least(3);
     expect(b.some((x) => x.beneficiary !== x.bundler) && b.some((x) => x.beneficiary === x.bundler), 'beneficiaries').to.equal(true);
-    expect(b.some((x) => x.bundleIndex === 1), 'two bundles in one transaction').to.equal(true);
+    expect(
+      b.some((x) => x.bundleIndex === 1),
+      'two bundles in one transaction',
+    ).to.equal(true);
     const perBlock = new Map<number, Set<string>>();
     for (const x of b) perBlock.set(x.blockNumber, new Set([...(perBlock.get(x.blockNumber) ?? []), x.entryPoint]));
     const bundlesPerBlock = (n: number): number => b.filter((x) => x.blockNumber === n).length;
-    expect([...perBlock.keys()].some((n) => bundlesPerBlock(n) > 1), 'several bundles in a block').to.equal(true);
-    expect([...perBlock.values()].some((eps) => eps.size === 3), 'v0.6, v0.7 and v0.8 in one block').to.equal(true);
-    expect(b.some((x) => new Set(x.userOpHashes.map((h) => ops.find((o) => o.userOpHash === h)!.sender)).size < x.userOpHashes.length), 'one sender twice in a bundle').to.equal(true);
-    expect(b.some((x) => x.userOpHashes.filter((h) => ops.find((o) => o.userOpHash === h)!.factory).length > 1), 'two deployments in a bundle').to.equal(true);
+    expect(
+      [...perBlock.keys()].some((n) => bundlesPerBlock(n) > 1),
+      'several bundles in a block',
+    ).to.equal(true);
+    expect(
+      [...perBlock.values()].some((eps) => eps.size === 3),
+      'v0.6, v0.7 and v0.8 in one block',
+    ).to.equal(true);
+    expect(
+      b.some((x) => new Set(x.userOpHashes.map((h) => ops.find((o) => o.userOpHash === h)!.sender)).size < x.userOpHashes.length),
+      'one sender twice in a bundle',
+    ).to.equal(true);
+    expect(
+      b.some((x) => x.userOpHashes.filter((h) => ops.find((o) => o.userOpHash === h)!.factory).length > 1),
+      'two deployments in a bundle',
+    ).to.equal(true);
 
     expect(truth.days.length, 'UTC days').to.be.at.least(3);
     for (const d of truth.days) expect(d.userOps, `ops on day ${d.day}`).to.be.greaterThan(20);

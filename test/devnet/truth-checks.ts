@@ -3,7 +3,17 @@
  * a failing test shows every mismatch at once.
  */
 import type { Interface } from 'ethers';
-import { abi, entryPointAbi, decodeAccountCalls, decodeUserOperationEvent, handleOpsCalls, topicAddress, TOPIC, unpackedGas, type ChainView } from './chain-view.js';
+import {
+  abi,
+  entryPointAbi,
+  decodeAccountCalls,
+  decodeUserOperationEvent,
+  handleOpsCalls,
+  topicAddress,
+  TOPIC,
+  unpackedGas,
+  type ChainView,
+} from './chain-view.js';
 import { computeDays, type GroundTruth } from '../../devnet/index.js';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -36,7 +46,8 @@ export function checkUserOperationEvents(view: ChainView, truth: GroundTruth): s
       bundler: tx.from.toLowerCase(),
     };
     const got = Object.fromEntries(Object.keys(want).map((k) => [k, op[k as keyof typeof op]]));
-    if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`op ${e.userOpHash}: truth ${JSON.stringify(got)} ≠ chain ${JSON.stringify(want)}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      problems.push(`op ${e.userOpHash}: truth ${JSON.stringify(got)} ≠ chain ${JSON.stringify(want)}`);
   }
   for (const op of truth.userOps) if (!seen.has(op.userOpHash)) problems.push(`truth op ${op.userOpHash} has no UserOperationEvent`);
   return problems;
@@ -62,12 +73,25 @@ export async function checkBundleCalldata(view: ChainView, truth: GroundTruth): 
     if (bundles.length !== calls.length) problems.push(`tx ${hash}: ${calls.length} handleOps calls, ${bundles.length} bundles in truth`);
     calls.forEach((call, i) => {
       const b = bundles[i];
-      const header = { bundleIndex: i, entryPoint: call.entryPoint, beneficiary: call.beneficiary, bundler: tx.from.toLowerCase(), blockNumber: receipt.blockNumber, blockTime: view.blockTimes.get(receipt.blockNumber), success: receipt.status === 1, transactionFee: fee };
-      if (!b || JSON.stringify(header) !== JSON.stringify(Object.fromEntries(Object.keys(header).map((k) => [k, b[k as keyof typeof b]])))) {
+      const header = {
+        bundleIndex: i,
+        entryPoint: call.entryPoint,
+        beneficiary: call.beneficiary,
+        bundler: tx.from.toLowerCase(),
+        blockNumber: receipt.blockNumber,
+        blockTime: view.blockTimes.get(receipt.blockNumber),
+        success: receipt.status === 1,
+        transactionFee: fee,
+      };
+      if (
+        !b ||
+        JSON.stringify(header) !== JSON.stringify(Object.fromEntries(Object.keys(header).map((k) => [k, b[k as keyof typeof b]])))
+      ) {
         problems.push(`tx ${hash} bundle ${i}: header differs`);
         return;
       }
-      if (b.userOpHashes.length !== call.ops.length) problems.push(`tx ${hash} bundle ${i}: ${call.ops.length} ops in calldata, ${b.userOpHashes.length} in truth`);
+      if (b.userOpHashes.length !== call.ops.length)
+        problems.push(`tx ${hash} bundle ${i}: ${call.ops.length} ops in calldata, ${b.userOpHashes.length} in truth`);
       call.ops.forEach((raw, j) => {
         const op = ops.get(b.userOpHashes[j]!);
         if (!op) return problems.push(`bundle op ${b.userOpHashes[j]} missing from userOps`);
@@ -86,8 +110,13 @@ export async function checkBundleCalldata(view: ChainView, truth: GroundTruth): 
           calls: decodeAccountCalls(String(raw.callData)),
         };
         const got = Object.fromEntries(Object.keys(want).map((k) => [k, op[k as keyof typeof op]]));
-        if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`op ${op.userOpHash}: truth ${JSON.stringify(got)} ≠ calldata ${JSON.stringify(want)}`);
-        hashQueries.push({ expect: op.userOpHash, to: call.entryPoint, data: entryPointInterface(view, call.entryPoint).encodeFunctionData('getUserOpHash', [raw]) });
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          problems.push(`op ${op.userOpHash}: truth ${JSON.stringify(got)} ≠ calldata ${JSON.stringify(want)}`);
+        hashQueries.push({
+          expect: op.userOpHash,
+          to: call.entryPoint,
+          data: entryPointInterface(view, call.entryPoint).encodeFunctionData('getUserOpHash', [raw]),
+        });
         return undefined;
       });
     });
@@ -105,7 +134,11 @@ function entryPointInterface(view: ChainView, address: string): Interface {
 
 /** UserOperationRevertReason logs ↔ revertReason (null exactly when there is no such log). */
 export function checkRevertReasons(view: ChainView, truth: GroundTruth): string[] {
-  const logs = new Map(view.entryPointLogs.filter((l) => l.topics[0] === TOPIC.revertReason).map((l) => [l.topics[1]!, String(abi.decode(['uint256', 'bytes'], l.data)[1])]));
+  const logs = new Map(
+    view.entryPointLogs
+      .filter((l) => l.topics[0] === TOPIC.revertReason)
+      .map((l) => [l.topics[1]!, String(abi.decode(['uint256', 'bytes'], l.data)[1])]),
+  );
   const problems: string[] = [];
   for (const op of truth.userOps) {
     const onChain = logs.get(op.userOpHash) ?? null;
@@ -128,7 +161,8 @@ export function checkAccounts(view: ChainView, truth: GroundTruth): string[] {
     blockNumber: l.blockNumber,
     blockTime: view.blockTimes.get(l.blockNumber),
   }));
-  if (JSON.stringify(onChain) !== JSON.stringify(truth.accounts)) problems.push(`accounts differ: chain ${onChain.length}, truth ${truth.accounts.length}`);
+  if (JSON.stringify(onChain) !== JSON.stringify(truth.accounts))
+    problems.push(`accounts differ: chain ${onChain.length}, truth ${truth.accounts.length}`);
   const ops = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
   for (const a of truth.accounts) {
     const op = ops.get(a.userOpHash);
@@ -146,7 +180,9 @@ export function checkTransfers(view: ChainView, truth: GroundTruth): string[] {
     .filter((l) => bundleTxs.has(l.transactionHash))
     .map((l) => {
       const single = l.topics[0] === TOPIC.transferSingle;
-      const [tokenId, value] = single ? abi.decode(['uint256', 'uint256'], l.data) : [l.topics[3] ? BigInt(l.topics[3]) : null, l.topics[3] ? 1n : BigInt(l.data)];
+      const [tokenId, value] = single
+        ? abi.decode(['uint256', 'uint256'], l.data)
+        : [l.topics[3] ? BigInt(l.topics[3]) : null, l.topics[3] ? 1n : BigInt(l.data)];
       return {
         standard: single ? 'ERC1155' : l.topics.length === 4 ? 'ERC721' : 'ERC20',
         token: l.address.toLowerCase(),
@@ -159,19 +195,23 @@ export function checkTransfers(view: ChainView, truth: GroundTruth): string[] {
       };
     });
   const recorded = truth.transfers.filter((t) => t.standard !== 'NATIVE').map(({ userOpHash: _, ...rest }) => rest);
-  if (JSON.stringify(onChain) !== JSON.stringify(recorded)) problems.push(`token transfers differ: chain ${onChain.length}, truth ${recorded.length}`);
+  if (JSON.stringify(onChain) !== JSON.stringify(recorded))
+    problems.push(`token transfers differ: chain ${onChain.length}, truth ${recorded.length}`);
 
   const ops = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
   for (const t of truth.transfers) {
     const op = ops.get(t.userOpHash);
-    if (!op || !op.success || op.transactionHash !== t.transactionHash) problems.push(`transfer attributed to ${t.userOpHash}, not a successful op of that tx`);
+    if (!op || !op.success || op.transactionHash !== t.transactionHash)
+      problems.push(`transfer attributed to ${t.userOpHash}, not a successful op of that tx`);
   }
   const native = truth.userOps
     .filter((o) => o.success)
     .flatMap((o) => o.calls.filter((c) => c.value !== '0').map((c) => `${o.userOpHash}:${o.sender}:${c.target}:${c.value}`));
   const recordedNative = truth.transfers.filter((t) => t.standard === 'NATIVE').map((t) => `${t.userOpHash}:${t.from}:${t.to}:${t.value}`);
-  if (JSON.stringify(native) !== JSON.stringify(recordedNative)) problems.push('native transfers differ from the value calls of successful ops');
-  if (truth.transfers.some((t) => t.standard === 'NATIVE' && (t.token !== null || t.logIndex !== null || t.tokenId !== null))) problems.push('native transfer with token fields');
+  if (JSON.stringify(native) !== JSON.stringify(recordedNative))
+    problems.push('native transfers differ from the value calls of successful ops');
+  if (truth.transfers.some((t) => t.standard === 'NATIVE' && (t.token !== null || t.logIndex !== null || t.tokenId !== null)))
+    problems.push('native transfer with token fields');
   if (truth.transfers.some((t) => t.from === ZERO && t.standard === 'NATIVE')) problems.push('native transfer from zero');
   return problems;
 }
@@ -185,7 +225,9 @@ export function checkDays(view: ChainView, truth: GroundTruth): string[] {
     const day = Math.floor(view.blockTimes.get(l.blockNumber)! / 86400);
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
   }
-  for (const d of truth.days) if ((perDay.get(d.day) ?? 0) !== d.userOps) problems.push(`day ${d.day}: ${d.userOps} ops in truth, ${perDay.get(d.day) ?? 0} on chain`);
+  for (const d of truth.days)
+    if ((perDay.get(d.day) ?? 0) !== d.userOps)
+      problems.push(`day ${d.day}: ${d.userOps} ops in truth, ${perDay.get(d.day) ?? 0} on chain`);
   if (truth.days.reduce((n, d) => n + d.userOps, 0) !== truth.userOps.length) problems.push('day op counts do not sum to the total');
   return problems;
 }

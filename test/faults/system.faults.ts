@@ -51,7 +51,17 @@ const READ_PATHS = (hashes: string[]) => [
 
 type Row = { fault: string; injected: string; outcome: string };
 type Hook = { label: string; filter: string; address: string; id: string; secret: string; receiver: Receiver };
-type Body = { type: string; webhookId: string; data: { userOp?: { userOpHash: string }; userOpHash?: string; block?: { number: number; hash: string }; userOpHashes?: string[]; commonAncestor?: number } };
+type Body = {
+  type: string;
+  webhookId: string;
+  data: {
+    userOp?: { userOpHash: string };
+    userOpHash?: string;
+    block?: { number: number; hash: string };
+    userOpHashes?: string[];
+    commonAncestor?: number;
+  };
+};
 
 describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, function () {
   this.timeout(REDUCED ? 600_000 : 1_800_000);
@@ -140,7 +150,11 @@ describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, func
       },
     });
     children.push(web);
-    await waitUntil('the web process to answer /healthz', async () => (await callApi(webUrl, key, '/healthz')).answer.status === 200, 60_000);
+    await waitUntil(
+      'the web process to answer /healthz',
+      async () => (await callApi(webUrl, key, '/healthz')).answer.status === 200,
+      60_000,
+    );
 
     // Receivers: one failing half its requests, one hanging on every third, one answering 410 Gone.
     const coin = new Random(5);
@@ -172,7 +186,12 @@ describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, func
         NETWORKS: 'devnet',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         LOG_LEVEL: 'silent',
-        DISPATCHER_OPTIONS: JSON.stringify({ pollIntervalMs: 200, timeoutMs: DELIVERY_TIMEOUT_MS, retrySchedule: RETRY_SCHEDULE, concurrency: 16 }),
+        DISPATCHER_OPTIONS: JSON.stringify({
+          pollIntervalMs: 200,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+          retrySchedule: RETRY_SCHEDULE,
+          concurrency: 16,
+        }),
       },
     });
     children.push(dispatcher);
@@ -193,95 +212,142 @@ describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, func
   it(`indexes through a faulty RPC and ${PLAN.kills} SIGKILLs during the backfill exactly once`, async () => {
     const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
     const rng = new Random(42);
-    await phase(`indexer SIGKILLed during backfill (RPC faults on ${RPC_FAULT_RATE * 100}% of requests)`, () => `${kills} kills`, async () => {
-      while (kills < PLAN.kills && (await indexedBlock(database.db, devnet.chainId)) < head) {
-        const child = startIndexerChild();
-        await child.printed('ready');
-        // Killed at a random moment after a commit of its own, so every run moves the cursor.
-        const before = await indexedBlock(database.db, devnet.chainId);
-        await waitUntil(`indexer run ${kills + 1} to commit a batch`, async () => (await indexedBlock(database.db, devnet.chainId)) > before, 120_000);
-        await new Promise((r) => setTimeout(r, rng.int(0, 150)));
-        await child.kill('SIGKILL');
-        kills++;
-      }
-      expect(kills, 'SIGKILLs before the backfill finished').to.equal(PLAN.kills);
-      indexer = startIndexerChild();
-      await indexer.printed('ready');
-      await waitUntil('the restarted indexer to reach the head', async () => (await indexedBlock(database.db, devnet.chainId)) >= head, 300_000);
-      // Exactly once: every op announced once in the outbox, however many times its batch was cut.
-      const { rows: events } = await database.db.query<{ type: string; n: string; distinct_ops: string }>(
-        `select type, count(*) as n, count(distinct user_op_hash) as distinct_ops from outbox_events where chain_id = $1 group by type order by type`,
-        [devnet.chainId],
-      );
-      const counts = Object.fromEntries(events.map((e) => [e.type, [Number(e.n), Number(e.distinct_ops)]]));
-      expect(counts, 'outbox events per type [count, distinct ops]').to.deep.equal({
-        account_deployed: [devnet.truth.accounts.length, devnet.truth.accounts.length],
-        user_operation: [devnet.truth.userOps.length, devnet.truth.userOps.length],
-      });
-      return `${await expectApiEqualsTruth('the backfill')}; each op in the outbox once`;
-    });
+    await phase(
+      `indexer SIGKILLed during backfill (RPC faults on ${RPC_FAULT_RATE * 100}% of requests)`,
+      () => `${kills} kills`,
+      async () => {
+        while (kills < PLAN.kills && (await indexedBlock(database.db, devnet.chainId)) < head) {
+          const child = startIndexerChild();
+          await child.printed('ready');
+          // Killed at a random moment after a commit of its own, so every run moves the cursor.
+          const before = await indexedBlock(database.db, devnet.chainId);
+          await waitUntil(
+            `indexer run ${kills + 1} to commit a batch`,
+            async () => (await indexedBlock(database.db, devnet.chainId)) > before,
+            120_000,
+          );
+          await new Promise((r) => setTimeout(r, rng.int(0, 150)));
+          await child.kill('SIGKILL');
+          kills++;
+        }
+        expect(kills, 'SIGKILLs before the backfill finished').to.equal(PLAN.kills);
+        indexer = startIndexerChild();
+        await indexer.printed('ready');
+        await waitUntil(
+          'the restarted indexer to reach the head',
+          async () => (await indexedBlock(database.db, devnet.chainId)) >= head,
+          300_000,
+        );
+        // Exactly once: every op announced once in the outbox, however many times its batch was cut.
+        const { rows: events } = await database.db.query<{ type: string; n: string; distinct_ops: string }>(
+          `select type, count(*) as n, count(distinct user_op_hash) as distinct_ops from outbox_events where chain_id = $1 group by type order by type`,
+          [devnet.chainId],
+        );
+        const counts = Object.fromEntries(events.map((e) => [e.type, [Number(e.n), Number(e.distinct_ops)]]));
+        expect(counts, 'outbox events per type [count, distinct ops]').to.deep.equal({
+          account_deployed: [devnet.truth.accounts.length, devnet.truth.accounts.length],
+          user_operation: [devnet.truth.userOps.length, devnet.truth.userOps.length],
+        });
+        return `${await expectApiEqualsTruth('the backfill')}; each op in the outbox once`;
+      },
+    );
   });
 
   it('ends equal to the new canonical chain after each reorg, webhooks delivering throughout', async () => {
     const depths = PLAN.reorgDepths;
     let done = 0;
-    await phase(`reorgs of depth ${depths.join(', ')} under webhook delivery`, () => `${done} reorgs`, async () => {
-      for (const depth of depths) {
-        await reorg(devnet, depth, { seed: depth });
-        const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
-        await waitUntil(`the indexer to follow the reorg of depth ${depth}`, async () => (await indexedBlock(database.db, devnet.chainId)) === head, 120_000);
-        await expectApiEqualsTruth(`the reorg of depth ${depth}`);
-        done++;
-      }
-      return `API = ground truth after each (${devnet.truth.userOps.length} ops at the end)`;
-    });
+    await phase(
+      `reorgs of depth ${depths.join(', ')} under webhook delivery`,
+      () => `${done} reorgs`,
+      async () => {
+        for (const depth of depths) {
+          await reorg(devnet, depth, { seed: depth });
+          const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
+          await waitUntil(
+            `the indexer to follow the reorg of depth ${depth}`,
+            async () => (await indexedBlock(database.db, devnet.chainId)) === head,
+            120_000,
+          );
+          await expectApiEqualsTruth(`the reorg of depth ${depth}`);
+          done++;
+        }
+        return `API = ground truth after each (${devnet.truth.userOps.length} ops at the end)`;
+      },
+    );
   });
 
   it('answers through a Redis outage without a 5xx', async () => {
     let load: ReturnType<typeof startApiLoad> | undefined;
-    await phase('Redis stopped and restarted under API load', () => `${OUTAGE_MS / 1000} s down, ${load?.answers.length ?? 0} requests`, async () => {
-      load = startApiLoad({ baseUrl: webUrl, key, paths: READ_PATHS(sampleHashes()) });
-      await waitUntil('answers before the outage', () => load!.answers.length >= 20);
-      await redis.stop();
-      const stoppedAt = Date.now();
-      await waitUntil('the outage to last', () => Date.now() - stoppedAt >= OUTAGE_MS, OUTAGE_MS + 1_000);
-      await redis.start();
-      const restartedAt = Date.now();
-      await waitUntil('answers after Redis returned', () => load!.answers.filter((a) => a.at > restartedAt + PLAN.loadMs / 2 && a.status === 200).length >= 20, 60_000);
-      const answers = await load.stop();
-      apiAnswers.push(...answers);
-      const during = answers.filter((a) => a.at >= stoppedAt && a.at <= restartedAt);
-      expect(during.length, 'requests answered while Redis was down').to.be.greaterThan(0);
-      const bad = answers.filter((a) => a.status === 0 || a.status >= 500 || !a.json);
-      expect(bad.map((a) => `${a.status} ${a.path} ${a.error ?? ''}`), 'answers that are not JSON, or 5xx, or none').to.deep.equal([]);
-      return `0 5xx (${statusSummary(answers)}; ${during.length} while down)`;
-    });
+    await phase(
+      'Redis stopped and restarted under API load',
+      () => `${OUTAGE_MS / 1000} s down, ${load?.answers.length ?? 0} requests`,
+      async () => {
+        load = startApiLoad({ baseUrl: webUrl, key, paths: READ_PATHS(sampleHashes()) });
+        await waitUntil('answers before the outage', () => load!.answers.length >= 20);
+        await redis.stop();
+        const stoppedAt = Date.now();
+        await waitUntil('the outage to last', () => Date.now() - stoppedAt >= OUTAGE_MS, OUTAGE_MS + 1_000);
+        await redis.start();
+        const restartedAt = Date.now();
+        await waitUntil(
+          'answers after Redis returned',
+          () => load!.answers.filter((a) => a.at > restartedAt + PLAN.loadMs / 2 && a.status === 200).length >= 20,
+          60_000,
+        );
+        const answers = await load.stop();
+        apiAnswers.push(...answers);
+        const during = answers.filter((a) => a.at >= stoppedAt && a.at <= restartedAt);
+        expect(during.length, 'requests answered while Redis was down').to.be.greaterThan(0);
+        const bad = answers.filter((a) => a.status === 0 || a.status >= 500 || !a.json);
+        expect(
+          bad.map((a) => `${a.status} ${a.path} ${a.error ?? ''}`),
+          'answers that are not JSON, or 5xx, or none',
+        ).to.deep.equal([]);
+        return `0 5xx (${statusSummary(answers)}; ${during.length} while down)`;
+      },
+    );
   });
 
   it('answers JSON 503 with Retry-After while PostgreSQL is cut, and recovers by itself', async () => {
     let load: ReturnType<typeof startApiLoad> | undefined;
-    await phase('PostgreSQL connections cut under API load', () => `${OUTAGE_MS / 1000} s cut, ${load?.answers.length ?? 0} requests`, async () => {
-      load = startApiLoad({ baseUrl: webUrl, key, paths: READ_PATHS(sampleHashes()) });
-      await waitUntil('answers before the cut', () => load!.answers.length >= 20);
-      pgProxy.cut();
-      const cutAt = Date.now();
-      await waitUntil('the cut to last', () => Date.now() - cutAt >= OUTAGE_MS, OUTAGE_MS + 1_000);
-      pgProxy.restore();
-      const restoredAt = Date.now();
-      // Recovered: fresh (uncached) reads succeed again.
-      await waitUntil('the web process to read the database again', async () => (await callApi(webUrl, key, `/v0/getUserOp?hash=${sampleHashes()[0]}&_=${Date.now()}`)).answer.status === 200, 60_000);
-      const recoveredAt = Date.now();
-      await waitUntil('answers after recovery', () => load!.answers.filter((a) => a.at > recoveredAt).length >= 20, 60_000);
-      const answers = await load.stop();
-      apiAnswers.push(...answers);
-      const outage = (a: Answer) => a.at >= cutAt && a.at <= recoveredAt;
-      const unavailable = answers.filter((a) => a.status === 503);
-      const bad = answers.filter((a) => a.status === 0 || !a.json || (a.status >= 500 && !(a.status === 503 && a.retryAfter && outage(a))));
-      expect(bad.map((a) => `${a.status} ${a.path} retry-after=${a.retryAfter} ${a.error ?? ''} at +${a.at - cutAt} ms`), 'answers other than JSON 200/4xx, or JSON 503 with Retry-After during the outage').to.deep.equal([]);
-      expect(answers.filter((a) => a.at > recoveredAt).every((a) => a.status === 200), 'all 200 after recovery').to.equal(true);
-      await expectApiEqualsTruth('the PostgreSQL cut');
-      return `0 other 5xx; ${unavailable.length} JSON 503 + Retry-After while cut; recovered ${((recoveredAt - restoredAt) / 1000).toFixed(1)} s after (${statusSummary(answers)})`;
-    });
+    await phase(
+      'PostgreSQL connections cut under API load',
+      () => `${OUTAGE_MS / 1000} s cut, ${load?.answers.length ?? 0} requests`,
+      async () => {
+        load = startApiLoad({ baseUrl: webUrl, key, paths: READ_PATHS(sampleHashes()) });
+        await waitUntil('answers before the cut', () => load!.answers.length >= 20);
+        pgProxy.cut();
+        const cutAt = Date.now();
+        await waitUntil('the cut to last', () => Date.now() - cutAt >= OUTAGE_MS, OUTAGE_MS + 1_000);
+        pgProxy.restore();
+        const restoredAt = Date.now();
+        // Recovered: fresh (uncached) reads succeed again.
+        await waitUntil(
+          'the web process to read the database again',
+          async () => (await callApi(webUrl, key, `/v0/getUserOp?hash=${sampleHashes()[0]}&_=${Date.now()}`)).answer.status === 200,
+          60_000,
+        );
+        const recoveredAt = Date.now();
+        await waitUntil('answers after recovery', () => load!.answers.filter((a) => a.at > recoveredAt).length >= 20, 60_000);
+        const answers = await load.stop();
+        apiAnswers.push(...answers);
+        const outage = (a: Answer) => a.at >= cutAt && a.at <= recoveredAt;
+        const unavailable = answers.filter((a) => a.status === 503);
+        const bad = answers.filter(
+          (a) => a.status === 0 || !a.json || (a.status >= 500 && !(a.status === 503 && a.retryAfter && outage(a))),
+        );
+        expect(
+          bad.map((a) => `${a.status} ${a.path} retry-after=${a.retryAfter} ${a.error ?? ''} at +${a.at - cutAt} ms`),
+          'answers other than JSON 200/4xx, or JSON 503 with Retry-After during the outage',
+        ).to.deep.equal([]);
+        expect(
+          answers.filter((a) => a.at > recoveredAt).every((a) => a.status === 200),
+          'all 200 after recovery',
+        ).to.equal(true);
+        await expectApiEqualsTruth('the PostgreSQL cut');
+        return `0 other 5xx; ${unavailable.length} JSON 503 + Retry-After while cut; recovered ${((recoveredAt - restoredAt) / 1000).toFixed(1)} s after (${statusSummary(answers)})`;
+      },
+    );
   });
 
   it('delivers every webhook event at least once, signed, and announces every reorged-away op it sent', async () => {
@@ -289,46 +355,58 @@ describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, func
     const deliverable = hooks.filter((h) => h !== goneHook);
     const expectedOf = (h: Hook) => expectedEvents(devnet.truth, h.filter, h.address);
     const received = (h: Hook) => h.receiver.received.filter((r) => (JSON.parse(r.body) as Body).webhookId === h.id);
-    const delivered = (h: Hook) => new Set(received(h).filter((r) => r.status >= 200 && r.status < 300).map((r) => eventOf(JSON.parse(r.body) as Body)));
+    const delivered = (h: Hook) =>
+      new Set(
+        received(h)
+          .filter((r) => r.status >= 200 && r.status < 300)
+          .map((r) => eventOf(JSON.parse(r.body) as Body)),
+      );
 
-    await phase('webhook receivers: 500 on half the requests, hanging on a third, 410 Gone', () => {
-      const all = receivers.flatMap((r) => r.received);
-      return `${all.filter((r) => r.status === 500).length}×500, ${hangs} hangs, ${all.filter((r) => r.status === 410).length}×410`;
-    }, async () => {
-      await waitUntil(
-        'every expected event to be delivered to the flaky and hanging receivers',
-        () => deliverable.every((h) => [...expectedOf(h)].every((e) => delivered(h).has(e))),
-        180_000,
-      ).catch((err: Error) => {
-        const missing = deliverable.map((h) => `${h.label}: ${[...expectedOf(h)].filter((e) => !delivered(h).has(e)).length} missing`);
-        throw new Error(`${err.message} (${missing.join(', ')})`);
-      });
-      for (const h of hooks) for (const r of received(h)) verifySignature(h.secret, r);
+    await phase(
+      'webhook receivers: 500 on half the requests, hanging on a third, 410 Gone',
+      () => {
+        const all = receivers.flatMap((r) => r.received);
+        return `${all.filter((r) => r.status === 500).length}×500, ${hangs} hangs, ${all.filter((r) => r.status === 410).length}×410`;
+      },
+      async () => {
+        await waitUntil(
+          'every expected event to be delivered to the flaky and hanging receivers',
+          () => deliverable.every((h) => [...expectedOf(h)].every((e) => delivered(h).has(e))),
+          180_000,
+        ).catch((err: Error) => {
+          const missing = deliverable.map((h) => `${h.label}: ${[...expectedOf(h)].filter((e) => !delivered(h).has(e)).length} missing`);
+          throw new Error(`${err.message} (${missing.join(', ')})`);
+        });
+        for (const h of hooks) for (const r of received(h)) verifySignature(h.secret, r);
 
-      // No delivery of an op a reorg removed without a reorg notice naming it (to the same webhook).
-      const canonicalHash = new Map<number, string>();
-      const hashOf = async (n: number) => {
-        if (!canonicalHash.has(n)) canonicalHash.set(n, (await devnet.rpc.call<{ hash: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).hash);
-        return canonicalHash.get(n)!;
-      };
-      const reorgedAway = new Set<string>();
-      for (const h of hooks) {
-        const bodies = received(h).map((r) => JSON.parse(r.body) as Body);
-        const announced = new Set(bodies.filter((b) => b.type === 'reorg').flatMap((b) => b.data.userOpHashes ?? []));
-        for (const b of bodies.filter((x) => x.type === 'user_operation')) {
-          if ((await hashOf(b.data.block!.number)) === b.data.block!.hash) continue;
-          reorgedAway.add(`${h.id}:${b.data.userOp!.userOpHash}:${b.data.block!.hash}`);
-          expect(announced.has(b.data.userOp!.userOpHash), `${h.label}: reorg notice for ${b.data.userOp!.userOpHash}`).to.equal(true);
+        // No delivery of an op a reorg removed without a reorg notice naming it (to the same webhook).
+        const canonicalHash = new Map<number, string>();
+        const hashOf = async (n: number) => {
+          if (!canonicalHash.has(n))
+            canonicalHash.set(n, (await devnet.rpc.call<{ hash: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])).hash);
+          return canonicalHash.get(n)!;
+        };
+        const reorgedAway = new Set<string>();
+        for (const h of hooks) {
+          const bodies = received(h).map((r) => JSON.parse(r.body) as Body);
+          const announced = new Set(bodies.filter((b) => b.type === 'reorg').flatMap((b) => b.data.userOpHashes ?? []));
+          for (const b of bodies.filter((x) => x.type === 'user_operation')) {
+            if ((await hashOf(b.data.block!.number)) === b.data.block!.hash) continue;
+            reorgedAway.add(`${h.id}:${b.data.userOp!.userOpHash}:${b.data.block!.hash}`);
+            expect(announced.has(b.data.userOp!.userOpHash), `${h.label}: reorg notice for ${b.data.userOp!.userOpHash}`).to.equal(true);
+          }
         }
-      }
 
-      const list = await callApi(webUrl, key, '/v0/listWebhooks');
-      const state = (list.body as { webhooks: Array<{ id: string; status: string; disabledReason: string | null }> }).webhooks.find((w) => w.id === goneHook.id);
-      expect(state, 'the 410 webhook').to.include({ status: 'disabled', disabledReason: 'gone' });
-      expect(await outboxDeadLetters.listByChain(database.db, devnet.chainId), 'dead-lettered outbox events').to.deep.equal([]);
-      const total = deliverable.reduce((n, h) => n + expectedOf(h).size, 0);
-      return `all ${total} events delivered, every signature valid; ${reorgedAway.size} ops delivered then reorged away, each named by a reorg notice; 410 webhook disabled after ${goneHook.receiver.received.length} request(s)`;
-    });
+        const list = await callApi(webUrl, key, '/v0/listWebhooks');
+        const state = (list.body as { webhooks: Array<{ id: string; status: string; disabledReason: string | null }> }).webhooks.find(
+          (w) => w.id === goneHook.id,
+        );
+        expect(state, 'the 410 webhook').to.include({ status: 'disabled', disabledReason: 'gone' });
+        expect(await outboxDeadLetters.listByChain(database.db, devnet.chainId), 'dead-lettered outbox events').to.deep.equal([]);
+        const total = deliverable.reduce((n, h) => n + expectedOf(h).size, 0);
+        return `all ${total} events delivered, every signature valid; ${reorgedAway.size} ops delivered then reorged away, each named by a reorg notice; 410 webhook disabled after ${goneHook.receiver.received.length} request(s)`;
+      },
+    );
   });
 
   function sampleHashes(): string[] {
@@ -348,10 +426,18 @@ describe(`the whole system under faults${REDUCED ? ' (reduced run)' : ''}`, func
     const rpcRows: Row[] = stats
       ? [
           ...ALL_FAULTS.map((f) => ({ fault: `RPC ${f}`, injected: String(stats[f]), outcome: rpcOutcome })),
-          { fault: 'RPC requests (all)', injected: String(stats.requests), outcome: `${ALL_FAULTS.reduce((n, f) => n + stats[f], 0)} faulted` },
+          {
+            fault: 'RPC requests (all)',
+            injected: String(stats.requests),
+            outcome: `${ALL_FAULTS.reduce((n, f) => n + stats[f], 0)} faulted`,
+          },
         ]
       : [];
-    const all = [...rpcRows, ...rows, { fault: 'API requests under load (all)', injected: String(apiAnswers.length), outcome: statusSummary(apiAnswers) }];
+    const all = [
+      ...rpcRows,
+      ...rows,
+      { fault: 'API requests under load (all)', injected: String(apiAnswers.length), outcome: statusSummary(apiAnswers) },
+    ];
     const width = (k: keyof Row) => Math.max(k.length, ...all.map((r) => r[k].length));
     const line = (r: Row) => `| ${r.fault.padEnd(width('fault'))} | ${r.injected.padEnd(width('injected'))} | ${r.outcome} |`;
     console.log(`\nFault suite${REDUCED ? ' (reduced)' : ''}:\n${line({ fault: 'fault', injected: 'injected', outcome: 'outcome' })}`);

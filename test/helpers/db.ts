@@ -107,10 +107,9 @@ export async function dropStaleTestDatabases(): Promise<void> {
   if (!TEST_DATABASE_URL) return;
   const cutoff = Math.floor(Date.now() / 1000) - 2 * 3600;
   await withAdmin(async (admin) => {
-    const { rows } = await admin.query<{ datname: string }>(
-      `select datname from pg_database where datname like $1`,
-      [`${TEST_DB_PREFIX}%`],
-    );
+    const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [
+      `${TEST_DB_PREFIX}%`,
+    ]);
     for (const { datname } of rows) {
       const created = Number(datname.slice(TEST_DB_PREFIX.length).split('_')[0]);
       if (created < cutoff) await admin.query(`drop database if exists ${datname} with (force)`);

@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Fault = 'timeout' | 'delay' | 'http429' | 'http5xx' | 'closedSocket' | 'truncated' | 'missingAnswer' | 'internalError' | 'shuffledBatch';
+export type Fault =
+  'timeout' | 'delay' | 'http429' | 'http5xx' | 'closedSocket' | 'truncated' | 'missingAnswer' | 'internalError' | 'shuffledBatch';
 
 export type FaultProxyOptions = {
   upstream: string;
@@ -41,7 +42,17 @@ export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
 type RpcAnswer = { id?: unknown; result?: unknown; error?: unknown };
 
-export const ALL_FAULTS: Fault[] = ['timeout', 'delay', 'http429', 'http5xx', 'closedSocket', 'truncated', 'missingAnswer', 'internalError', 'shuffledBatch'];
+export const ALL_FAULTS: Fault[] = [
+  'timeout',
+  'delay',
+  'http429',
+  'http5xx',
+  'closedSocket',
+  'truncated',
+  'missingAnswer',
+  'internalError',
+  'shuffledBatch',
+];
 
 function rangeSpan(msg: RpcMessage): number {
   const filter = (msg.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
@@ -59,8 +70,21 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     return state / 2147483648;
   };
   const stats: FaultProxy['stats'] = {
-    requests: 0, rangeRefusals: 0, batchRefusals: 0, unsupported: 0, staleReceipts: 0, zeroHashLogs: 0,
-    timeout: 0, delay: 0, http429: 0, http5xx: 0, closedSocket: 0, truncated: 0, missingAnswer: 0, internalError: 0, shuffledBatch: 0,
+    requests: 0,
+    rangeRefusals: 0,
+    batchRefusals: 0,
+    unsupported: 0,
+    staleReceipts: 0,
+    zeroHashLogs: 0,
+    timeout: 0,
+    delay: 0,
+    http429: 0,
+    http5xx: 0,
+    closedSocket: 0,
+    truncated: 0,
+    missingAnswer: 0,
+    internalError: 0,
+    shuffledBatch: 0,
   };
   const staleServed = new Set<string>();
   const hung = new Set<ServerResponse>();
@@ -111,9 +135,14 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
 
     if (options.maxBatchSize && Array.isArray(parsed) && parsed.length > options.maxBatchSize) {
       stats.batchRefusals++;
-      return send(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32014, message: `batch size too large: max ${options.maxBatchSize}` } }));
+      return send(
+        200,
+        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32014, message: `batch size too large: max ${options.maxBatchSize}` } }),
+      );
     }
-    const tooWide = options.maxLogRange ? messages.find((m) => m.method === 'eth_getLogs' && rangeSpan(m) > options.maxLogRange!) : undefined;
+    const tooWide = options.maxLogRange
+      ? messages.find((m) => m.method === 'eth_getLogs' && rangeSpan(m) > options.maxLogRange!)
+      : undefined;
     if (tooWide) {
       stats.rangeRefusals++;
       const error = { code: -32005, message: `query exceeds max block range ${options.maxLogRange}` };

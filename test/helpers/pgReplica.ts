@@ -66,19 +66,38 @@ export async function startReplicatedPostgres(options: { synchronous?: boolean }
   const primaryDir = join(root, 'primary');
   const replicaDir = join(root, 'replica');
   const [primaryPort, replicaPort] = [await freePort(), await freePort()];
-  const common = ['-c listen_addresses=127.0.0.1', `-c unix_socket_directories=${root}`, '-c fsync=off', '-c full_page_writes=off', '-c shared_buffers=16MB', '-c max_connections=200'];
+  const common = [
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${root}`,
+    '-c fsync=off',
+    '-c full_page_writes=off',
+    '-c shared_buffers=16MB',
+    '-c max_connections=200',
+  ];
   const primaryOptions = [...common, `-p ${primaryPort}`, '-c wal_level=replica', '-c max_wal_senders=4', '-c wal_keep_size=256MB'];
   if (options.synchronous) primaryOptions.push(`-c synchronous_standby_names='*'`, '-c synchronous_commit=remote_apply');
-  const replicaOptions = [...common, `-p ${replicaPort}`, '-c hot_standby=on', '-c hot_standby_feedback=on', '-c wal_receiver_status_interval=1s'];
+  const replicaOptions = [
+    ...common,
+    `-p ${replicaPort}`,
+    '-c hot_standby=on',
+    '-c hot_standby_feedback=on',
+    '-c wal_receiver_status_interval=1s',
+  ];
 
-  const start = (dir: string, opts: string[]) => asPostgres('pg_ctl', ['-D', dir, '-o', opts.join(' '), '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
-  const stopServer = (dir: string, mode: 'fast' | 'immediate') => asPostgres('pg_ctl', ['-D', dir, '-m', mode, '-w', 'stop']).catch(() => {});
+  const start = (dir: string, opts: string[]) =>
+    asPostgres('pg_ctl', ['-D', dir, '-o', opts.join(' '), '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
+  const stopServer = (dir: string, mode: 'fast' | 'immediate') =>
+    asPostgres('pg_ctl', ['-D', dir, '-m', mode, '-w', 'stop']).catch(() => {});
 
   // A crashed test run must not leave servers behind.
   const onExit = () => {
     for (const dir of [replicaDir, primaryDir]) {
       try {
-        execFileSync(owner ? 'runuser' : join(bin, 'pg_ctl'), [...(owner ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), '-D', dir, '-m', 'immediate', 'stop'], { stdio: 'ignore' });
+        execFileSync(
+          owner ? 'runuser' : join(bin, 'pg_ctl'),
+          [...(owner ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), '-D', dir, '-m', 'immediate', 'stop'],
+          { stdio: 'ignore' },
+        );
       } catch {
         // not running
       }
@@ -90,7 +109,21 @@ export async function startReplicatedPostgres(options: { synchronous?: boolean }
   try {
     await asPostgres('initdb', ['-D', primaryDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
     await start(primaryDir, primaryOptions);
-    await asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', replicaDir, '-R', '-X', 'stream', '-c', 'fast']);
+    await asPostgres('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      replicaDir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     await start(replicaDir, replicaOptions);
   } catch (error) {
     onExit();

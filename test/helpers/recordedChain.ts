@@ -82,7 +82,8 @@ export type RecordedTransaction = {
   parityTrace: unknown[] | null;
 };
 
-const isFrame = (x: unknown): x is CallFrame => !!x && typeof x === 'object' && 'type' in x && 'from' in x && 'input' in x && !('hash' in x);
+const isFrame = (x: unknown): x is CallFrame =>
+  !!x && typeof x === 'object' && 'type' in x && 'from' in x && 'input' in x && !('hash' in x);
 
 /** Reads `<name>.json` from the fixture folder (the caller checks the folder exists). */
 export function readRecordedTransaction(name: string, dir = FIXTURES_DIR): RecordedTransaction {
@@ -235,7 +236,8 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
       from = blockParam(filter.fromBlock ?? 'latest');
       to = blockParam(filter.toBlock ?? 'latest');
     }
-    const addresses = filter.address === undefined ? null : (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => a.toLowerCase());
+    const addresses =
+      filter.address === undefined ? null : (Array.isArray(filter.address) ? filter.address : [filter.address]).map((a) => a.toLowerCase());
     const logs: RecordedLog[] = [];
     for (const [n, t] of [...recorded].sort((a, b) => a[0] - b[0])) {
       if (n < from || n > to) continue;
@@ -248,7 +250,8 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
     return logs;
   };
 
-  const noTrace = (method: string): RpcFailure => new RpcFailure({ code: -32601, message: `the method ${method} does not exist/is not available` });
+  const noTrace = (method: string): RpcFailure =>
+    new RpcFailure({ code: -32601, message: `the method ${method} does not exist/is not available` });
 
   const answer = (method: string, params: unknown[]): unknown => {
     switch (method) {
@@ -267,7 +270,7 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
         return n === null ? null : header(n, params[1] === true);
       }
       case 'eth_getLogs':
-        return getLogs((params[0] ?? {}));
+        return getLogs(params[0] ?? {});
       case 'eth_getTransactionByHash':
         return byHash.get(String(params[0]).toLowerCase())?.tx ?? null;
       case 'eth_getTransactionReceipt':
@@ -295,7 +298,10 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
       }
       case 'eth_call':
         // A recording holds no state to execute against: refused as a node without it would.
-        throw new RpcFailure({ code: -32601, message: 'the method eth_call does not exist/is not available (a recorded chain has no state)' });
+        throw new RpcFailure({
+          code: -32601,
+          message: 'the method eth_call does not exist/is not available (a recorded chain has no state)',
+        });
       default:
         throw noTrace(method);
     }
@@ -320,7 +326,9 @@ export async function startRecordedChain(options: RecordedChainOptions): Promise
     try {
       body = JSON.parse(Buffer.concat(chunks).toString()) as RpcMessage | RpcMessage[];
     } catch {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
       return;
     }
     const out = Array.isArray(body) ? body.map(reply) : reply(body);

@@ -67,7 +67,10 @@ describe('indexer killed during backfill', function () {
       const before = await indexedBlock(t.db, devnet.chainId);
       const deadline = Date.now() + 60_000;
       while ((await indexedBlock(t.db, devnet.chainId)) === before) {
-        if (Date.now() > deadline) throw new Error(`restart ${kills + 1} made no progress from block ${before} (child ${child.exitCode === null ? 'alive' : `exited ${child.exitCode}`})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `restart ${kills + 1} made no progress from block ${before} (child ${child.exitCode === null ? 'alive' : `exited ${child.exitCode}`})`,
+          );
         await new Promise((r) => setTimeout(r, 5));
       }
       await new Promise((r) => setTimeout(r, rng.int(0, 150)));
@@ -99,7 +102,9 @@ describe('indexer killed during backfill', function () {
     ]);
     // INDEXER_TRACES=needed: the ops of the two-bundle (BundleMulticall) transactions, each once.
     const multicall = new Set(devnet.truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
-    const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [devnet.chainId]);
+    const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [
+      devnet.chainId,
+    ]);
     expect(Number(traces[0]!.n)).to.equal(devnet.truth.userOps.filter((o) => multicall.has(o.transactionHash)).length);
   });
 });

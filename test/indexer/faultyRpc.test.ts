@@ -35,9 +35,15 @@ describe('indexer behind a faulty RPC', function () {
   });
 
   const t = useTestDb();
-  describe('20% of requests failing, provider limits enforced', flakyTests(t, () => devnet));
+  describe(
+    '20% of requests failing, provider limits enforced',
+    flakyTests(t, () => devnet),
+  );
   const failover = useTestDb();
-  describe('a dead first URL', failoverTests(failover, () => devnet));
+  describe(
+    'a dead first URL',
+    failoverTests(failover, () => devnet),
+  );
 });
 
 function flakyTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
@@ -52,16 +58,32 @@ function flakyTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
       const devnet = getDevnet();
       proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0.2, maxLogRange: 5, maxBatchSize: 25, hangMs: 1_000, seed: 7 });
       // Every transaction traced (INDEXER_TRACES=all), so the flaky node's traces are exercised too.
-      const indexer = startIndexer({ db: t.db, config: devnetConfig(proxy.url, { INDEXER_TRACES: 'all' }), log: quietLogger(), tuning: FLAKY_TUNING });
+      const indexer = startIndexer({
+        db: t.db,
+        config: devnetConfig(proxy.url, { INDEXER_TRACES: 'all' }),
+        log: quietLogger(),
+        tuning: FLAKY_TUNING,
+      });
       try {
         await indexer.syncNow();
       } finally {
         await indexer.stop();
       }
       await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
-      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from user_op_traces where chain_id = $1 and status = 'ok'`, [devnet.chainId]);
+      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from user_op_traces where chain_id = $1 and status = 'ok'`, [
+        devnet.chainId,
+      ]);
       expect(Number(rows[0]!.n)).to.equal(devnet.truth.userOps.length);
-      for (const fault of ['timeout', 'http429', 'http5xx', 'truncated', 'missingAnswer', 'internalError', 'rangeRefusals', 'batchRefusals'] as const) {
+      for (const fault of [
+        'timeout',
+        'http429',
+        'http5xx',
+        'truncated',
+        'missingAnswer',
+        'internalError',
+        'rangeRefusals',
+        'batchRefusals',
+      ] as const) {
         expect(proxy.stats[fault], `${fault} injected`).to.be.greaterThan(0);
       }
     });
@@ -100,9 +122,15 @@ describe('indexer on nodes that answer differently', function () {
   });
 
   const noDebug = useTestDb();
-  describe('without debug_traceTransaction', noTraceTests(noDebug, () => devnet));
+  describe(
+    'without debug_traceTransaction',
+    noTraceTests(noDebug, () => devnet),
+  );
   const odd = useTestDb();
-  describe('stale receipts from a load balancer, zero-hash logs', oddAnswerTests(odd, () => devnet));
+  describe(
+    'stale receipts from a load balancer, zero-hash logs',
+    oddAnswerTests(odd, () => devnet),
+  );
 });
 
 async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<IndexerTuning> = {}): Promise<void> {
@@ -130,16 +158,34 @@ function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
       expect(multi.size, 'multi-bundle transactions generated').to.be.greaterThan(0);
       const byHash = new Map(stored.userOps.map((o) => [o.userOpHash, o]));
       expect(byHash.size).to.equal(devnet.truth.userOps.length);
-      const { rows } = await t.db.query<{ user_op_hash: string; decode_status: string; tx_hash: string }>('select user_op_hash, decode_status, tx_hash from user_ops where chain_id = $1', [devnet.chainId]);
+      const { rows } = await t.db.query<{ user_op_hash: string; decode_status: string; tx_hash: string }>(
+        'select user_op_hash, decode_status, tx_hash from user_ops where chain_id = $1',
+        [devnet.chainId],
+      );
       for (const r of rows) expect(r.decode_status, r.tx_hash).to.equal(multi.has(r.tx_hash) ? 'trace_needed' : 'ok');
       for (const want of devnet.truth.userOps) {
         const got = byHash.get(want.userOpHash)!;
-        const fromEvents = (o: typeof want) => [o.sender, o.nonce, o.paymaster, o.success, o.actualGasCost, o.actualGasUsed, o.revertReason, o.factory, o.blockNumber, o.logIndex, o.bundleIndex, o.bundler];
+        const fromEvents = (o: typeof want) => [
+          o.sender,
+          o.nonce,
+          o.paymaster,
+          o.success,
+          o.actualGasCost,
+          o.actualGasUsed,
+          o.revertReason,
+          o.factory,
+          o.blockNumber,
+          o.logIndex,
+          o.bundleIndex,
+          o.bundler,
+        ];
         expect(fromEvents(got), want.userOpHash).to.deep.equal(fromEvents(want));
         if (!multi.has(want.transactionHash)) expect(got).to.deep.equal(want);
       }
       // INDEXER_TRACES=needed stores no `unavailable` rows: the web process traces an op when asked.
-      const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [devnet.chainId]);
+      const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [
+        devnet.chainId,
+      ]);
       expect(traces[0]!.n).to.equal('0');
 
       // The repair pass, still without a debug API: nothing changes and nothing fails.
@@ -150,7 +196,10 @@ function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
         await stillNoDebug.stop();
       }
       expect(stillNoDebug.stats.unsupported, 'the repair pass asked the node again').to.be.greaterThan(0);
-      const { rows: waiting } = await t.db.query<{ n: string }>(`select count(*) as n from user_ops where chain_id = $1 and decode_status = 'trace_needed'`, [devnet.chainId]);
+      const { rows: waiting } = await t.db.query<{ n: string }>(
+        `select count(*) as n from user_ops where chain_id = $1 and decode_status = 'trace_needed'`,
+        [devnet.chainId],
+      );
       expect(Number(waiting[0]!.n)).to.be.greaterThan(0);
 
       // A node that traces: the repair pass decodes every waiting op, and the store equals the truth
@@ -162,9 +211,15 @@ function noTraceTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
         await traces2.stop();
       }
       await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
-      const { rows: after } = await t.db.query<{ decode_status: string; n: string }>('select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status', [devnet.chainId]);
+      const { rows: after } = await t.db.query<{ decode_status: string; n: string }>(
+        'select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status',
+        [devnet.chainId],
+      );
       expect(after).to.deep.equal([{ decode_status: 'ok', n: String(devnet.truth.userOps.length) }]);
-      const { rows: repairedTraces } = await t.db.query<{ n: string }>(`select count(*) as n from user_op_traces where chain_id = $1 and status = 'ok'`, [devnet.chainId]);
+      const { rows: repairedTraces } = await t.db.query<{ n: string }>(
+        `select count(*) as n from user_op_traces where chain_id = $1 and status = 'ok'`,
+        [devnet.chainId],
+      );
       expect(Number(repairedTraces[0]!.n)).to.equal(devnet.truth.userOps.filter((o) => multi.has(o.transactionHash)).length);
     });
   };
@@ -183,7 +238,9 @@ function oddAnswerTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
       expect(proxy.stats.staleReceipts).to.be.greaterThan(0);
       expect(proxy.stats.zeroHashLogs).to.be.greaterThan(0);
       await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
-      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from entry_point_deposits where tx_hash = $1`, [`0x${'0'.repeat(64)}`]);
+      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from entry_point_deposits where tx_hash = $1`, [
+        `0x${'0'.repeat(64)}`,
+      ]);
       expect(rows[0]!.n).to.equal('0');
     });
   };

@@ -14,7 +14,15 @@ import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import type { EntityKind } from '../../shared/db/tables/entityStats.js';
 import { useTestDb } from '../helpers/db.js';
-import { canonical, entityTotalsFromTruth, opsPerSender, readEntityTotals, readOpsPerAccount, readStoredTruth, type StoredTruth } from './storedTruth.js';
+import {
+  canonical,
+  entityTotalsFromTruth,
+  opsPerSender,
+  readEntityTotals,
+  readOpsPerAccount,
+  readStoredTruth,
+  type StoredTruth,
+} from './storedTruth.js';
 import { devnetConfig, quietLogger } from './support.js';
 
 describe('indexer vs devnet ground truth', function () {
@@ -86,7 +94,10 @@ function defineTests(t: { readonly db: Db }) {
 
     it('keeps entity stats per bundler, paymaster, factory and beneficiary (ops, bundles, accounts, gas)', async () => {
       expect(await readEntityTotals(t.db, devnet.chainId)).to.deep.equal(entityTotalsFromTruth(truth));
-      const { rows } = await t.db.query<{ address: string; tx_fee_sum: string }>(`select address, tx_fee_sum::text from entity_stats where chain_id = $1 and kind = 'bundler'`, [devnet.chainId]);
+      const { rows } = await t.db.query<{ address: string; tx_fee_sum: string }>(
+        `select address, tx_fee_sum::text from entity_stats where chain_id = $1 and kind = 'bundler'`,
+        [devnet.chainId],
+      );
       const fees = new Map<string, bigint>();
       const seen = new Set<string>();
       for (const b of truth.bundles) {
@@ -129,7 +140,9 @@ function defineTests(t: { readonly db: Db }) {
           bundleIndex: o.bundleIndex,
           logIndex: o.logIndex,
         });
-        expect(new Set(r.payload.transferParties as string[]), `${o.userOpHash} transfer parties`).to.deep.equal(partiesOf.get(o.userOpHash) ?? new Set());
+        expect(new Set(r.payload.transferParties as string[]), `${o.userOpHash} transfer parties`).to.deep.equal(
+          partiesOf.get(o.userOpHash) ?? new Set(),
+        );
       }
       const deployed = rows.filter((r) => r.type === 'account_deployed').map((r) => r.payload);
       expect(deployed.map((p) => p.account).sort()).to.deep.equal(truth.accounts.map((a) => a.address).sort());
@@ -149,10 +162,13 @@ function defineTests(t: { readonly db: Db }) {
       expect(byAddress.get(c.erc1155!)).to.include({ standard: 'ERC1155' });
     });
 
-    it('traces only the transactions whose bundles went through BundleMulticall (INDEXER_TRACES=needed), decodes them, and keeps their ops\' execution traces', async () => {
+    it("traces only the transactions whose bundles went through BundleMulticall (INDEXER_TRACES=needed), decodes them, and keeps their ops' execution traces", async () => {
       const multicall = new Set(truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
       expect(multicall.size, 'two-bundle transactions generated').to.be.greaterThan(0);
-      const { rows: statuses } = await t.db.query<{ decode_status: string; n: string }>('select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status', [devnet.chainId]);
+      const { rows: statuses } = await t.db.query<{ decode_status: string; n: string }>(
+        'select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status',
+        [devnet.chainId],
+      );
       expect(statuses).to.deep.equal([{ decode_status: 'ok', n: String(truth.userOps.length) }]);
       const { rows } = await t.db.query<{ user_op_hash: string; status: string; trace: { to: string; input: string } | null }>(
         'select user_op_hash, status, trace from user_op_traces where chain_id = $1',
@@ -174,7 +190,9 @@ function defineTests(t: { readonly db: Db }) {
         [devnet.chainId],
       );
       const txs = new Set(truth.bundles.map((b) => b.transactionHash));
-      const { rows: perTx } = await t.db.query<{ tx_hash: string }>('select distinct tx_hash from logs where chain_id = $1', [devnet.chainId]);
+      const { rows: perTx } = await t.db.query<{ tx_hash: string }>('select distinct tx_hash from logs where chain_id = $1', [
+        devnet.chainId,
+      ]);
       expect(new Set(perTx.map((r) => r.tx_hash))).to.deep.equal(txs);
       expect(Number(rows[0]!.tagged)).to.be.greaterThan(truth.userOps.length);
       // Each op's UserOperationEvent lies in its own slice.
@@ -189,7 +207,9 @@ function defineTests(t: { readonly db: Db }) {
     it('counts aggregates only for rows inserted the first time (re-indexing the same blocks changes nothing)', async () => {
       const before = await aggregateSnapshot(t.db);
       const { rows: events } = await t.db.query<{ n: string }>('select count(*) as n from outbox_events');
-      await t.db.query('update indexer_state set indexed_block = start_block - 1, indexed_block_hash = null where chain_id = $1', [devnet.chainId]);
+      await t.db.query('update indexer_state set indexed_block = start_block - 1, indexed_block_hash = null where chain_id = $1', [
+        devnet.chainId,
+      ]);
       await indexer.syncNow();
       expect(await aggregateSnapshot(t.db)).to.deep.equal(before);
       const { rows: after } = await t.db.query<{ n: string }>('select count(*) as n from outbox_events');
@@ -199,15 +219,25 @@ function defineTests(t: { readonly db: Db }) {
     it('rebuilds the same aggregates from the base tables as it kept incrementally (the reorg path)', async () => {
       const before = await aggregateSnapshot(t.db);
       const chainId = devnet.chainId;
-      const { rows: keys } = await t.db.query<{ kind: EntityKind; address: string }>('select kind, address from entity_stats where chain_id = $1', [chainId]);
+      const { rows: keys } = await t.db.query<{ kind: EntityKind; address: string }>(
+        'select kind, address from entity_stats where chain_id = $1',
+        [chainId],
+      );
       await t.db.transaction(async (tx) => {
         for (const kind of ['bundler', 'paymaster', 'factory', 'beneficiary'] as const) {
-          await entityStats.recompute(tx, chainId, kind, keys.filter((k) => k.kind === kind).map((k) => k.address));
+          await entityStats.recompute(
+            tx,
+            chainId,
+            kind,
+            keys.filter((k) => k.kind === kind).map((k) => k.address),
+          );
         }
         const days = (await tx.query<{ day: number }>('select day from daily_stats where chain_id = $1', [chainId])).rows.map((r) => r.day);
         await dailyActiveWallets.recompute(tx, chainId, days);
         await dailyStats.recompute(tx, chainId, days);
-        const senders = (await tx.query<{ address: string }>('select address from accounts where chain_id = $1', [chainId])).rows.map((r) => r.address);
+        const senders = (await tx.query<{ address: string }>('select address from accounts where chain_id = $1', [chainId])).rows.map(
+          (r) => r.address,
+        );
         await accounts.recompute(tx, chainId, senders);
       });
       expect(await aggregateSnapshot(t.db)).to.deep.equal(before);

@@ -21,12 +21,24 @@ import request from 'supertest';
 import { createApp } from '../../server/app.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
-import { FIXTURES_DIR, fixturesPresent, readRecordedTransaction, startRecordedChain, type CallFrame, type RecordedChain, type RecordedTransaction } from '../helpers/recordedChain.js';
+import {
+  FIXTURES_DIR,
+  fixturesPresent,
+  readRecordedTransaction,
+  startRecordedChain,
+  type CallFrame,
+  type RecordedChain,
+  type RecordedTransaction,
+} from '../helpers/recordedChain.js';
 import { quietLogger } from './support.js';
 
 const FIXTURES: ReadonlyArray<{ name: string; version: EntryPointVersion; what: string }> = [
   { name: 'handle_tx_v06_ok', version: 'v0.6', what: 'a v0.6 bundle called directly (mainnet)' },
-  { name: 'handle_tx_v06_with_tracing_ok', version: 'v0.6', what: 'a v0.6 bundle sent through a wrapper, calldata only in the trace (mainnet)' },
+  {
+    name: 'handle_tx_v06_with_tracing_ok',
+    version: 'v0.6',
+    what: 'a v0.6 bundle sent through a wrapper, calldata only in the trace (mainnet)',
+  },
   { name: 'handle_tx_v07_ok', version: 'v0.7', what: 'a v0.7 sponsored swap (mainnet)' },
   { name: 'handle_tx_v08_ok', version: 'v0.8', what: 'a v0.8 account deployment (Sepolia)' },
   { name: 'handle_tx_v09_ok', version: 'v0.9', what: 'a v0.9 EIP-7702 transaction (OP mainnet)' },
@@ -39,7 +51,8 @@ const EVENTS = new Interface([
   'event AccountDeployed(bytes32 indexed userOpHash, address indexed sender, address factory, address paymaster)',
 ]);
 /** v0.9 keeps v0.8's PackedUserOperation and handleOps; the packages stop at v0.8. */
-const handleOpsAbi = (version: EntryPointVersion): Interface => new Interface(entryPointArtifact(version === 'v0.6' ? 'v0.6' : version === 'v0.7' ? 'v0.7' : 'v0.8').abi);
+const handleOpsAbi = (version: EntryPointVersion): Interface =>
+  new Interface(entryPointArtifact(version === 'v0.6' ? 'v0.6' : version === 'v0.7' ? 'v0.7' : 'v0.8').abi);
 /** The account entry points these recordings use, written out by hand. */
 const ACCOUNT = new Interface([
   'function execute(address dest, uint256 value, bytes func)',
@@ -56,7 +69,8 @@ function expectedCalls(sender: string, callData: string): Call[] {
   const parsed = ACCOUNT.parseTransaction({ data: callData });
   if (!parsed) return [];
   const a = parsed.args;
-  const structs = (list: Result): Call[] => [...list].map((c: Result) => ({ target: lower(c[0] as string), value: c[1] as bigint, data: lower(c[2] as string) }));
+  const structs = (list: Result): Call[] =>
+    [...list].map((c: Result) => ({ target: lower(c[0] as string), value: c[1] as bigint, data: lower(c[2] as string) }));
   switch (parsed.signature) {
     case 'execute(address,uint256,bytes)':
     case 'execTransactionFromEntrypoint(address,uint256,bytes)':
@@ -80,7 +94,8 @@ function expectedCalls(sender: string, callData: string): Call[] {
 /** The handleOps input: the transaction's own when it calls the EntryPoint, else the trace's frame. */
 function handleOpsInput(t: RecordedTransaction, entryPoint: string): string {
   if (t.tx.to && lower(t.tx.to) === entryPoint) return t.tx.input;
-  const find = (f: CallFrame): CallFrame | undefined => (f.to && lower(f.to) === entryPoint && !f.error ? f : f.calls?.map(find).find(Boolean));
+  const find = (f: CallFrame): CallFrame | undefined =>
+    f.to && lower(f.to) === entryPoint && !f.error ? f : f.calls?.map(find).find(Boolean);
   const frame = t.callTrace ? find(t.callTrace) : undefined;
   if (!frame) throw new Error(`${t.name}: no handleOps call to ${entryPoint}`);
   return frame.input;
@@ -135,7 +150,9 @@ describe('indexer on recorded real-chain transactions', function () {
 
   before(function () {
     if (!fixturesPresent()) {
-      console.log(`      skipped: the real-chain fixtures are not at ${FIXTURES_DIR} (set REALCHAIN_FIXTURES_DIR, or keep the handbook folder beside the repository)`);
+      console.log(
+        `      skipped: the real-chain fixtures are not at ${FIXTURES_DIR} (set REALCHAIN_FIXTURES_DIR, or keep the handbook folder beside the repository)`,
+      );
       this.skip();
     }
   });
@@ -184,15 +201,26 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
     it('is recorded against the canonical EntryPoint of its version, indexed up to the head', async () => {
       const eventLogs = recording.receipt.logs.filter((l) => l.topics[0] === EVENTS.getEvent('UserOperationEvent')!.topicHash);
       expect(eventLogs.map((l) => lower(l.address))).to.deep.equal([entryPoint]);
-      const { rows } = await t.db.query<{ indexed_block: string }>('select indexed_block from indexer_state where chain_id = $1', [chainId]);
+      const { rows } = await t.db.query<{ indexed_block: string }>('select indexed_block from indexer_state where chain_id = $1', [
+        chainId,
+      ]);
       expect(Number(rows[0]!.indexed_block)).to.equal(chain.head);
     });
 
     it('stores every op exactly as its logs and calldata say', async () => {
-      const { rows } = await t.db.query<userOps.UserOpRow & { decode_status: string }>('select * from user_ops where chain_id = $1 order by log_index', [chainId]);
-      const events = recording.receipt.logs.map((l) => ({ log: l, parsed: EVENTS.parseLog(l) })).filter((e) => e.parsed && lower(e.log.address) === entryPoint);
+      const { rows } = await t.db.query<userOps.UserOpRow & { decode_status: string }>(
+        'select * from user_ops where chain_id = $1 order by log_index',
+        [chainId],
+      );
+      const events = recording.receipt.logs
+        .map((l) => ({ log: l, parsed: EVENTS.parseLog(l) }))
+        .filter((e) => e.parsed && lower(e.log.address) === entryPoint);
       const opEvents = events.filter((e) => e.parsed!.name === 'UserOperationEvent');
-      const factories = new Map(events.filter((e) => e.parsed!.name === 'AccountDeployed').map((e) => [e.parsed!.args.userOpHash as string, lower(e.parsed!.args.factory as string)]));
+      const factories = new Map(
+        events
+          .filter((e) => e.parsed!.name === 'AccountDeployed')
+          .map((e) => [e.parsed!.args.userOpHash as string, lower(e.parsed!.args.factory as string)]),
+      );
       const handleOps = handleOpsAbi(fixture.version).decodeFunctionData('handleOps', handleOpsInput(recording, entryPoint));
       const calldataOps = [...(handleOps[0] as Result)] as Result[];
       expect(rows).to.have.length(opEvents.length);
@@ -200,7 +228,9 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
       opEvents.forEach(({ log, parsed }, i) => {
         const e = parsed!.args;
         const row = rows[i]!;
-        const op = calldataOps.find((o) => lower(o.sender as string) === lower(e.sender as string) && (o.nonce as bigint) === (e.nonce as bigint))!;
+        const op = calldataOps.find(
+          (o) => lower(o.sender as string) === lower(e.sender as string) && (o.nonce as bigint) === (e.nonce as bigint),
+        )!;
         const blockNumber = Number(log.blockNumber);
         const paymaster = lower(e.paymaster as string);
         expect(row, fixture.name).to.deep.include({
@@ -228,12 +258,17 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
           signature: lower(op.signature as string),
           paymaster_signature: fixture.version === 'v0.9' ? v09PaymasterSignature(op.paymasterAndData as string).signature : null,
         });
-        expect(recomputedHash(row, fixture.version, chainId), 'userOpHash recomputed from the stored calldata fields').to.equal(row.user_op_hash);
+        expect(recomputedHash(row, fixture.version, chainId), 'userOpHash recomputed from the stored calldata fields').to.equal(
+          row.user_op_hash,
+        );
       });
     });
 
     it('stores the account calls decoded from each op’s callData (targets, values, data)', async () => {
-      const { rows: ops } = await t.db.query<{ user_op_hash: string; sender: string; call_data: string }>('select user_op_hash, sender, call_data from user_ops where chain_id = $1', [chainId]);
+      const { rows: ops } = await t.db.query<{ user_op_hash: string; sender: string; call_data: string }>(
+        'select user_op_hash, sender, call_data from user_ops where chain_id = $1',
+        [chainId],
+      );
       for (const op of ops) {
         const { rows } = await t.db.query<{ target: string; value: string; data: string }>(
           'select target, value::text, data from user_op_calls where chain_id = $1 and user_op_hash = $2 order by call_index',
@@ -246,7 +281,14 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
     });
 
     it('stores the bundle: beneficiary, bundler, and the fee the transaction paid (L1 data fee included, and beside it)', async () => {
-      const { rows } = await t.db.query<{ beneficiary: string; bundler: string; ops_count: number; fee: string; l1_fee: string | null; tx_from: string }>(
+      const { rows } = await t.db.query<{
+        beneficiary: string;
+        bundler: string;
+        ops_count: number;
+        fee: string;
+        l1_fee: string | null;
+        tx_from: string;
+      }>(
         `select b.beneficiary, b.bundler, b.ops_count, bt.fee::text, bt.l1_fee::text, bt.tx_from from bundles b
          join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = b.tx_hash where b.chain_id = $1`,
         [chainId],
@@ -283,7 +325,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
       if (fixture.version === 'v0.9') expect(delegated.has(rows[0]!.sender), 'the v0.9 recording authorizes its sender').to.equal(true);
     });
 
-    it('answers the recording through the API in both dialects: the bundle\'s fee with its L1 part, the op\'s calls as the live API lists them', async () => {
+    it("answers the recording through the API in both dialects: the bundle's fee with its L1 part, the op's calls as the live API lists them", async () => {
       const network = findNetworkByChainId(chainId)!.name;
       const deps = testDeps(t.db, { NETWORKS: network });
       try {
@@ -314,13 +356,24 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
 
     it('stores the account a deployment created, with its factory', async () => {
       const deployed = recording.receipt.logs.map((l) => EVENTS.parseLog(l)).filter((p) => p?.name === 'AccountDeployed');
-      const { rows } = await t.db.query<{ address: string; factory: string }>('select address, factory from accounts where chain_id = $1 and factory is not null', [chainId]);
-      expect(rows).to.deep.equal(deployed.map((p) => ({ address: lower(p!.args.sender as string), factory: lower(p!.args.factory as string) })));
+      const { rows } = await t.db.query<{ address: string; factory: string }>(
+        'select address, factory from accounts where chain_id = $1 and factory is not null',
+        [chainId],
+      );
+      expect(rows).to.deep.equal(
+        deployed.map((p) => ({ address: lower(p!.args.sender as string), factory: lower(p!.args.factory as string) })),
+      );
       if (fixture.version === 'v0.8') expect(rows).to.have.length(1);
     });
 
     it('keeps the execution trace of a bundle it had to trace; getUserOpMetadata traces any other op on first request and stores it, or says the node cannot', async () => {
-      const traces = async () => (await t.db.query<{ status: string; trace: { to: string } | null }>('select status, trace from user_op_traces where chain_id = $1', [chainId])).rows;
+      const traces = async () =>
+        (
+          await t.db.query<{ status: string; trace: { to: string } | null }>(
+            'select status, trace from user_op_traces where chain_id = $1',
+            [chainId],
+          )
+        ).rows;
       // INDEXER_TRACES=needed: only the wrapped bundle was traced while indexing.
       const wrapped = lower(recording.tx.to!) !== entryPoint;
       expect((await traces()).map((r) => r.status)).to.deep.equal(wrapped ? ['ok'] : []);
@@ -366,22 +419,49 @@ describe('recorded chain (test server)', function () {
     const chain = await startRecordedChain({ chainId: 11155111, transactions: [recording] });
     try {
       const n = Number(recording.receipt.blockNumber);
-      const ask = async (body: unknown): Promise<unknown> => (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+      const ask = async (body: unknown): Promise<unknown> =>
+        (await fetch(chain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
       const hexN = (x: number): string => `0x${x.toString(16)}`;
-      const answers = (await ask([n - 1, n, n + 1].map((b, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: [hexN(b), false] })))) as Array<{ result: { hash: string; parentHash: string; transactions: string[]; timestamp: string } }>;
+      const answers = (await ask(
+        [n - 1, n, n + 1].map((b, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: [hexN(b), false] })),
+      )) as Array<{ result: { hash: string; parentHash: string; transactions: string[]; timestamp: string } }>;
       const [before, block, after] = answers.map((a) => a.result);
       expect(block!.hash).to.equal(recording.receipt.blockHash);
       expect(block!.parentHash).to.equal(before!.hash);
       expect(after!.parentHash).to.equal(block!.hash);
       expect(block!.transactions).to.deep.equal([recording.tx.hash]);
       expect(Number(after!.timestamp)).to.be.greaterThan(Number(block!.timestamp));
-      const byHash = (await ask({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByHash', params: [before!.hash, false] })) as { result: { number: string } };
+      const byHash = (await ask({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByHash', params: [before!.hash, false] })) as {
+        result: { number: string };
+      };
       expect(Number(byHash.result.number)).to.equal(n - 1);
-      const logs = (await ask({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: hexN(n), toBlock: hexN(n), address: [CANONICAL_ENTRYPOINTS['v0.8']], topics: [EVENTS.getEvent('AccountDeployed')!.topicHash] }] })) as { result: unknown[] };
+      const logs = (await ask({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getLogs',
+        params: [
+          {
+            fromBlock: hexN(n),
+            toBlock: hexN(n),
+            address: [CANONICAL_ENTRYPOINTS['v0.8']],
+            topics: [EVENTS.getEvent('AccountDeployed')!.topicHash],
+          },
+        ],
+      })) as { result: unknown[] };
       expect(logs.result).to.have.length(1);
-      const none = (await ask({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ fromBlock: hexN(n + 1), toBlock: hexN(chain.head) }] })) as { result: unknown[] };
+      const none = (await ask({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_getLogs',
+        params: [{ fromBlock: hexN(n + 1), toBlock: hexN(chain.head) }],
+      })) as { result: unknown[] };
       expect(none.result).to.deep.equal([]);
-      const trace = (await ask({ jsonrpc: '2.0', id: 7, method: 'debug_traceTransaction', params: [recording.tx.hash, { tracer: 'callTracer' }] })) as { id: number; error: { code: number } };
+      const trace = (await ask({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'debug_traceTransaction',
+        params: [recording.tx.hash, { tracer: 'callTracer' }],
+      })) as { id: number; error: { code: number } };
       expect(trace).to.deep.include({ id: 7 });
       expect(trace.error.code).to.equal(-32601);
     } finally {

@@ -44,19 +44,22 @@ function followingTests(t: { readonly db: Db }) {
 
     for (const depth of DEPTHS) {
       it(`ends equal to the new canonical chain after a reorg of depth ${depth}`, async () => {
-        const before = await t.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [devnet.chainId]);
+        const before = await t.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [
+          devnet.chainId,
+        ]);
         const result = await reorg(devnet, depth, { seed: depth });
         await indexer.syncNow();
         const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
         expect(await indexedBlock(t.db, devnet.chainId)).to.equal(head);
         await expectMatchesTruth(t.db, devnet.truth, matches);
 
-        const { rows } = await t.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [devnet.chainId]);
+        const { rows } = await t.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [
+          devnet.chainId,
+        ]);
         expect(rows[0]!.reorg_epoch).to.equal(before.rows[0]!.reorg_epoch + 1);
-        const { rows: events } = await t.db.query<{ payload: { commonAncestor: number; removedFromBlock: number; removedUserOpHashes: string[] } }>(
-          `select payload from outbox_events where chain_id = $1 and type = 'reorg' order by id desc limit 1`,
-          [devnet.chainId],
-        );
+        const { rows: events } = await t.db.query<{
+          payload: { commonAncestor: number; removedFromBlock: number; removedUserOpHashes: string[] };
+        }>(`select payload from outbox_events where chain_id = $1 and type = 'reorg' order by id desc limit 1`, [devnet.chainId]);
         const event = events[0]!.payload;
         expect(event.commonAncestor).to.equal(result.commonAncestor.number);
         expect(event.removedFromBlock).to.equal(result.commonAncestor.number + 1);
@@ -82,7 +85,12 @@ function deepReorgTests(t: { readonly db: Db }) {
       devnet = await startDevnet();
       await generate(devnet, { ops: 40, days: 1, seed: 9, layout: { maxBundlesPerBlock: 1, maxOpsPerBundle: 2 } });
       // Headers are kept for 2 blocks past finality depth 0: a reorg of 6 reaches below them.
-      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger(), tuning: { reorgMarginBlocks: 2, initialLogRange: 1 } });
+      indexer = startIndexer({
+        db: t.db,
+        config: devnetConfig(devnet.rpcUrl),
+        log: quietLogger(),
+        tuning: { reorgMarginBlocks: 2, initialLogRange: 1 },
+      });
       await indexer.syncNow();
     });
 
@@ -95,7 +103,10 @@ function deepReorgTests(t: { readonly db: Db }) {
       const cursor = await indexedBlock(t.db, devnet.chainId);
       const { rows: before } = await t.db.query<{ n: string }>('select count(*) as n from user_ops where chain_id = $1', [devnet.chainId]);
       await reorg(devnet, 6, { seed: 1 });
-      const failure = await indexer.syncNow().then(() => null, (err: Error) => err);
+      const failure = await indexer.syncNow().then(
+        () => null,
+        (err: Error) => err,
+      );
       expect(failure?.name).to.equal('DeepReorgError');
       expect(await indexedBlock(t.db, devnet.chainId)).to.equal(cursor);
       const { rows: after } = await t.db.query<{ n: string }>('select count(*) as n from user_ops where chain_id = $1', [devnet.chainId]);

@@ -20,7 +20,9 @@ const str = (v: unknown): string => String(v);
 export async function readStoredTruth(db: Queryable, chainId: number): Promise<StoredTruth> {
   const q = async (sql: string): Promise<Row[]> => (await db.query<Row>(sql, [chainId])).rows;
   const calls = new Map<string, Array<{ target: string; value: string; data: string }>>();
-  for (const c of await q('select user_op_hash, target, value::text, data from user_op_calls where chain_id = $1 order by user_op_hash, call_index')) {
+  for (const c of await q(
+    'select user_op_hash, target, value::text, data from user_op_calls where chain_id = $1 order by user_op_hash, call_index',
+  )) {
     const list = calls.get(str(c.user_op_hash)) ?? [];
     list.push({ target: str(c.target), value: str(c.value), data: str(c.data) });
     calls.set(str(c.user_op_hash), list);
@@ -139,7 +141,12 @@ export type EntityTotals = Map<string, { ops: number; bundles: number; accounts:
 export function entityTotalsFromTruth(truth: { userOps: TruthUserOp[] }): EntityTotals {
   const acc = new Map<string, { ops: number; bundles: Set<string>; accounts: number; gas: bigint }>();
   for (const o of truth.userOps) {
-    const roles: Array<[string, string | null]> = [['bundler', o.bundler], ['paymaster', o.paymaster], ['factory', o.factory], ['beneficiary', o.beneficiary]];
+    const roles: Array<[string, string | null]> = [
+      ['bundler', o.bundler],
+      ['paymaster', o.paymaster],
+      ['factory', o.factory],
+      ['beneficiary', o.beneficiary],
+    ];
     for (const [kind, address] of roles) {
       if (!address) continue;
       const e = acc.get(`${kind}:${address}`) ?? { ops: 0, bundles: new Set<string>(), accounts: 0, gas: 0n };
@@ -154,11 +161,23 @@ export function entityTotalsFromTruth(truth: { userOps: TruthUserOp[] }): Entity
 }
 
 export async function readEntityTotals(db: Queryable, chainId: number): Promise<EntityTotals> {
-  const { rows } = await db.query<{ kind: string; address: string; user_ops_count: string; bundles_count: string; accounts_count: string; actual_gas_cost_sum: string }>(
+  const { rows } = await db.query<{
+    kind: string;
+    address: string;
+    user_ops_count: string;
+    bundles_count: string;
+    accounts_count: string;
+    actual_gas_cost_sum: string;
+  }>(
     'select kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum::text from entity_stats where chain_id = $1',
     [chainId],
   );
-  return new Map(rows.map((r) => [`${r.kind}:${r.address}`, { ops: Number(r.user_ops_count), bundles: Number(r.bundles_count), accounts: Number(r.accounts_count), gas: r.actual_gas_cost_sum }]));
+  return new Map(
+    rows.map((r) => [
+      `${r.kind}:${r.address}`,
+      { ops: Number(r.user_ops_count), bundles: Number(r.bundles_count), accounts: Number(r.accounts_count), gas: r.actual_gas_cost_sum },
+    ]),
+  );
 }
 
 /** Ops per sender, as accounts.user_ops_count must hold it. */
@@ -169,12 +188,19 @@ export function opsPerSender(truth: { userOps: TruthUserOp[] }): Map<string, num
 }
 
 export async function readOpsPerAccount(db: Queryable, chainId: number): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ address: string; user_ops_count: string }>('select address, user_ops_count from accounts where chain_id = $1', [chainId]);
+  const { rows } = await db.query<{ address: string; user_ops_count: string }>(
+    'select address, user_ops_count from accounts where chain_id = $1',
+    [chainId],
+  );
   return new Map(rows.map((r) => [r.address, Number(r.user_ops_count)]));
 }
 
 /** Everything the stored data must match after any sequence of batches, restarts and reorgs. */
-export async function expectMatchesTruth(db: Queryable, truth: { chainId: number } & StoredTruth, expectFn: (got: unknown, want: unknown, what: string) => void): Promise<void> {
+export async function expectMatchesTruth(
+  db: Queryable,
+  truth: { chainId: number } & StoredTruth,
+  expectFn: (got: unknown, want: unknown, what: string) => void,
+): Promise<void> {
   const got = canonical(await readStoredTruth(db, truth.chainId));
   const want = canonical(truth);
   for (const key of ['userOps', 'bundles', 'accounts', 'transfers', 'days'] as const) expectFn(got[key], want[key], key);

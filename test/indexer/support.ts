@@ -7,7 +7,13 @@ import type { Queryable } from '../../shared/db/client.js';
 import { createLogger, type Logger } from '../../shared/log.js';
 
 export function devnetConfig(rpcUrl: string, extra: Record<string, string> = {}): IndexerConfig {
-  return loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0', INDEXER_POLL_CRON: '*/1 * * * * *', ...extra });
+  return loadConfig(indexerEnvSchema, {
+    NETWORKS: 'devnet',
+    RPC_URL_DEVNET: rpcUrl,
+    START_BLOCK_DEVNET: '0',
+    INDEXER_POLL_CRON: '*/1 * * * * *',
+    ...extra,
+  });
 }
 
 export function quietLogger(): Logger {

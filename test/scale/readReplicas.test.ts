@@ -75,7 +75,8 @@ describe('read replicas (a real streaming replica)', function () {
     opened.push(deps);
     await deps.services.ready();
     const app = createApp(deps);
-    const get = (name: string, query: Record<string, unknown> = {}, apiKey = key) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', apiKey);
+    const get = (name: string, query: Record<string, unknown> = {}, apiKey = key) =>
+      request(app).get(`/v0/${name}`).query(query).set('x-api-key', apiKey);
     const latestHashes = async (first = 100) => {
       const res = await get('getLatestUserOps', { network: 'devnet', first });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -105,10 +106,13 @@ describe('read replicas (a real streaming replica)', function () {
       expect(await web.latestHashes(99)).to.deep.equal(before);
 
       // What a caller writes it reads back at once, replica or not.
-      const created = await request(web.app)
-        .post('/v0/createWebhook')
-        .set('x-api-key', key)
-        .send({ webhookUrl: 'http://127.0.0.1:9/hook', filter: 'ADDRESS', identifier: devnet!.truth.userOps[0]!.sender, chainId: CHAIN_ID, apiName: 'replica test' });
+      const created = await request(web.app).post('/v0/createWebhook').set('x-api-key', key).send({
+        webhookUrl: 'http://127.0.0.1:9/hook',
+        filter: 'ADDRESS',
+        identifier: devnet!.truth.userOps[0]!.sender,
+        chainId: CHAIN_ID,
+        apiName: 'replica test',
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(200);
       const listed = await web.get('listWebhooks');
       expect(listed.body.webhooks.map((w: { id: string }) => w.id)).to.include(created.body.webhook.id);

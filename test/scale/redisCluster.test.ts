@@ -32,11 +32,21 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
   });
 
   async function webWith(env: Record<string, string> = {}) {
-    const deps = testDeps(d.db, { REDIS_URL: cluster!.url, REDIS_KEY_PREFIX: 'opscan_t_cluster:', RATE_LIMIT_PER_SECOND: '1000000', FINALITY_DEPTH_DEVNET: '5', ...env });
+    const deps = testDeps(d.db, {
+      REDIS_URL: cluster!.url,
+      REDIS_KEY_PREFIX: 'opscan_t_cluster:',
+      RATE_LIMIT_PER_SECOND: '1000000',
+      FINALITY_DEPTH_DEVNET: '5',
+      ...env,
+    });
     opened.push(deps);
     await deps.services.ready();
     const app = createApp(deps);
-    return { deps, get: (name: string, query: Record<string, unknown>, key = d.key) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', key) };
+    return {
+      deps,
+      get: (name: string, query: Record<string, unknown>, key = d.key) =>
+        request(app).get(`/v0/${name}`).query(query).set('x-api-key', key),
+    };
   }
 
   /** Keys under `prefix` on each master. */
@@ -55,7 +65,9 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
     const ops = d.truth.userOps;
     return [
       ...ops.slice(0, 12).map((op) => ['getUserOp', { hash: op.userOpHash }] as const),
-      ...[...new Set(ops.map((op) => op.sender))].slice(0, 8).map((sender) => ['getAddressActivity', { address: sender, network: 'devnet', first: 5 }] as const),
+      ...[...new Set(ops.map((op) => op.sender))]
+        .slice(0, 8)
+        .map((sender) => ['getAddressActivity', { address: sender, network: 'devnet', first: 5 }] as const),
       ...[1, 2, 3, 4, 5, 6].map((first) => ['getLatestUserOps', { network: 'devnet', first }] as const),
     ];
   }
@@ -79,12 +91,14 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
     expect(buckets.reduce((x, y) => x + y, 0)).to.be.greaterThan(0);
   });
 
-  it('keeps one key\'s rate limit across two web processes on the cluster', async () => {
+  it("keeps one key's rate limit across two web processes on the cluster", async () => {
     const env = { REDIS_KEY_PREFIX: 'opscan_t_cluster:limits:', RATE_LIMIT_PER_SECOND: '5' };
     const a = await webWith(env);
     const b = await webWith(env);
     const key = await createTestKey(d.db, 'cluster-limited', 5);
-    const statuses = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).get('getNetworks', {}, key).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).get('getNetworks', {}, key).then((r) => r.status)),
+    );
     const admitted = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).to.deep.equal([]);
     // The bucket holds 5/s plus its burst reserve (about 3 × 5): well under the 60 asked, shared by both.
@@ -95,7 +109,10 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
     const reference = await webWith({ REDIS_URL: '' });
     const all = requests();
     const expected = await Promise.all(all.map(async ([name, query]) => (await reference.get(name, query)).body));
-    const webs = [await webWith({ REDIS_KEY_PREFIX: 'opscan_t_cluster:load:' }), await webWith({ REDIS_KEY_PREFIX: 'opscan_t_cluster:load:' })];
+    const webs = [
+      await webWith({ REDIS_KEY_PREFIX: 'opscan_t_cluster:load:' }),
+      await webWith({ REDIS_KEY_PREFIX: 'opscan_t_cluster:load:' }),
+    ];
     const failures: string[] = [];
     let done = 0;
     const TOTAL = 1200;
@@ -128,7 +145,8 @@ describe('Redis Cluster (a real 3-master cluster)', function () {
       for (const [name, query] of all) expect((await webs[0]!.get(name, query)).status).to.equal(200);
       const perMaster = await keysPerMaster('opscan_t_cluster:load:cache:');
       if (perMaster.every((n) => n > 0)) break;
-      if (Date.now() > deadline) throw new Error(`the returned master never stored entries again (keys per master: ${perMaster.join(', ')})`);
+      if (Date.now() > deadline)
+        throw new Error(`the returned master never stored entries again (keys per master: ${perMaster.join(', ')})`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const hits = await Promise.all(all.map(async ([name, query]) => (await webs[1]!.get(name, query)).headers['x-cache']));

@@ -87,19 +87,28 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
       INDEXER_POLL_CRON: '*/1 * * * * *',
-      ...Object.fromEntries(devnets.flatMap((d) => [[`RPC_URL_${envSuffix(networkOf(d))}`, d.rpcUrl], [`START_BLOCK_${envSuffix(networkOf(d))}`, '0']])),
+      ...Object.fromEntries(
+        devnets.flatMap((d) => [
+          [`RPC_URL_${envSuffix(networkOf(d))}`, d.rpcUrl],
+          [`START_BLOCK_${envSuffix(networkOf(d))}`, '0'],
+        ]),
+      ),
     };
     const start = (name: string, script: string, env: Record<string, string>) => {
       const child = startChild(name, script, { env: { ...common, ...env } });
       children.push(child);
       return child;
     };
-    const healthy = (name: string, url: string) => waitUntil(`${name} to answer /healthz`, async () => (await callApi(url, key, '/healthz')).answer.status === 200, 90_000);
+    const healthy = (name: string, url: string) =>
+      waitUntil(`${name} to answer /healthz`, async () => (await callApi(url, key, '/healthz')).answer.status === 200, 90_000);
 
     // Web processes: one reads from the primary, one from the replica; both cache on the cluster. The
     // replica is never skipped for lag here, so that pausing its replay shows where answers come from.
     const onReplica = { DATABASE_READ_URL: pg.replicaUrl('opscan'), READ_REPLICA_MAX_LAG_SECONDS: '3600' };
-    for (const [name, env] of [['web-primary', {}], ['web-replica', onReplica]] as const) {
+    for (const [name, env] of [
+      ['web-primary', {}],
+      ['web-replica', onReplica],
+    ] as const) {
       const port = await freePort();
       start(name, 'server/main.ts', { ...env, PORT: String(port) });
       webs.push({ name, url: `http://127.0.0.1:${port}` });
@@ -130,10 +139,18 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       const res = await fetch(`${webs[i % 2]!.url}/v0/createWebhook`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify({ webhookUrl: `${receiver.url}/${hook.filter}`, filter: hook.filter, identifier: hook.address, chainId: hook.chainId, apiName: `${hook.filter} on ${hook.chainId}` }),
+        body: JSON.stringify({
+          webhookUrl: `${receiver.url}/${hook.filter}`,
+          filter: hook.filter,
+          identifier: hook.address,
+          chainId: hook.chainId,
+          apiName: `${hook.filter} on ${hook.chainId}`,
+        }),
       });
       const body = (await res.json()) as { webhook: { id: string; secret: string } };
-      expect(res.status, `createWebhook ${hook.filter} on ${hook.chainId} through ${webs[i % 2]!.name}: ${JSON.stringify(body)}`).to.equal(200);
+      expect(res.status, `createWebhook ${hook.filter} on ${hook.chainId} through ${webs[i % 2]!.name}: ${JSON.stringify(body)}`).to.equal(
+        200,
+      );
       Object.assign(hook, { id: body.webhook.id, secret: body.webhook.secret });
     }
 
@@ -192,14 +209,22 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
   async function expectEverywhereTruth(after: string): Promise<void> {
     for (const devnet of devnets) {
       const target = await head(devnet);
-      await waitUntil(`${networkOf(devnet)} indexed to block ${target} ${after}`, async () => (await indexedBlock(db!, devnet.chainId)) >= target, 120_000);
+      await waitUntil(
+        `${networkOf(devnet)} indexed to block ${target} ${after}`,
+        async () => (await indexedBlock(db!, devnet.chainId)) >= target,
+        120_000,
+      );
     }
     await pg!.caughtUp(60_000);
     // The replica's web process first: its reads then reach the replica rather than entries the other one cached.
     for (const web of [...webs].reverse()) {
       for (const devnet of devnets) {
         let difference: string | null = 'not checked yet';
-        await waitUntil(`${web.name} to answer ${networkOf(devnet)}'s ground truth ${after}`, async () => (difference = await apiDifference(web.url, key, devnet.truth)) === null, 60_000).catch((err: Error) => {
+        await waitUntil(
+          `${web.name} to answer ${networkOf(devnet)}'s ground truth ${after}`,
+          async () => (difference = await apiDifference(web.url, key, devnet.truth)) === null,
+          60_000,
+        ).catch((err: Error) => {
           throw new Error(`${err.message}: ${difference}`);
         });
       }
@@ -208,14 +233,18 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
 
   it('indexes both chains, one writer each; both web processes answer the ground truth of both chains', async () => {
     const holders = await Promise.all(CHAIN_IDS.map(lockHolder));
-    expect(holders.every((pid) => pid !== null), 'each network has a writer').to.equal(true);
+    expect(
+      holders.every((pid) => pid !== null),
+      'each network has a writer',
+    ).to.equal(true);
     await expectEverywhereTruth('after the backfill');
     // The replica web process reads from the replica: with its replay paused, it answers the block
     // the replica has, while the primary's answers move on (it is asked first, so no newer entry is cached).
     const backfilled = ops();
     const devnet2 = devnets[1]!;
     const replayed = await indexedBlock(db!, devnet2.chainId);
-    const indexedOf = async (web: Web) => ((await callApi(web.url, key, '/v0/getNetworkStatus?network=devnet2')).body as { indexedBlock: number }).indexedBlock;
+    const indexedOf = async (web: Web) =>
+      ((await callApi(web.url, key, '/v0/getNetworkStatus?network=devnet2')).body as { indexedBlock: number }).indexedBlock;
     await pg!.pauseReplay();
     try {
       await generate(devnet2, { ops: 5, days: 1, seed: 9 });
@@ -226,7 +255,10 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     } finally {
       await pg!.resumeReplay();
     }
-    summary.push(['API = ground truth, both web processes, both chains', `${backfilled} ops; with the replica's replay paused, web-replica answered its block ${replayed}, web-primary the new head`]);
+    summary.push([
+      'API = ground truth, both web processes, both chains',
+      `${backfilled} ops; with the replica's replay paused, web-replica answered its block ${replayed}, web-primary the new head`,
+    ]);
   });
 
   it(`hands devnet to the standby within the lock retry time (${DEFAULT_TUNING.lockRetryMs / 1000} s) when its indexer is SIGKILLed, and indexing goes on to the truth`, async () => {
@@ -239,7 +271,11 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     const killedAt = Date.now();
     await indexers.get('devnet')!.kill('SIGKILL');
     const indexedAtKill = await indexedBlock(db!, devnet!.chainId);
-    await waitUntil('the standby to hold the writer lock', async () => ![null, killedHolder].includes(await lockHolder(devnet!.chainId)), HANDOVER_BOUND_MS + 10_000);
+    await waitUntil(
+      'the standby to hold the writer lock',
+      async () => ![null, killedHolder].includes(await lockHolder(devnet!.chainId)),
+      HANDOVER_BOUND_MS + 10_000,
+    );
     const handoverMs = Date.now() - killedAt;
     expect(handoverMs, 'SIGKILL → the standby holds the lock (ms)').to.be.at.most(HANDOVER_BOUND_MS);
     await traffic;
@@ -252,7 +288,10 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       `select type, count(*) as n, count(distinct user_op_hash) as distinct_ops from outbox_events where chain_id = $1 group by type order by type`,
       [devnet!.chainId],
     );
-    expect(Object.fromEntries(rows.map((r) => [r.type, [Number(r.n), Number(r.distinct_ops)]])), 'outbox events per type [count, distinct ops]').to.deep.equal({
+    expect(
+      Object.fromEntries(rows.map((r) => [r.type, [Number(r.n), Number(r.distinct_ops)]])),
+      'outbox events per type [count, distinct ops]',
+    ).to.deep.equal({
       account_deployed: [devnet!.truth.accounts.length, devnet!.truth.accounts.length],
       user_operation: [devnet!.truth.userOps.length, devnet!.truth.userOps.length],
     });
@@ -270,8 +309,16 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     const truthOf = (hook: Hook) => devnets.find((d) => d.chainId === hook.chainId)!.truth;
     const missing = () =>
       hooks.flatMap((hook) => {
-        const delivered = new Set(receiver!.received.filter((r) => r.status < 300).map(eventOf).filter((e) => e.webhookId === hook.id).map((e) => e.event));
-        return [...expectedEvents(truthOf(hook), hook.filter, hook.address)].filter((e) => !delivered.has(e)).map((e) => `${hook.filter}@${hook.chainId} ${e}`);
+        const delivered = new Set(
+          receiver!.received
+            .filter((r) => r.status < 300)
+            .map(eventOf)
+            .filter((e) => e.webhookId === hook.id)
+            .map((e) => e.event),
+        );
+        return [...expectedEvents(truthOf(hook), hook.filter, hook.address)]
+          .filter((e) => !delivered.has(e))
+          .map((e) => `${hook.filter}@${hook.chainId} ${e}`);
       });
     await waitUntil('every expected event to be delivered', () => missing().length === 0, 180_000).catch((err: Error) => {
       throw new Error(`${err.message}: ${missing().length} missing, e.g. ${missing().slice(0, 3).join(', ')}`);
@@ -288,21 +335,37 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       idsPerEvent.set(`${webhookId} ${event}`, (idsPerEvent.get(`${webhookId} ${event}`) ?? new Set()).add(id));
       attemptsPerId.set(id, [...(attemptsPerId.get(id) ?? []), r]);
     }
-    expect([...idsPerEvent].filter(([, ids]) => ids.size > 1).map(([event]) => event), 'events with more than one delivery id').to.deep.equal([]);
+    expect(
+      [...idsPerEvent].filter(([, ids]) => ids.size > 1).map(([event]) => event),
+      'events with more than one delivery id',
+    ).to.deep.equal([]);
     const overlapping = [...attemptsPerId].filter(([, attempts]) => {
       const sorted = [...attempts].sort((a, b) => a.startedAt - b.startedAt);
       return sorted.some((a, i) => i > 0 && a.startedAt < sorted[i - 1]!.at);
     });
-    expect(overlapping.map(([id]) => id), 'deliveries with two attempts in flight at once').to.deep.equal([]);
+    expect(
+      overlapping.map(([id]) => id),
+      'deliveries with two attempts in flight at once',
+    ).to.deep.equal([]);
     const retried = [...attemptsPerId.values()].filter((attempts) => attempts.length > 1).length;
     expect(retried, 'deliveries retried after a 500').to.be.greaterThan(0);
 
     // Both dispatchers sent (each counts the attempts it recorded).
-    const sent = await Promise.all(dispatcherMetrics.map(async (url) => Number(/^opscan_dispatcher_attempts_total (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0)));
-    expect(sent.every((n) => n > 0), `attempts per dispatcher ${sent.join(', ')}`).to.equal(true);
+    const sent = await Promise.all(
+      dispatcherMetrics.map(async (url) =>
+        Number(/^opscan_dispatcher_attempts_total (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1] ?? 0),
+      ),
+    );
+    expect(
+      sent.every((n) => n > 0),
+      `attempts per dispatcher ${sent.join(', ')}`,
+    ).to.equal(true);
     const { rows } = await db!.query<{ deadlocks: string }>('select deadlocks from pg_stat_database where datname = current_database()');
     // Every request a receiver got was recorded by the dispatcher that sent it: no batch lost to a deadlock.
-    expect(sent.reduce((a, b) => a + b, 0), 'attempts recorded by the dispatchers = requests received').to.equal(received.length);
+    expect(
+      sent.reduce((a, b) => a + b, 0),
+      'attempts recorded by the dispatchers = requests received',
+    ).to.equal(received.length);
     expect(Number(rows[0]!.deadlocks), 'deadlocks between the dispatchers').to.equal(0);
     summary.push([
       'webhook deliveries (8 webhooks, 2 chains)',

@@ -39,7 +39,11 @@ describe('address endpoints on indexed devnet traffic', () => {
   it('getAddressActivity answers an account, its deployment and its ops newest first', async () => {
     const account = d.truth.accounts[0]!;
     const ops = d.truth.userOps.filter((o) => o.sender === account.address).sort(newestFirst);
-    const res = await d.get('getAddressActivity', { address: account.address.toUpperCase().replace('0X', '0x'), network: 'devnet', first: 3 });
+    const res = await d.get('getAddressActivity', {
+      address: account.address.toUpperCase().replace('0X', '0x'),
+      network: 'devnet',
+      first: 3,
+    });
     const { accountDetail } = z.object({ accountDetail: accountDetailSchema }).parse(res.body);
     expect(accountDetail).to.deep.include({
       address: account.address,
@@ -63,9 +67,9 @@ describe('address endpoints on indexed devnet traffic', () => {
     const [address, transfers] = busiest(['ERC20']);
     const res = await d.get('getAddressERC20Transfers', { address, network: 'devnet', first: 100 });
     const items = z.array(erc20TransferSchema).parse(res.body);
-    expect(items.map((t) => [t.hash, t.logIndex, t.from, t.to, BigInt(t.rawContract.value!).toString(), t.rawContract.address])).to.deep.equal(
-      transfers.slice(0, 100).map((t) => [t.transactionHash, t.logIndex, t.from, t.to, t.value, t.token]),
-    );
+    expect(
+      items.map((t) => [t.hash, t.logIndex, t.from, t.to, BigInt(t.rawContract.value!).toString(), t.rawContract.address]),
+    ).to.deep.equal(transfers.slice(0, 100).map((t) => [t.transactionHash, t.logIndex, t.from, t.to, t.value, t.token]));
     expect(items.every((t) => t.category === 'erc20' && t.catergory === 'erc20' && t.asset)).to.equal(true);
   });
 
@@ -91,7 +95,12 @@ describe('address endpoints on indexed devnet traffic', () => {
     expect(heights).to.deep.equal([...heights].sort((a, b) => b - a));
     for (const tx of items) {
       const bundle = d.truth.bundles.find((b) => b.transactionHash === tx.tx_hash)!;
-      expect(tx).to.deep.include({ from_address: bundle.bundler, fees_paid: bundle.transactionFee, successful: bundle.success, value_quote: null });
+      expect(tx).to.deep.include({
+        from_address: bundle.bundler,
+        fees_paid: bundle.transactionFee,
+        successful: bundle.success,
+        value_quote: null,
+      });
       if (tx.to_address === bundle.entryPoint) expect(tx.to_address_label).to.match(/^EntryPoint v0\.\d$/);
     }
   });
@@ -102,11 +111,23 @@ describe('address endpoints on indexed devnet traffic', () => {
     const items = z.array(balanceSchema).parse(res.body);
     const provider = new JsonRpcProvider(d.devnet.rpcUrl, undefined, { staticNetwork: true });
     try {
-      expect(items[0]).to.deep.include({ native_token: 'true', contract_ticker_symbol: 'ETH', balance: (await provider.getBalance(address)).toString() });
-      const tokens = new Set(d.truth.transfers.filter((t) => (t.from === address || t.to === address) && ['ERC20', 'ERC721'].includes(t.standard)).map((t) => t.token!));
+      expect(items[0]).to.deep.include({
+        native_token: 'true',
+        contract_ticker_symbol: 'ETH',
+        balance: (await provider.getBalance(address)).toString(),
+      });
+      const tokens = new Set(
+        d.truth.transfers
+          .filter((t) => (t.from === address || t.to === address) && ['ERC20', 'ERC721'].includes(t.standard))
+          .map((t) => t.token!),
+      );
       expect(items.slice(1).map((b) => b.contract_address)).to.have.members([...tokens]);
       for (const item of items.slice(1)) {
-        const balance = await new Contract(item.contract_address, ['function balanceOf(address) view returns (uint256)'], provider).getFunction('balanceOf')(address);
+        const balance = await new Contract(
+          item.contract_address,
+          ['function balanceOf(address) view returns (uint256)'],
+          provider,
+        ).getFunction('balanceOf')(address);
         expect(item.balance).to.equal(balance.toString());
         expect(item.contract_ticker_symbol).to.not.equal('');
       }
@@ -119,7 +140,10 @@ describe('address endpoints on indexed devnet traffic', () => {
     const deps = testDeps(d.db, { RPC_URL_DEVNET: 'http://127.0.0.1:1' });
     try {
       const { key } = d;
-      const res = await request(createApp(deps)).get('/v0/getAddressBalances').query({ address: d.truth.userOps[0]!.sender, network: 'devnet' }).set('x-api-key', key);
+      const res = await request(createApp(deps))
+        .get('/v0/getAddressBalances')
+        .query({ address: d.truth.userOps[0]!.sender, network: 'devnet' })
+        .set('x-api-key', key);
       expect(res.status).to.equal(502);
       expect(res.body.code).to.equal('BAD_GATEWAY');
     } finally {
@@ -135,12 +159,18 @@ describe('address endpoints on indexed devnet traffic', () => {
     try {
       const app = createApp(deps);
       const account = d.truth.accounts[0]!.address;
-      const balances = await request(app).get('/v0/getAddressBalances').query({ address: account, network: 'devnet' }).set('x-api-key', d.key);
+      const balances = await request(app)
+        .get('/v0/getAddressBalances')
+        .query({ address: account, network: 'devnet' })
+        .set('x-api-key', d.key);
       const native = balanceSchema.parse(balances.body[0]);
       expect(native.quote_rate).to.equal('2000');
       expect(native.quote).to.be.closeTo((Number(native.balance) / 1e18) * 2000, 1e-6);
       expect(native.pretty_quote).to.match(/^\$[\d,]+\.\d\d$/);
-      const txs = await request(app).get('/v0/getAddressTransactions').query({ address: account, network: 'devnet' }).set('x-api-key', d.key);
+      const txs = await request(app)
+        .get('/v0/getAddressTransactions')
+        .query({ address: account, network: 'devnet' })
+        .set('x-api-key', d.key);
       const tx = transactionSchema.parse(txs.body[0]);
       expect(tx.gas_quote_rate).to.equal(2000);
       expect(tx.gas_quote).to.be.closeTo((Number(tx.fees_paid) / 1e18) * 2000, 1e-9);
@@ -155,10 +185,20 @@ describe('address endpoints on indexed devnet traffic', () => {
     const [address, transfers] = busiest(['ERC20']);
     const all = await d.get('getAddressAggregateData', { address, first: 100 });
     const body = z
-      .object({ userOps: z.array(userOpSchema), transactions: z.array(transactionSchema), erc20Transfers: z.array(erc20TransferSchema), erc721Transfers: z.array(nftTransferSchema) })
+      .object({
+        userOps: z.array(userOpSchema),
+        transactions: z.array(transactionSchema),
+        erc20Transfers: z.array(erc20TransferSchema),
+        erc721Transfers: z.array(nftTransferSchema),
+      })
       .parse(all.body);
     expect(body.erc20Transfers.map((t) => t.hash)).to.deep.equal(transfers.slice(0, 100).map((t) => t.transactionHash));
-    expect(body.userOps.map((o) => o.userOpHash)).to.deep.equal(d.truth.userOps.filter((o) => o.sender === address).sort(newestFirst).map((o) => o.userOpHash));
+    expect(body.userOps.map((o) => o.userOpHash)).to.deep.equal(
+      d.truth.userOps
+        .filter((o) => o.sender === address)
+        .sort(newestFirst)
+        .map((o) => o.userOpHash),
+    );
     expect(body.transactions.length).to.be.greaterThan(0);
 
     const filtered = await d.get('getAddressAggregateData', { address, network: 'devnet', filter: 'ERC20Transfers, userOps', first: 100 });

@@ -24,7 +24,15 @@ const INJECTIONS = [
   ' ',
 ];
 const NUMBERS = ['-1', 'NaN', 'Infinity', '1e3', '1.5', '0x10', '99999999999999999999999', '9007199254740993', '2147483648000'];
-const HEX = ['0x', '0x1234', `0x${'a'.repeat(39)}`, `0x${'a'.repeat(41)}`, `0x${'a'.repeat(63)}`, `0x${'g'.repeat(64)}`, `0x${'a'.repeat(5000)}`];
+const HEX = [
+  '0x',
+  '0x1234',
+  `0x${'a'.repeat(39)}`,
+  `0x${'a'.repeat(41)}`,
+  `0x${'a'.repeat(63)}`,
+  `0x${'g'.repeat(64)}`,
+  `0x${'a'.repeat(5000)}`,
+];
 const NETWORKS = ['nowhere', 'fallback', 'mainnet', 'devnet2', 'x'.repeat(65)];
 
 const own = (Object.entries(endpoints) as Array<[string, Endpoint]>).filter(([, e]) => e.tag !== 'Webhook');
@@ -35,7 +43,7 @@ function badValuesFor(param: string): string[] {
 }
 
 function shapeOf(endpoint: Endpoint): Record<string, z.ZodType> {
-  return endpoint.input instanceof z.ZodObject ? (endpoint.input.shape) : {};
+  return endpoint.input instanceof z.ZodObject ? endpoint.input.shape : {};
 }
 
 describe('bad parameter values', () => {

@@ -25,7 +25,10 @@ describe('response cache', () => {
     opened.push(deps);
     await deps.services.ready();
     const app = createApp(deps);
-    return { deps, get: (name: string, query: Record<string, unknown>) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', d.key) };
+    return {
+      deps,
+      get: (name: string, query: Record<string, unknown>) => request(app).get(`/v0/${name}`).query(query).set('x-api-key', d.key),
+    };
   }
 
   const stores: Array<[string, () => Record<string, string>]> = [['in-process', () => ({})]];
@@ -39,7 +42,12 @@ describe('response cache', () => {
         const sender = d.truth.userOps[0]!.sender;
         const first = await get('getAddressActivity', { address: sender, network: 'devnet', first: 4 });
         expect(first.headers['x-cache']).to.equal('miss');
-        const again = await get('getAddressActivity', { address: sender.toUpperCase().replace('0X', '0x'), network: 'Devnet', first: '4', skip: '0' });
+        const again = await get('getAddressActivity', {
+          address: sender.toUpperCase().replace('0X', '0x'),
+          network: 'Devnet',
+          first: '4',
+          skip: '0',
+        });
         expect(again.headers['x-cache']).to.equal('hit');
         expect(again.body).to.deep.equal(first.body);
         expect(again.headers['cache-control']).to.match(/^private, max-age=\d+$/);
@@ -87,15 +95,17 @@ describe('response cache', () => {
           ...deps,
           db: {
             ...deps.db,
-            query: ((text: string, values?: readonly unknown[]) => {
+            query: (text: string, values?: readonly unknown[]) => {
               if (text.includes('from user_ops where chain_id = $1\n')) listQueries++;
               return deps.db.query(text, values);
-            }),
+            },
           },
         };
         const app = createApp(counting);
         const burst = await Promise.all(
-          Array.from({ length: 20 }, () => request(app).get('/v0/getLatestUserOps').query({ network: 'devnet', first: 7 }).set('x-api-key', d.key)),
+          Array.from({ length: 20 }, () =>
+            request(app).get('/v0/getLatestUserOps').query({ network: 'devnet', first: 7 }).set('x-api-key', d.key),
+          ),
         );
         expect(burst.every((r) => r.status === 200 && r.body.userOps.length === 7)).to.equal(true);
         expect(listQueries).to.equal(1);
@@ -137,7 +147,9 @@ describe('response cache', () => {
     expect(res.text).to.include('opscan_cache_requests_total{store="memory",outcome="miss"} 1');
     const guarded = await appWith({ METRICS_TOKEN: 'a-token-long-enough-123' });
     expect((await request(createApp(guarded.deps)).get('/metrics')).status).to.equal(401);
-    expect((await request(createApp(guarded.deps)).get('/metrics').set('authorization', 'Bearer a-token-long-enough-123')).status).to.equal(200);
+    expect((await request(createApp(guarded.deps)).get('/metrics').set('authorization', 'Bearer a-token-long-enough-123')).status).to.equal(
+      200,
+    );
   });
 });
 
@@ -147,7 +159,9 @@ describe('cache policy', () => {
     [31337, { chainId: 31337, network: 'devnet', startBlock: 0, indexedBlock: 100, headBlock: 100, backfillComplete: true, reorgEpoch: 3 }],
   ]);
   const context = { networks, states, finalTtlMs: 86_400_000 };
-  const policy = { finalWhen: (out: { block: number | null }) => (out.block === null ? [] : [{ network: 'devnet', blockNumber: out.block }]) };
+  const policy = {
+    finalWhen: (out: { block: number | null }) => (out.block === null ? [] : [{ network: 'devnet', blockNumber: out.block }]),
+  };
 
   it('keeps answers about blocks past the finality depth long, and the rest about one block', () => {
     expect(decideTtl(policy, { block: 90 }, {}, context)).to.deep.equal({ final: true, ttlMs: 86_400_000 });

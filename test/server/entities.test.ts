@@ -50,7 +50,7 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
     }
   });
 
-  it('getTopBundlers ranks bundlers by ops, with the leader\'s ops as the spec\'s bundlerDetails', async () => {
+  it("getTopBundlers ranks bundlers by ops, with the leader's ops as the spec's bundlerDetails", async () => {
     const expected = ranked(d.truth.userOps, (o) => o.bundler);
     const res = await d.get('getTopBundlers', { network: 'devnet', first: 10 });
     const body = z.object({ bundlers: z.array(bundlerSummarySchema), bundlerDetails: bundlerDetailsSchema }).parse(res.body);
@@ -63,14 +63,22 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
     }
     const [leader, leaderOps] = expected[0]!;
     expect(body.bundlerDetails.address).to.equal(leader);
-    expect(body.bundlerDetails.userOps.map((o) => o.userOpHash)).to.deep.equal(leaderOps.sort(newestFirst).slice(0, 10).map((o) => o.userOpHash));
+    expect(body.bundlerDetails.userOps.map((o) => o.userOpHash)).to.deep.equal(
+      leaderOps
+        .sort(newestFirst)
+        .slice(0, 10)
+        .map((o) => o.userOpHash),
+    );
   });
 
-  it('getBundlerActivity answers a bundler\'s ops under both the spec\'s and the explorers\' keys', async () => {
+  it("getBundlerActivity answers a bundler's ops under both the spec's and the explorers' keys", async () => {
     const [bundler, ops] = ranked(d.truth.userOps, (o) => o.bundler)[1]!;
     const res = await d.get('getBundlerActivity', { address: bundler, network: 'devnet', first: 20, skip: 5 });
     const body = z.object({ userOps: z.array(userOpSchema), bundlerDetails: bundlerDetailsSchema }).parse(res.body);
-    const page = ops.sort(newestFirst).slice(5, 25).map((o) => o.userOpHash);
+    const page = ops
+      .sort(newestFirst)
+      .slice(5, 25)
+      .map((o) => o.userOpHash);
     expect(body.userOps.map((o) => o.userOpHash)).to.deep.equal(page);
     expect(body.bundlerDetails).to.deep.include({ address: bundler, userOpsLength: String(ops.length) });
     expect(body.bundlerDetails.userOps.map((o) => o.userOpHash)).to.deep.equal(page);
@@ -86,12 +94,21 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
     expect(paymasters.every((p) => BigInt(p.totalDeposits) > 0n)).to.equal(true);
   });
 
-  it('getPaymasterActivity answers a paymaster\'s totals and ops, and zeros for a stranger', async () => {
+  it("getPaymasterActivity answers a paymaster's totals and ops, and zeros for a stranger", async () => {
     const [paymaster, ops] = ranked(d.truth.userOps, (o) => o.paymaster)[0]!;
     const res = await d.get('getPaymasterActivity', { address: paymaster, network: 'devnet', first: 5 });
     const { paymasterDetail } = z.object({ paymasterDetail: paymasterDetailSchema }).parse(res.body);
-    expect(paymasterDetail).to.deep.include({ address: paymaster, userOpsLength: String(ops.length), gasSponsored: sumOf(ops.map((o) => o.actualGasCost)) });
-    expect(paymasterDetail.userOps.map((o) => o.userOpHash)).to.deep.equal(ops.sort(newestFirst).slice(0, 5).map((o) => o.userOpHash));
+    expect(paymasterDetail).to.deep.include({
+      address: paymaster,
+      userOpsLength: String(ops.length),
+      gasSponsored: sumOf(ops.map((o) => o.actualGasCost)),
+    });
+    expect(paymasterDetail.userOps.map((o) => o.userOpHash)).to.deep.equal(
+      ops
+        .sort(newestFirst)
+        .slice(0, 5)
+        .map((o) => o.userOpHash),
+    );
     const stranger = await d.get('getPaymasterActivity', { address: `0x${'7'.repeat(40)}`, network: 'devnet' });
     expect(stranger.body.paymasterDetail).to.deep.include({ userOpsLength: '0', gasSponsored: '0', totalDeposits: '0', userOps: [] });
   });
@@ -109,7 +126,9 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
 
   it('getFactoryDetails answers the accounts a factory deployed, newest first, and 404 for a stranger', async () => {
     const factory = d.truth.accounts[0]!.factory;
-    const accounts = d.truth.accounts.filter((a) => a.factory === factory).sort((a, b) => b.blockNumber - a.blockNumber || (a.address < b.address ? -1 : 1));
+    const accounts = d.truth.accounts
+      .filter((a) => a.factory === factory)
+      .sort((a, b) => b.blockNumber - a.blockNumber || (a.address < b.address ? -1 : 1));
     const res = await d.get('getFactoryDetails', { factory, network: 'devnet', first: 100 });
     const { factoryDetails } = z.object({ factoryDetails: factoryDetailsSchema }).parse(res.body);
     expect(factoryDetails.accountsLength).to.equal(String(accounts.length));
@@ -165,6 +184,13 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
     });
     const head = Number(await d.devnet.rpc.call('eth_blockNumber', []));
     const status = networkStatusSchema.parse((await d.get('getNetworkStatus', { network: 'devnet' })).body);
-    expect(status).to.deep.equal({ network: 'devnet', chainId: 31337, headBlock: head, indexedBlock: head, lagBlocks: 0, backfillComplete: true });
+    expect(status).to.deep.equal({
+      network: 'devnet',
+      chainId: 31337,
+      headBlock: head,
+      indexedBlock: head,
+      lagBlocks: 0,
+      backfillComplete: true,
+    });
   });
 });

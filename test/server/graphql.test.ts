@@ -53,13 +53,17 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
     });
 
     it('answers every field of an op, BigInts and Bytes as strings, with its transfers and accounts', async () => {
-      const withTransfers = d.truth.userOps.filter((o) => d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard === 'ERC20'));
+      const withTransfers = d.truth.userOps.filter((o) =>
+        d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard === 'ERC20'),
+      );
       for (const op of [...withTransfers.slice(0, 3), ...d.truth.userOps.filter((o) => !o.success).slice(0, 2), d.truth.userOps[0]!]) {
         // The /v0 UserOp's values, less the fields the subgraph has not; its callData is the op's own.
         const { status, chainId, preDecodedCallData, targets, values, callDatas, ...common } = expectedUserOp(d.truth, op);
         expect([status, chainId, preDecodedCallData, targets, values, callDatas]).to.have.length(6);
         const expected = { ...common, callData: op.callData };
-        const selection = Object.keys(expected).map((k) => (k === 'accountSender' ? 'accountSender { factory }' : k)).join(' ');
+        const selection = Object.keys(expected)
+          .map((k) => (k === 'accountSender' ? 'accountSender { factory }' : k))
+          .join(' ');
         // The client library's query: $first and $skip are used without being declared.
         const result = await data(
           `query GetUserOpHashDetails($userOpHash: Bytes) {
@@ -81,7 +85,9 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
         );
         expect(got.erc20Transfers.every((t: Json) => typeof t.decimals === 'number' && typeof t.symbol === 'string')).to.equal(true);
         expect(got.erc721Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.tokenId])).to.deep.equal(
-          transfers('ERC721').slice(0, 10).map((t) => [t.token, t.from, t.to, t.tokenId]),
+          transfers('ERC721')
+            .slice(0, 10)
+            .map((t) => [t.token, t.from, t.to, t.tokenId]),
         );
       }
     });
@@ -117,7 +123,12 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
         );
         expect(result.accounts).to.deep.equal([expectedAccount(d.truth, account)]);
         expect(result.deposits).to.be.an('array');
-        expect(result.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(activity.filter(inWindow).slice(1, 4).map((o) => o.userOpHash));
+        expect(result.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(
+          activity
+            .filter(inWindow)
+            .slice(1, 4)
+            .map((o) => o.userOpHash),
+        );
       }
     });
 
@@ -148,7 +159,9 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
         ],
         [
           `orderBy: blockNumber, orderDirection: desc, where: {or: [{paymaster: "${ZERO_ADDRESS}", success: false}, {and: [{nonce_gt: "0"}, {blockNumber_gte: ${mid}}]}]}`,
-          d.truth.userOps.filter((o) => (o.paymaster === null && !o.success) || (BigInt(o.nonce) > 0n && o.blockNumber >= mid)).sort(newestFirst),
+          d.truth.userOps
+            .filter((o) => (o.paymaster === null && !o.success) || (BigInt(o.nonce) > 0n && o.blockNumber >= mid))
+            .sort(newestFirst),
         ],
         [
           `orderBy: blockNumber, orderDirection: desc, where: {paymaster_not: "${ZERO_ADDRESS}", entryPoint_not_in: ["${d.truth.userOps[0]!.entryPoint}"]}`,
@@ -158,9 +171,15 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       for (const [args, expected] of cases) {
         expect(expected.length, args).to.be.above(3);
         const all = await data(`{ userOps(first: 1000, ${args}) { userOpHash } }`);
-        expect(all.userOps.map((o: Json) => o.userOpHash), args).to.deep.equal(expected.map((o) => o.userOpHash));
+        expect(
+          all.userOps.map((o: Json) => o.userOpHash),
+          args,
+        ).to.deep.equal(expected.map((o) => o.userOpHash));
         const page = await data(`{ userOps(first: 2, skip: 2, ${args}) { userOpHash } }`);
-        expect(page.userOps.map((o: Json) => o.userOpHash), args).to.deep.equal(expected.slice(2, 4).map((o) => o.userOpHash));
+        expect(
+          page.userOps.map((o: Json) => o.userOpHash),
+          args,
+        ).to.deep.equal(expected.slice(2, 4).map((o) => o.userOpHash));
       }
       const byId = [...d.truth.userOps].sort((a, b) => (a.userOpHash < b.userOpHash ? -1 : 1));
       const defaultOrder = await data('{ userOps(first: 5) { id } }');
@@ -178,7 +197,11 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
 
     it('bundles: order, filter and their ops as a nested list', async () => {
       const multi = d.truth.bundles.filter((b) => b.userOpHashes.length > 1);
-      const expected = [...multi].sort((a, b) => b.blockNumber - a.blockNumber || (b.transactionHash < a.transactionHash ? -1 : b.transactionHash > a.transactionHash ? 1 : b.bundleIndex - a.bundleIndex));
+      const expected = [...multi].sort(
+        (a, b) =>
+          b.blockNumber - a.blockNumber ||
+          (b.transactionHash < a.transactionHash ? -1 : b.transactionHash > a.transactionHash ? 1 : b.bundleIndex - a.bundleIndex),
+      );
       expect(expected.length).to.be.within(20, 1000);
       const result = await data(`{ bundles(first: 1000, orderBy: blockNumber, orderDirection: desc, where: {userOpsLength_gt: "1"}) {
         id transactionHash bundleIndex bundler beneficiary success transactionFee userOpsLength blockTime
@@ -186,33 +209,50 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect(result.bundles.map((b: Json) => b.id)).to.deep.equal(expected.map((b) => `${b.transactionHash}-${b.bundleIndex}`));
       for (const [i, b] of expected.entries()) {
         const got = result.bundles[i];
-        expect(got).to.deep.include({ bundler: b.bundler, beneficiary: b.beneficiary, success: b.success, transactionFee: b.transactionFee, userOpsLength: String(b.userOpHashes.length), blockTime: String(b.blockTime) });
+        expect(got).to.deep.include({
+          bundler: b.bundler,
+          beneficiary: b.beneficiary,
+          success: b.success,
+          transactionFee: b.transactionFee,
+          userOpsLength: String(b.userOpHashes.length),
+          blockTime: String(b.blockTime),
+        });
         const ops = d.truth.userOps.filter((o) => b.userOpHashes.includes(o.userOpHash)).sort((x, y) => x.logIndex - y.logIndex);
         expect(got.userOps.map((o: Json) => o.userOpHash)).to.deep.equal(ops.map((o) => o.userOpHash));
       }
       const one = expected[0]!;
-      const single = await data(`{ bundle(id: "${one.transactionHash}-${one.bundleIndex}") { userOpsLength userOps(first: 1, skip: 1, orderBy: logIndex) { userOpHash } } }`);
+      const single = await data(
+        `{ bundle(id: "${one.transactionHash}-${one.bundleIndex}") { userOpsLength userOps(first: 1, skip: 1, orderBy: logIndex) { userOpHash } } }`,
+      );
       expect(single.bundle.userOpsLength).to.equal(String(one.userOpHashes.length));
       expect(single.bundle.userOps).to.have.length(1);
     });
 
     it('accounts, factories and their accounts; paymasters, bundlers and their ops; deposits', async () => {
       const factory = d.truth.accounts[0]!.factory;
-      const deployed = d.truth.accounts.filter((a) => a.factory === factory).sort((a, b) => a.blockNumber - b.blockNumber || (a.address < b.address ? -1 : 1));
-      const accounts = await data(`{ accounts(first: 1000, orderBy: blockNumber, where: {factory: "${factory}"}) { address userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { sender } } }`);
+      const deployed = d.truth.accounts
+        .filter((a) => a.factory === factory)
+        .sort((a, b) => a.blockNumber - b.blockNumber || (a.address < b.address ? -1 : 1));
+      const accounts = await data(
+        `{ accounts(first: 1000, orderBy: blockNumber, where: {factory: "${factory}"}) { address userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { sender } } }`,
+      );
       expect(accounts.accounts.map((a: Json) => a.address)).to.deep.equal(deployed.map((a) => a.address));
       for (const a of accounts.accounts) {
         expect(a.userOps).to.have.length(Math.min(2, d.truth.userOps.filter((o) => o.sender === a.address).length));
         expect(a.userOps.every((o: Json) => o.sender === a.address)).to.equal(true);
       }
 
-      const factories = await data(`{ factories(first: 10, orderBy: accountsCount, orderDirection: desc) { id accountsCount accounts(first: 1000) { factory } } }`);
+      const factories = await data(
+        `{ factories(first: 10, orderBy: accountsCount, orderDirection: desc) { id accountsCount accounts(first: 1000) { factory } } }`,
+      );
       const counts = new Map<string, number>();
       for (const a of d.truth.accounts) counts.set(a.factory, (counts.get(a.factory) ?? 0) + 1);
       expect(new Map(factories.factories.map((f: Json) => [f.id, Number(f.accountsCount)]))).to.deep.equal(counts);
       for (const f of factories.factories) expect(f.accounts.map((a: Json) => a.factory)).to.deep.equal(Array(counts.get(f.id)).fill(f.id));
 
-      const paymasters = await data(`{ paymasters(orderBy: userOpsCount, orderDirection: desc) { id userOpsCount gasSponsored totalDeposit userOps(first: 3) { paymaster } } }`);
+      const paymasters = await data(
+        `{ paymasters(orderBy: userOpsCount, orderDirection: desc) { id userOpsCount gasSponsored totalDeposit userOps(first: 3) { paymaster } } }`,
+      );
       const sponsored = new Map<string, TruthUserOp[]>();
       for (const o of d.truth.userOps) if (o.paymaster) sponsored.set(o.paymaster, [...(sponsored.get(o.paymaster) ?? []), o]);
       expect(paymasters.paymasters.map((p: Json) => [p.id, p.userOpsCount, p.gasSponsored])).to.have.deep.members(
@@ -261,7 +301,12 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
         }),
       );
       expect(result.globalCounters).to.deep.equal([
-        { id: 'global', userOpCounter: String(d.truth.userOps.length), bundleCounter: String(d.truth.bundles.length), walletsCreated: String(d.truth.accounts.length) },
+        {
+          id: 'global',
+          userOpCounter: String(d.truth.userOps.length),
+          bundleCounter: String(d.truth.bundles.length),
+          walletsCreated: String(d.truth.accounts.length),
+        },
       ]);
       const one = await data(`{ dailyMetric(id: "${days[1]!.day}") { userOpsDaily } }`);
       expect(one.dailyMetric).to.deep.equal({ userOpsDaily: String(days[1]!.userOps) });
@@ -286,21 +331,16 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       return { app: createApp({ ...d.deps, db }), statements: () => count };
     }
 
-    const NESTED = '{ bundles(first: 50) { id userOps(first: 16) { accountSender { factory userOps(first: 2) { id } } erc20Transfers(first: 5) { value } bundle { id } } } }';
+    const NESTED =
+      '{ bundles(first: 50) { id userOps(first: 16) { accountSender { factory userOps(first: 2) { id } } erc20Transfers(first: 5) { value } bundle { id } } } }';
 
     it('loads nested lists with one statement per level, whatever the number of parents', async () => {
       const { app, statements } = countingApp();
-      const res = await request(app)
-        .post('/subgraphs/name/devnet')
-        .set('x-api-key', d.key)
-        .send({ query: NESTED });
+      const res = await request(app).post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query: NESTED });
       expect(res.body.errors).to.equal(undefined);
       expect(res.body.data.bundles.length).to.be.above(20);
       const before = statements();
-      await request(app)
-        .post('/subgraphs/name/devnet')
-        .set('x-api-key', d.key)
-        .send({ query: NESTED });
+      await request(app).post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query: NESTED });
       // bundles, their userOps, those ops' accountSender, bundle and erc20Transfers, the accounts' userOps.
       expect(statements() - before).to.equal(6);
     });
@@ -321,9 +361,14 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: _meta { deployment }`).join(' ')} }`;
       expect(await refused(aliases(1000))).to.match(/Document contains more th.. 4000 tokens/);
       expect(await refused(aliases(40))).to.match(/uses 40 aliases; at most 30/);
-      const huge = (n: number, value: string) => `{ userOps(where: {userOpHash_in: ${JSON.stringify(Array.from({ length: n }, () => value))}}) { id } }`;
+      const huge = (n: number, value: string) =>
+        `{ userOps(where: {userOpHash_in: ${JSON.stringify(Array.from({ length: n }, () => value))}}) { id } }`;
       expect(await refused(huge(1000, '0x01'))).to.match(/at most 500 values, got 1000/);
-      const tooLarge = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query: huge(1000, hash) });
+      const tooLarge = await d
+        .api()
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .send({ query: huge(1000, hash) });
       expect(tooLarge.status).to.equal(413);
       expect(tooLarge.body.errors[0].message).to.match(/larger than 64 KB|too large/);
       expect(await refused('query Q($first: Int) { userOps(first: $first) { id } }', { first: 'abc' })).to.match(/Variable "\$first"/);
@@ -339,7 +384,12 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect(await refused(`{ ...F0 } ${bomb} fragment F30 on Query { _meta { deployment } }`)).to.match(/selections/);
       expect(await refused(`{ ${'userOps { id } '.repeat(2000)} }`)).to.match(/Document contains more th.. 4000 tokens/);
 
-      const malformed = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).set('content-type', 'application/json').send('{"query": ');
+      const malformed = await d
+        .api()
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .set('content-type', 'application/json')
+        .send('{"query": ');
       expect(malformed.status).to.equal(400);
       expect(malformed.body.errors[0].message).to.match(/Invalid request body/);
       const noQuery = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ variables: {} });

@@ -25,7 +25,11 @@ describe('hostile requests and a failing database', () => {
     let key: string;
     let page = 0;
     // A new page each call: a cached answer would not touch the database.
-    const latest = () => request(createApp(deps)).get('/v0/getLatestUserOps').query({ network: 'devnet', skip: String(page++) }).set('x-api-key', key);
+    const latest = () =>
+      request(createApp(deps))
+        .get('/v0/getLatestUserOps')
+        .query({ network: 'devnet', skip: String(page++) })
+        .set('x-api-key', key);
 
     before(async function () {
       if (!TEST_DATABASE_URL) this.skip(); // needs a server whose connections can be cut (PGlite is in-process)
@@ -62,7 +66,10 @@ describe('hostile requests and a failing database', () => {
       expect(trpc.headers['retry-after']).to.equal('5');
       expect(trpc.body.error.data).to.include({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
       // A key not seen before must be looked up: the outage is a 503 too, not a 403.
-      const unknownKey = await request(createApp(deps)).get('/v0/getLatestUserOps').query({ network: 'devnet' }).set('x-api-key', 'ops_notcachedyet0000000000000000000000');
+      const unknownKey = await request(createApp(deps))
+        .get('/v0/getLatestUserOps')
+        .query({ network: 'devnet' })
+        .set('x-api-key', 'ops_notcachedyet0000000000000000000000');
       expect(unknownKey.status).to.equal(503);
 
       proxy.restore();
@@ -75,7 +82,15 @@ describe('hostile requests and a failing database', () => {
 
   it('tells an unreachable database from a wrong query', () => {
     const coded = (code: string, message = 'x') => Object.assign(new Error(message), { code });
-    for (const e of [coded('ECONNREFUSED'), coded('57P01'), coded('57P03'), coded('08006'), coded('25006'), new Error('Connection terminated unexpectedly'), new Error('timeout exceeded when trying to connect')]) {
+    for (const e of [
+      coded('ECONNREFUSED'),
+      coded('57P01'),
+      coded('57P03'),
+      coded('08006'),
+      coded('25006'),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
       expect(isDatabaseUnavailable(e), e.message + (e as { code?: string }).code).to.equal(true);
     }
     for (const e of [coded('42P01'), coded('23505'), coded('22P02'), new Error('syntax error'), 'ECONNREFUSED']) {
@@ -100,8 +115,32 @@ describe('hostile requests and a failing database', () => {
         ['getWebhookDeliveries id', api().get('/v0/getWebhookDeliveries?id=a%00b'), 'id'],
         ['testWebhook id', api().post('/v0/testWebhook?id=wh_%00'), 'id'],
         ['replayWebhookDelivery id', api().post('/v0/replayWebhookDelivery?id=msg_%00'), 'id'],
-        ['createWebhook apiName', api().post('/v0/createWebhook').send({ webhookUrl: 'https://example.com/h', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'a\u0000b' }), 'apiName'],
-        ['createWebhook webhookUrl', api().post('/v0/createWebhook').send({ webhookUrl: 'https://example.com/\u0000', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'n' }), 'webhookUrl'],
+        [
+          'createWebhook apiName',
+          api()
+            .post('/v0/createWebhook')
+            .send({
+              webhookUrl: 'https://example.com/h',
+              filter: 'ADDRESS',
+              identifier: '0x' + '1'.repeat(40),
+              chainId: 31337,
+              apiName: 'a\u0000b',
+            }),
+          'apiName',
+        ],
+        [
+          'createWebhook webhookUrl',
+          api()
+            .post('/v0/createWebhook')
+            .send({
+              webhookUrl: 'https://example.com/\u0000',
+              filter: 'ADDRESS',
+              identifier: '0x' + '1'.repeat(40),
+              chainId: 31337,
+              apiName: 'n',
+            }),
+          'webhookUrl',
+        ],
         ['a query parameter', api().get('/v0/getLatestUserOps?network=dev%00net'), 'network'],
       ];
       for (const [what, call, param] of cases) {
@@ -114,12 +153,25 @@ describe('hostile requests and a failing database', () => {
     it('refuses NUL and unpaired surrogates over tRPC with a 400 naming the parameter', async () => {
       for (const [procedure, input, param] of [
         ['deleteWebhook', { id: 'a\u0000b' }, 'id'],
-        ['createWebhook', { webhookUrl: 'https://example.com/h', filter: 'ADDRESS', identifier: '0x' + '1'.repeat(40), chainId: 31337, apiName: 'x\ud800y' }, 'apiName'],
+        [
+          'createWebhook',
+          {
+            webhookUrl: 'https://example.com/h',
+            filter: 'ADDRESS',
+            identifier: '0x' + '1'.repeat(40),
+            chainId: 31337,
+            apiName: 'x\ud800y',
+          },
+          'apiName',
+        ],
         ['getWebhookDeliveries', { id: '\udc00' }, 'id'],
       ] as const) {
-        const call = procedure === 'getWebhookDeliveries'
-          ? api().get(`/trpc/${procedure}`).query({ input: JSON.stringify(input) })
-          : api().post(`/trpc/${procedure}`).set('content-type', 'application/json').send(JSON.stringify(input));
+        const call =
+          procedure === 'getWebhookDeliveries'
+            ? api()
+                .get(`/trpc/${procedure}`)
+                .query({ input: JSON.stringify(input) })
+            : api().post(`/trpc/${procedure}`).set('content-type', 'application/json').send(JSON.stringify(input));
         const res = await call.set('x-api-key', key);
         expect(res.status, `${procedure}: ${JSON.stringify(res.body)}`).to.equal(400);
         expect(res.body.error.data, procedure).to.include({ code: 'BAD_REQUEST', param });
@@ -130,7 +182,10 @@ describe('hostile requests and a failing database', () => {
       const deep = `{"id":${nested(5000)}}`;
       expect(deep.length).to.be.greaterThan(10_000);
       const trpcBody = await api().post('/trpc/deleteWebhook').set('x-api-key', key).set('content-type', 'application/json').send(deep);
-      const trpcQuery = await api().get('/trpc/getWebhookDeliveries').query({ input: `{"id":${nested(2000)}}` }).set('x-api-key', key);
+      const trpcQuery = await api()
+        .get('/trpc/getWebhookDeliveries')
+        .query({ input: `{"id":${nested(2000)}}` })
+        .set('x-api-key', key);
       const rest = await api().post('/v0/createWebhook').set('x-api-key', key).set('content-type', 'application/json').send(deep);
       for (const res of [trpcBody, trpcQuery, rest]) {
         expect(res.status, JSON.stringify(res.body)).to.equal(400);
@@ -138,12 +193,16 @@ describe('hostile requests and a failing database', () => {
       }
       expect(trpcQuery.body.error.data).to.include({ code: 'BAD_REQUEST', param: 'input' });
       // Nesting within the bound still parses (and then fails validation on its own terms).
-      const shallow = await api().post('/trpc/deleteWebhook').set('x-api-key', key).set('content-type', 'application/json').send(`{"id":${nested(MAX_JSON_DEPTH - 1)}}`);
+      const shallow = await api()
+        .post('/trpc/deleteWebhook')
+        .set('x-api-key', key)
+        .set('content-type', 'application/json')
+        .send(`{"id":${nested(MAX_JSON_DEPTH - 1)}}`);
       expect(shallow.status).to.equal(400);
       expect(shallow.body.error.data).to.include({ param: 'id' });
     });
 
-    it('answers a tRPC batch over the limit with a JSON 400 in tRPC\'s error shape', async () => {
+    it("answers a tRPC batch over the limit with a JSON 400 in tRPC's error shape", async () => {
       const batch = (n: number) =>
         api()
           .get(`/trpc/${Array.from({ length: n }, () => 'getNetworks').join(',')}`)
@@ -160,13 +219,24 @@ describe('hostile requests and a failing database', () => {
 
     it('answers a body over the size limit with a JSON 413 on every route, whatever its type', async () => {
       const big = JSON.stringify({ apiName: 'x'.repeat(70_000) });
-      for (const path of ['/v0/createWebhook', '/jiffyscan/v0/createWebhook', '/trpc/createWebhook', '/subgraphs/name/devnet', '/v0/getNetworks', '/nowhere']) {
+      for (const path of [
+        '/v0/createWebhook',
+        '/jiffyscan/v0/createWebhook',
+        '/trpc/createWebhook',
+        '/subgraphs/name/devnet',
+        '/v0/getNetworks',
+        '/nowhere',
+      ]) {
         for (const type of ['application/json', 'text/plain', 'application/octet-stream']) {
           const res = await api().post(path).set('x-api-key', key).set('content-type', type).send(big);
           const what = `${path} ${type}`;
           expect(res.status, what).to.equal(413);
           expect(res.headers['content-type'], what).to.match(/^application\/json/);
-          const code = path.startsWith('/trpc') ? res.body.error.data.code : path.startsWith('/subgraphs') ? res.body.errors[0].extensions.code : res.body.code;
+          const code = path.startsWith('/trpc')
+            ? res.body.error.data.code
+            : path.startsWith('/subgraphs')
+              ? res.body.errors[0].extensions.code
+              : res.body.code;
           expect(code, what).to.equal('PAYLOAD_TOO_LARGE');
         }
       }
@@ -189,7 +259,10 @@ describe('hostile requests and a failing database', () => {
     let key = '';
     before(async () => {
       key = await createTestKey(t.db, 'slow', 1_000_000);
-      server = await startWeb({ db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000000' }), log: createLogger({ level: 'silent', name: 'slow' }) }, 0);
+      server = await startWeb(
+        { db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000000' }), log: createLogger({ level: 'silent', name: 'slow' }) },
+        0,
+      );
       port = (server.address() as AddressInfo).port;
     });
     after(() => closeServer(server));
@@ -208,7 +281,9 @@ describe('hostile requests and a failing database', () => {
       try {
         const started = Date.now();
         const answers = await Promise.all(
-          Array.from({ length: 50 }, () => fetch(`http://127.0.0.1:${port}/v0/getNetworks`, { headers: { 'x-api-key': key } }).then((r) => r.status)),
+          Array.from({ length: 50 }, () =>
+            fetch(`http://127.0.0.1:${port}/v0/getNetworks`, { headers: { 'x-api-key': key } }).then((r) => r.status),
+          ),
         );
         expect(answers.every((s) => s === 200)).to.equal(true);
         expect(Date.now() - started, 'answered without waiting for the slow ones').to.be.lessThan(10_000);

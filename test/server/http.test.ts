@@ -40,7 +40,11 @@ describe('HTTP edges: keys, CORS, OpenAPI and docs', () => {
       .set('access-control-request-headers', 'x-api-key');
     expect(preflight.status).to.be.within(200, 204);
     expect(preflight.headers['access-control-allow-headers']).to.include('x-api-key');
-    const answer = await api().get('/v0/getNetworkStatus').query({ network: 'devnet' }).set('x-api-key', key).set('origin', 'https://x.example');
+    const answer = await api()
+      .get('/v0/getNetworkStatus')
+      .query({ network: 'devnet' })
+      .set('x-api-key', key)
+      .set('origin', 'https://x.example');
     expect(answer.headers['access-control-allow-origin']).to.equal('*');
     expect(answer.headers['access-control-expose-headers']).to.include('ratelimit');
   });
@@ -109,7 +113,11 @@ describe('HTTP edges: keys, CORS, OpenAPI and docs', () => {
       const paths = doc.paths as Record<string, Record<string, Json>>;
       for (const name of ['getAddressTransactions', 'getAddressNFTTransfers', 'getAddressBalances', 'getAddressERC20Transfers']) {
         expect(paths[`/${name}`]!.get!.description, name).to.include('spec wins');
-        expect((paths[`/${name}`]!.get!.responses as Record<string, { content: { 'application/json': { schema: Json } } }>)['200']!.content['application/json'].schema.type).to.equal('array');
+        expect(
+          (paths[`/${name}`]!.get!.responses as Record<string, { content: { 'application/json': { schema: Json } } }>)['200']!.content[
+            'application/json'
+          ].schema.type,
+        ).to.equal('array');
       }
       expect((doc.info as Json).description).to.include('PRICE_SOURCE_URL');
     });

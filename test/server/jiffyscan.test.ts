@@ -112,7 +112,11 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
     expect(live.tokenBalances).to.have.length(spec.length);
     live.tokenBalances.forEach((balance: Json, i: number) => {
       const { quote_rate, native_token, ...rest } = spec[i];
-      expect(balance).to.deep.equal({ ...rest, quote_rate: quote_rate === null ? null : Number(quote_rate), native_token: native_token === 'true' });
+      expect(balance).to.deep.equal({
+        ...rest,
+        quote_rate: quote_rate === null ? null : Number(quote_rate),
+        native_token: native_token === 'true',
+      });
     });
     expect(live.tokenBalances[0].native_token).to.equal(true);
   },
@@ -133,7 +137,9 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
     // The root is the EntryPoint's innerHandleOp; its call to the sender is the op's account call:
     // named, and decoded into the calls the truth records.
     expect(liveTrace.traceData.method).to.equal('innerHandleOp');
-    const accountCall = (liveTrace.next as Json[]).find((n) => truth.userOps.some((o) => o.sender === n.traceData.to && o.callData === n.traceData.input))!;
+    const accountCall = (liveTrace.next as Json[]).find((n) =>
+      truth.userOps.some((o) => o.sender === n.traceData.to && o.callData === n.traceData.input),
+    )!;
     expect(accountCall, 'a frame calls the sender with the op callData').to.not.equal(undefined);
     const op = truth.userOps.find((o) => o.sender === accountCall.traceData.to && o.callData === accountCall.traceData.input)!;
     expect(accountCall.traceData.method).to.match(/^execute/);
@@ -211,7 +217,14 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
   });
 
   it('lists an op whose callData is no account call as the sender called with it, and an undecoded one with no calls', () => {
-    const op = { sender: '0x' + '1'.repeat(40), targets: [], values: [], callDatas: [], preDecodedCallData: '0xdeadbeef', signature: '0x' } as unknown as UserOp;
+    const op = {
+      sender: '0x' + '1'.repeat(40),
+      targets: [],
+      values: [],
+      callDatas: [],
+      preDecodedCallData: '0xdeadbeef',
+      signature: '0x',
+    } as unknown as UserOp;
     const base = { actualGasCost: '100', actualGasUsed: '10' };
     expect(pick(liveUserOp({ ...op, ...base }), { target: 0, value: 0, callData: 0, actualGasPrice: 0 })).to.deep.equal({
       target: [op.sender],
@@ -219,7 +232,9 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
       callData: ['0xdeadbeef'],
       actualGasPrice: '10',
     });
-    expect(pick(liveUserOp({ ...op, ...base, signature: null, actualGasUsed: '0' }), { target: 0, value: 0, callData: 0, actualGasPrice: 0 })).to.deep.equal({
+    expect(
+      pick(liveUserOp({ ...op, ...base, signature: null, actualGasUsed: '0' }), { target: 0, value: 0, callData: 0, actualGasPrice: 0 }),
+    ).to.deep.equal({
       target: [],
       value: [],
       callData: [],
@@ -249,13 +264,19 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     const account = { address: transfer.from, ...page };
     (await body('getAddressActivity', account)).accountDetail.userOps.forEach((o: Json) => o.target.map(String));
     (await body('getAddressTransactions', account)).transactions.slice(0, 10).forEach((tx: Json) => Date.parse(tx.block_signed_at));
-    expect((await body('getAddressERC20Transfers', account)).erc20Transfers.slice(0, 10).map((t: Json) => parseInt(t.rawContract.value))).to.have.length.greaterThan(0);
+    expect(
+      (await body('getAddressERC20Transfers', account)).erc20Transfers.slice(0, 10).map((t: Json) => parseInt(t.rawContract.value)),
+    ).to.have.length.greaterThan(0);
     expect((await body('getAddressNFTTransfers', account)).erc721Transfers.slice(0, 10)).to.be.an('array');
     (await body('getAddressBalances', account)).tokenBalances.forEach((b: Json) => b.contract_name);
     // Bundle, block, paymaster and bundler pages.
     expect((await body('getBundleActivity', { bundle: op.transactionHash, ...page })).bundleDetails.status).to.equal('1');
-    (await body('getBlockActivity', { blockNumber: String(op.blockNumber), ...page })).block.userOps.forEach((o: Json) => o.target.map(String));
-    (await body('getPaymasterActivity', { address: op.paymaster!, ...page })).paymasterDetail.userOps.forEach((o: Json) => o.target.map(String));
+    (await body('getBlockActivity', { blockNumber: String(op.blockNumber), ...page })).block.userOps.forEach((o: Json) =>
+      o.target.map(String),
+    );
+    (await body('getPaymasterActivity', { address: op.paymaster!, ...page })).paymasterDetail.userOps.forEach((o: Json) =>
+      o.target.map(String),
+    );
     (await body('getBundlerActivity', { address: op.bundler, ...page })).bundlerDetails.userOps.forEach((o: Json) => o.target.map(String));
     // The SDK's spelling of the metrics envelope, and its aggregate-data envelope.
     expect((await body('getDailyMetrics', { network: 'devnet' })).matrics[0]).to.include.keys('userOpsTotal', 'daySinceEpoch');
@@ -279,7 +300,7 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     expect(noKey.body).to.have.property('message');
   });
 
-  it('publishes an OpenAPI document in its own shapes beside the spec\'s', async () => {
+  it("publishes an OpenAPI document in its own shapes beside the spec's", async () => {
     const [own, spec] = await Promise.all([d.api().get('/jiffyscan/v0/openapi.json'), d.api().get('/v0/openapi.json')]);
     expect(own.status).to.equal(200);
     expect(own.body.servers).to.deep.equal([{ url: '/jiffyscan/v0' }]);
@@ -298,8 +319,10 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
   describe('over tRPC (jiffyscan.*)', () => {
     const listening = useListeningApp(() => d.deps);
 
-    it('answers every query endpoint as the dialect\'s REST route does', async () => {
-      const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${listening.origin}/trpc`, headers: { 'x-api-key': d.key } })] });
+    it("answers every query endpoint as the dialect's REST route does", async () => {
+      const client = createTRPCClient<AppRouter>({
+        links: [httpLink({ url: `${listening.origin}/trpc`, headers: { 'x-api-key': d.key } })],
+      });
       const router = client.jiffyscan as unknown as Record<string, { query(input: unknown): Promise<unknown> }>;
       for (const [name] of queries) {
         if (name === 'getWebhookDeliveries') continue; // a 404 by design (sampleInputs)

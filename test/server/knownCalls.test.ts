@@ -7,10 +7,11 @@ import { decodeCall } from '../../server/knownCalls.js';
 const [a, b] = ['0x00000000000000000000000000000000000000aa', '0x00000000000000000000000000000000000000bb'];
 const CHECKSUMMED = '0x5FF137D4b0FDCD49DcA30c7CF57E578a026d2789';
 const abi = AbiCoder.defaultAbiCoder();
-const encode = (signature: string, args: unknown[]): string => new Interface([`function ${signature}`]).encodeFunctionData(signature.slice(0, signature.indexOf('(')), args);
+const encode = (signature: string, args: unknown[]): string =>
+  new Interface([`function ${signature}`]).encodeFunctionData(signature.slice(0, signature.indexOf('(')), args);
 
 describe('knownCalls.decodeCall', () => {
-  it('the shared account-method table: every selector is its signature\'s', () => {
+  it("the shared account-method table: every selector is its signature's", () => {
     for (const [selector, signature] of ACCOUNT_METHOD_SELECTORS) {
       expect(FunctionFragment.from(`function ${signature}`).selector, signature).to.equal(selector);
     }
@@ -25,22 +26,40 @@ describe('knownCalls.decodeCall', () => {
       ],
     });
     expect(decodeCall(encode('approve(address,uint256)', [a, 1n]))?.method).to.equal('approve');
-    expect(decodeCall(encode('transferFrom(address,address,uint256)', [a, b, 7n]))?.decodedInput.map((x) => x.value)).to.deep.equal([a, b, '7']);
+    expect(decodeCall(encode('transferFrom(address,address,uint256)', [a, b, 7n]))?.decodedInput.map((x) => x.value)).to.deep.equal([
+      a,
+      b,
+      '7',
+    ]);
     const nft = decodeCall(encode('safeTransferFrom(address,address,uint256,uint256,bytes)', [a, b, 3n, 4n, '0xABCD']))!;
     expect(nft.method).to.equal('safeTransferFrom');
     expect(nft.decodedInput.map((x) => x.value)).to.deep.equal([a, b, '3', '4', '0xabcd']);
-    expect(decodeCall(encode('safeTransferFrom(address,address,uint256)', [a, b, 9n]))?.decodedInput.map((x) => x.name)).to.deep.equal(['from', 'to', 'tokenId']);
+    expect(decodeCall(encode('safeTransferFrom(address,address,uint256)', [a, b, 9n]))?.decodedInput.map((x) => x.name)).to.deep.equal([
+      'from',
+      'to',
+      'tokenId',
+    ]);
     expect(decodeCall(encode('deposit()', []))).to.deep.equal({ method: 'deposit', decodedInput: [] });
     expect(decodeCall(encode('withdraw(uint256)', [5n]))?.decodedInput).to.deep.equal([{ name: 'wad', type: 'uint256', value: '5' }]);
   });
 
   it('answers every executeBatch variant as the list of {target, value, data} the account makes', () => {
-    const calls = [{ target: a, value: '5', data: '0x01' }, { target: b, value: '0', data: '0x' }];
+    const calls = [
+      { target: a, value: '5', data: '0x01' },
+      { target: b, value: '0', data: '0x' },
+    ];
     const inputs = [
       encode('executeBatch((address,uint256,bytes)[])', [calls.map((c) => [c.target, BigInt(c.value), c.data])]),
-      encode('executeBatch(address[],uint256[],bytes[])', [[a, b], [5n, 0n], ['0x01', '0x']]),
+      encode('executeBatch(address[],uint256[],bytes[])', [
+        [a, b],
+        [5n, 0n],
+        ['0x01', '0x'],
+      ]),
       // ERC-7579: mode byte 0 = 0x01 (batch).
-      encode('execute(bytes32,bytes)', [`0x01${'00'.repeat(31)}`, abi.encode(['(address,uint256,bytes)[]'], [calls.map((c) => [c.target, BigInt(c.value), c.data])])]),
+      encode('execute(bytes32,bytes)', [
+        `0x01${'00'.repeat(31)}`,
+        abi.encode(['(address,uint256,bytes)[]'], [calls.map((c) => [c.target, BigInt(c.value), c.data])]),
+      ]),
     ];
     for (const input of inputs) {
       const decoded = decodeCall(input)!;
@@ -51,7 +70,9 @@ describe('knownCalls.decodeCall', () => {
     }
     // v0.6 SimpleAccount: no values.
     const noValues = decodeCall(encode('executeBatch(address[],bytes[])', [[a], ['0x02']]))!;
-    expect(noValues.decodedInput).to.deep.equal([{ name: 'calls', type: '(address,uint256,bytes)[]', value: [{ target: a, value: '0', data: '0x02' }] }]);
+    expect(noValues.decodedInput).to.deep.equal([
+      { name: 'calls', type: '(address,uint256,bytes)[]', value: [{ target: a, value: '0', data: '0x02' }] },
+    ]);
   });
 
   it('answers single-call execute variants by their named arguments', () => {
@@ -67,7 +88,18 @@ describe('knownCalls.decodeCall', () => {
 
   it('decodes Safe execTransaction and unpacks multiSend transactions', () => {
     const exec = decodeCall(
-      encode('execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)', [a, 1n, '0x', 0, 0n, 0n, 0n, b, b, '0x99']),
+      encode('execTransaction(address,uint256,bytes,uint8,uint256,uint256,uint256,address,address,bytes)', [
+        a,
+        1n,
+        '0x',
+        0,
+        0n,
+        0n,
+        0n,
+        b,
+        b,
+        '0x99',
+      ]),
     )!;
     expect(exec.method).to.equal('execTransaction');
     expect(exec.decodedInput.map((x) => x.name)).to.include.members(['to', 'value', 'data', 'operation', 'signatures']);
@@ -89,11 +121,17 @@ describe('knownCalls.decodeCall', () => {
 
   it('decodes EntryPoint calls with structs as objects by field name', () => {
     const op = [a, 1n, '0x', '0xb61d27f6', zeroPadValue('0x01', 32), 21000n, zeroPadValue('0x02', 32), '0x', '0x5151'];
-    const packedOp = '(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData,bytes signature)';
+    const packedOp =
+      '(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData,bytes signature)';
     const handleOps = decodeCall(encode(`handleOps(${packedOp}[],address)`, [[op], b]))!;
     expect(handleOps.method).to.equal('handleOps');
     expect(handleOps.decodedInput[1]).to.deep.equal({ name: 'beneficiary', type: 'address', value: b });
-    expect((handleOps.decodedInput[0]!.value as Array<Record<string, unknown>>)[0]).to.include({ sender: a, nonce: '1', preVerificationGas: '21000', signature: '0x5151' });
+    expect((handleOps.decodedInput[0]!.value as Array<Record<string, unknown>>)[0]).to.include({
+      sender: a,
+      nonce: '1',
+      preVerificationGas: '21000',
+      signature: '0x5151',
+    });
     const validate = decodeCall(encode(`validateUserOp(${packedOp},bytes32,uint256)`, [op, zeroPadValue('0x42', 32), 3n]))!;
     expect(validate.method).to.equal('validateUserOp');
     expect(validate.decodedInput.map((x) => x.name)).to.deep.equal(['userOp', 'userOpHash', 'missingAccountFunds']);

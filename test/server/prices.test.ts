@@ -37,12 +37,17 @@ describe('getPrices', () => {
 
   /** An app over its own services (its own price memo), serving devnet and gnosis (native XDAI). */
   function app(env: Record<string, string> = {}) {
-    const deps = testDeps(t.db, { NETWORKS: 'devnet,gnosis', REDIS_KEY_PREFIX: `${redis.prefix}${opened.length}:`, ...(redis.url ? { REDIS_URL: redis.url } : {}), ...env });
+    const deps = testDeps(t.db, {
+      NETWORKS: 'devnet,gnosis',
+      REDIS_KEY_PREFIX: `${redis.prefix}${opened.length}:`,
+      ...(redis.url ? { REDIS_URL: redis.url } : {}),
+      ...env,
+    });
     opened.push(deps);
     return request(createApp(deps));
   }
 
-  it('answers null for every expected symbol without a price source, keyless and with the explorer\'s placeholder key', async () => {
+  it("answers null for every expected symbol without a price source, keyless and with the explorer's placeholder key", async () => {
     const api = app();
     for (const req of [api.get('/v0/getPrices'), api.get('/v0/getPrices').set('x-api-key', 'TestAPIKeyDontUseInCode')]) {
       const res = await req;
@@ -53,7 +58,7 @@ describe('getPrices', () => {
     }
   });
 
-  it('answers the source\'s prices by upper-case symbol, extra symbols included, null where it has none', async () => {
+  it("answers the source's prices by upper-case symbol, extra symbols included, null where it has none", async () => {
     answer = { status: 200, body: { eth: 3120.5, MATIC: 0.51, xdai: 1, DOGE: 0.12, junk: 'x', inf: null } };
     const res = await app({ PRICE_SOURCE_URL: sourceUrl }).get('/v0/getPrices');
     expect(res.status).to.equal(200);

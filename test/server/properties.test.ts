@@ -99,7 +99,13 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
     const op = d.truth.userOps[0]!;
     samples = {
       ...sampleInputs(d.truth),
-      createWebhook: { webhookUrl: 'http://127.0.0.1:9/hook', filter: 'ADDRESS', identifier: op.sender, chainId: String(d.truth.chainId), apiName: 'prop' },
+      createWebhook: {
+        webhookUrl: 'http://127.0.0.1:9/hook',
+        filter: 'ADDRESS',
+        identifier: op.sender,
+        chainId: String(d.truth.chainId),
+        apiName: 'prop',
+      },
       deleteWebhook: { id: 'wh_00000000000000000000000000' },
       testWebhook: { id: 'wh_00000000000000000000000000' },
       replayWebhookDelivery: { id: 'msg_00000000000000000000000000' },
@@ -125,15 +131,27 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
     it(`${name}: every parameter over REST (${params.join(', ') || 'none'})`, async () => {
       for (const param of params) {
         await fc.assert(
-          fc.asyncProperty(fc.oneof(hostileString, fc.array(hostileString, { minLength: 2, maxLength: 3 }), fc.constant(undefined)), async (value) => {
-            const query: Record<string, unknown> = { ...samples[name] };
-            if (value === undefined) delete query[param];
-            else query[param] = value;
-            const call = method === 'DELETE' ? request(app).delete(`/v0/${name}`) : method === 'POST' ? request(app).post(`/v0/${name}`) : request(app).get(`/v0/${name}`);
-            const res = await call.query(query).set('x-api-key', key).timeout(REQUEST_TIMEOUT_MS);
-            count('REST', res.status);
-            expectFineAnswer({ status: res.status, json: /^application\/json/.test(res.headers['content-type'] ?? ''), param: res.body?.param }, param, `${name} ${param}=${JSON.stringify(value)?.slice(0, 80)}`);
-          }),
+          fc.asyncProperty(
+            fc.oneof(hostileString, fc.array(hostileString, { minLength: 2, maxLength: 3 }), fc.constant(undefined)),
+            async (value) => {
+              const query: Record<string, unknown> = { ...samples[name] };
+              if (value === undefined) delete query[param];
+              else query[param] = value;
+              const call =
+                method === 'DELETE'
+                  ? request(app).delete(`/v0/${name}`)
+                  : method === 'POST'
+                    ? request(app).post(`/v0/${name}`)
+                    : request(app).get(`/v0/${name}`);
+              const res = await call.query(query).set('x-api-key', key).timeout(REQUEST_TIMEOUT_MS);
+              count('REST', res.status);
+              expectFineAnswer(
+                { status: res.status, json: /^application\/json/.test(res.headers['content-type'] ?? ''), param: res.body?.param },
+                param,
+                `${name} ${param}=${JSON.stringify(value)?.slice(0, 80)}`,
+              );
+            },
+          ),
           { numRuns: RUNS },
         );
       }
@@ -147,15 +165,22 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
             const input: Record<string, unknown> = { ...samples[name] };
             if (value === undefined) delete input[param];
             else input[param] = value;
-            const res = await (mutation
-              ? request(app).post(`/trpc/${name}`).set('content-type', 'application/json').send(JSON.stringify(input))
-              : request(app).get(`/trpc/${name}`).query({ input: JSON.stringify(input) })
+            const res = await (
+              mutation
+                ? request(app).post(`/trpc/${name}`).set('content-type', 'application/json').send(JSON.stringify(input))
+                : request(app)
+                    .get(`/trpc/${name}`)
+                    .query({ input: JSON.stringify(input) })
             )
               .set('x-api-key', key)
               .timeout(REQUEST_TIMEOUT_MS);
             count('tRPC', res.status);
             const data = res.body?.error?.data;
-            expectFineAnswer({ status: res.status, json: /^application\/json/.test(res.headers['content-type'] ?? ''), param: data?.param }, param, `trpc ${name} ${param}=${JSON.stringify(value)?.slice(0, 80)}`);
+            expectFineAnswer(
+              { status: res.status, json: /^application\/json/.test(res.headers['content-type'] ?? ''), param: data?.param },
+              param,
+              `trpc ${name} ${param}=${JSON.stringify(value)?.slice(0, 80)}`,
+            );
           }),
           { numRuns: RUNS },
         );
@@ -166,12 +191,18 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
   it('answers any GraphQL variable value with data or GraphQL errors, never a 5xx', async () => {
     const op = d.truth.userOps[0]!;
     const queries: Array<[string, Record<string, unknown>]> = [
-      ['query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { userOpHash transactionHash } }', { userOpHash: op.userOpHash }],
+      [
+        'query GetUserOpHash($userOpHash: Bytes) { userOps(where: {userOpHash: $userOpHash}) { userOpHash transactionHash } }',
+        { userOpHash: op.userOpHash },
+      ],
       [
         'query A($address: Bytes, $first: Int, $skip: Int, $start: BigInt) { userOps(first: $first, skip: $skip, where: {and: [{sender: $address}, {blockNumber_gte: $start}]}) { id } }',
         { address: op.sender, first: 5, skip: 0, start: '0' },
       ],
-      ['query B($ids: [Bytes!], $dir: OrderDirection) { userOps(where: {userOpHash_in: $ids}, orderDirection: $dir, orderBy: blockNumber) { id } }', { ids: [op.userOpHash], dir: 'desc' }],
+      [
+        'query B($ids: [Bytes!], $dir: OrderDirection) { userOps(where: {userOpHash_in: $ids}, orderDirection: $dir, orderBy: blockNumber) { id } }',
+        { ids: [op.userOpHash], dir: 'desc' },
+      ],
     ];
     for (const [query, valid] of queries) {
       for (const variable of Object.keys(valid)) {
@@ -180,7 +211,11 @@ describe('properties: any parameter value gets a JSON 200 or a 4xx naming it', f
             const variables: Record<string, unknown> = { ...valid };
             if (value === undefined) delete variables[variable];
             else variables[variable] = value;
-            const res = await request(app).post('/subgraphs/name/devnet').set('x-api-key', key).send({ query, variables }).timeout(REQUEST_TIMEOUT_MS);
+            const res = await request(app)
+              .post('/subgraphs/name/devnet')
+              .set('x-api-key', key)
+              .send({ query, variables })
+              .timeout(REQUEST_TIMEOUT_MS);
             count('GraphQL', res.status);
             const what = `GraphQL $${variable}=${JSON.stringify(value)?.slice(0, 80)}`;
             expect(res.status, what).to.be.lessThan(500);
@@ -213,16 +248,26 @@ describe('properties: webhook URLs never reach a private address, however it is 
     const n = ((o[0]! << 24) >>> 0) + (o[1]! << 16) + (o[2]! << 8) + o[3]!;
     const hex = (v: number) => v.toString(16);
     switch (how) {
-      case 0: return o.join('.');
-      case 1: return String(n); // decimal
-      case 2: return o.map((x) => `0${x.toString(8)}`).join('.'); // octal
-      case 3: return `0x${hex(n)}`; // hex
-      case 4: return `${o[0]}.${(o[1]! << 16) + (o[2]! << 8) + o[3]!}`; // short a.b
-      case 5: return `[::ffff:${o.join('.')}]`; // IPv4-mapped
-      case 6: return `[::${o.join('.')}]`; // IPv4-compatible
-      case 7: return `[64:ff9b::${o.join('.')}]`; // NAT64
-      case 8: return `[::ffff:${hex((o[0]! << 8) + o[1]!)}:${hex((o[2]! << 8) + o[3]!)}]`; // mapped, hex groups
-      default: return `[2002:${hex((o[0]! << 8) + o[1]!)}:${hex((o[2]! << 8) + o[3]!)}::1]`; // 6to4
+      case 0:
+        return o.join('.');
+      case 1:
+        return String(n); // decimal
+      case 2:
+        return o.map((x) => `0${x.toString(8)}`).join('.'); // octal
+      case 3:
+        return `0x${hex(n)}`; // hex
+      case 4:
+        return `${o[0]}.${(o[1]! << 16) + (o[2]! << 8) + o[3]!}`; // short a.b
+      case 5:
+        return `[::ffff:${o.join('.')}]`; // IPv4-mapped
+      case 6:
+        return `[::${o.join('.')}]`; // IPv4-compatible
+      case 7:
+        return `[64:ff9b::${o.join('.')}]`; // NAT64
+      case 8:
+        return `[::ffff:${hex((o[0]! << 8) + o[1]!)}:${hex((o[2]! << 8) + o[3]!)}]`; // mapped, hex groups
+      default:
+        return `[2002:${hex((o[0]! << 8) + o[1]!)}:${hex((o[2]! << 8) + o[3]!)}::1]`; // 6to4
     }
   };
   const octet = fc.integer({ min: 0, max: 255 });
@@ -250,11 +295,16 @@ describe('properties: webhook URLs never reach a private address, however it is 
   it('refuses names resolving to such addresses, and accepts public ones', async () => {
     await fc.assert(
       fc.asyncProperty(privateIpv4, async (octets) => {
-        const verdict = await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: async () => ['8.8.8.8', octets.join('.')] });
+        const verdict = await checkWebhookUrl('https://hooks.example.com/x', {
+          allowPrivate: false,
+          resolve: async () => ['8.8.8.8', octets.join('.')],
+        });
         expect(verdict.ok).to.equal(false);
       }),
       { numRuns: 100 },
     );
-    expect((await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: async () => ['93.184.216.34'] })).ok).to.equal(true);
+    expect(
+      (await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: async () => ['93.184.216.34'] })).ok,
+    ).to.equal(true);
   });
 });

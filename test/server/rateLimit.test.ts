@@ -29,7 +29,8 @@ describe('per-key rate limits', () => {
   const call = (app: ReturnType<typeof createApp>, key: string) => request(app).get('/v0/getNetworks').set('x-api-key', key);
 
   const limiters: Array<[string, () => Record<string, string>]> = [['in-process', () => ({})]];
-  if (TEST_REDIS_URL) limiters.push(['redis', () => ({ REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}${Math.random()}:` })]);
+  if (TEST_REDIS_URL)
+    limiters.push(['redis', () => ({ REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: `${redis.prefix}${Math.random()}:` })]);
 
   for (const [name, env] of limiters) {
     describe(`with the ${name} limiter`, () => {

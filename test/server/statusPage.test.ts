@@ -15,7 +15,16 @@ import { useIndexedDevnet } from './support/indexedDevnet.js';
 /** Debian's chromium (`.ci/run` installs it); without it outside CI the browser test is skipped. */
 const CHROMIUM = '/usr/bin/chromium';
 /** Without the background-networking flags Chromium's own connections fail on a closed network. */
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 export const SCREENSHOT = join(tmpdir(), 'opscan-status-page.png');
 
 describe('status page at /', function () {
@@ -25,7 +34,10 @@ describe('status page at /', function () {
   let base = '';
 
   before(async () => {
-    server = await startWeb({ db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000' }), log: createLogger({ level: 'silent', name: 'status' }) }, 0);
+    server = await startWeb(
+      { db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000' }), log: createLogger({ level: 'silent', name: 'status' }) },
+      0,
+    );
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(async () => {
@@ -38,14 +50,27 @@ describe('status page at /', function () {
     expect(res.headers).to.have.property('ratelimit-policy');
     const [devnet] = res.body.networks;
     const state = (await indexerState.find(t.db, devnet.chainId))!;
-    expect(devnet).to.include({ network: 'devnet', indexedBlock: state.indexedBlock, headBlock: state.headBlock, backfillComplete: true, backfillProgress: 1 });
+    expect(devnet).to.include({
+      network: 'devnet',
+      indexedBlock: state.indexedBlock,
+      headBlock: state.headBlock,
+      backfillComplete: true,
+      backfillProgress: 1,
+    });
     const latest = [...t.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex)[0]!;
     expect(devnet.latestUserOps[0].userOpHash).to.equal(latest.userOpHash);
     expect(devnet.latestUserOps).to.have.length(8);
     expect(devnet.latestBundles[0].transactionHash).to.equal(latest.transactionHash);
     const ops = devnet.dailyMetrics.reduce((sum: number, d: { userOpsDaily: string }) => sum + Number(d.userOpsDaily), 0);
     expect(ops).to.equal(t.truth.userOps.length);
-    expect(Object.keys(devnet.latestUserOps[0]).sort()).to.deep.equal(['actualGasCost', 'blockNumber', 'blockTime', 'sender', 'success', 'userOpHash']);
+    expect(Object.keys(devnet.latestUserOps[0]).sort()).to.deep.equal([
+      'actualGasCost',
+      'blockNumber',
+      'blockTime',
+      'sender',
+      'success',
+      'userOpHash',
+    ]);
   });
 
   it('serves the page, its script and the charting library from this process', async () => {
@@ -67,7 +92,11 @@ describe('status page at /', function () {
     let browser: BrowserContext | undefined;
     try {
       // A fresh profile per run (playwright passes it as --user-data-dir).
-      browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, viewport: { width: 1100, height: 1400 } });
+      browser = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        args: CHROMIUM_FLAGS,
+        viewport: { width: 1100, height: 1400 },
+      });
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));

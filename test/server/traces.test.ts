@@ -14,7 +14,18 @@ import { createTestKey, testDeps } from '../helpers/app.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
-type NodeFrame = { type: string; from: string; to?: string; input: string; output?: string; gas: string; gasUsed: string; value?: string; error?: string; calls?: NodeFrame[] };
+type NodeFrame = {
+  type: string;
+  from: string;
+  to?: string;
+  input: string;
+  output?: string;
+  gas: string;
+  gasUsed: string;
+  value?: string;
+  error?: string;
+  calls?: NodeFrame[];
+};
 
 const trxTracesBody = z.object({ transactionHash: z.string(), chainId: z.number(), trace: z.array(traceSchema) });
 const userOpTracesBody = z.object({
@@ -73,12 +84,14 @@ describe('trace endpoints on indexed devnet traffic', () => {
   /** A bundle transaction of each EntryPoint version, and one carrying two bundles. */
   function sampleTransactions(): string[] {
     const bundles = d.truth.bundles;
-    const byVersion = ['v0.6', 'v0.7', 'v0.8'].map((v) => bundles.find((b) => b.entryPoint === d.truth.entryPoints[v as 'v0.6'])!.transactionHash);
+    const byVersion = ['v0.6', 'v0.7', 'v0.8'].map(
+      (v) => bundles.find((b) => b.entryPoint === d.truth.entryPoints[v as 'v0.6'])!.transactionHash,
+    );
     const twoBundles = bundles.find((b) => b.bundleIndex > 0)?.transactionHash;
     return [...new Set([...byVersion, ...(twoBundles ? [twoBundles] : [])])];
   }
 
-  it('getTrxTraces answers the node\'s call tree, frame by frame, placed in its block', async () => {
+  it("getTrxTraces answers the node's call tree, frame by frame, placed in its block", async () => {
     const txs = sampleTransactions();
     expect(txs.length).to.be.at.least(3);
     for (const txHash of txs) {
@@ -96,7 +109,7 @@ describe('trace endpoints on indexed devnet traffic', () => {
     }
   });
 
-  it('getTrxTraces names the bundle\'s calls and places each op\'s frames in its stages', async () => {
+  it("getTrxTraces names the bundle's calls and places each op's frames in its stages", async () => {
     for (const txHash of sampleTransactions()) {
       const ops = opsOf(txHash);
       const root = trxTracesBody.parse((await d.get('getTrxTraces', { network: 'devnet', trxHash: txHash })).body).trace[0]!;
@@ -106,14 +119,18 @@ describe('trace endpoints on indexed devnet traffic', () => {
       const bundles = d.truth.bundles.filter((b) => b.transactionHash === txHash);
       const handleOps = frames.filter((f) => f.action.method === 'handleOps');
       expect(handleOps.map((f) => f.action.to)).to.deep.equal(bundles.map((b) => b.entryPoint));
-      expect(handleOps.map((f) => f.action.decodedInput!.find((x) => x.name === 'beneficiary')!.value)).to.deep.equal(bundles.map((b) => b.beneficiary));
+      expect(handleOps.map((f) => f.action.decodedInput!.find((x) => x.name === 'beneficiary')!.value)).to.deep.equal(
+        bundles.map((b) => b.beneficiary),
+      );
       handleOps.forEach((f, i) => expect((f.action.decodedInput![0]!.value as unknown[]).length).to.equal(bundles[i]!.userOpHashes.length));
       // The EntryPoint calls validateUserOp on each op's sender (a proxy delegates it on) and
       // innerHandleOp once per op, each starting its stage.
       const entryPoints = new Set(bundles.map((b) => b.entryPoint));
       const calledByEntryPoint = (method: string) => frames.filter((f) => f.action.method === method && entryPoints.has(f.action.from));
       const validations = calledByEntryPoint('validateUserOp');
-      expect(validations.map((f) => f.action.to)).to.deep.equal(bundles.flatMap((b) => b.userOpHashes.map((h) => ops.find((o) => o.userOpHash === h)!.sender)));
+      expect(validations.map((f) => f.action.to)).to.deep.equal(
+        bundles.flatMap((b) => b.userOpHashes.map((h) => ops.find((o) => o.userOpHash === h)!.sender)),
+      );
       expect(validations.flatMap((f) => [...walk(f)]).every((f) => f.stage === 'validation')).to.equal(true);
       const executions = frames.filter((f) => f.action.method === 'innerHandleOp');
       expect(executions).to.have.length(ops.length);
@@ -122,7 +139,12 @@ describe('trace endpoints on indexed devnet traffic', () => {
         expect([...walk(execution)].every((f) => f.stage === 'execution' || f.stage === 'postOp')).to.equal(true);
       }
       const paymasterValidations = calledByEntryPoint('validatePaymasterUserOp');
-      expect(paymasterValidations.map((f) => f.action.to).sort()).to.deep.equal(ops.filter((o) => o.paymaster).map((o) => o.paymaster!).sort());
+      expect(paymasterValidations.map((f) => f.action.to).sort()).to.deep.equal(
+        ops
+          .filter((o) => o.paymaster)
+          .map((o) => o.paymaster!)
+          .sort(),
+      );
       for (const postOp of frames.filter((f) => f.action.method === 'postOp')) {
         expect(postOp.stage).to.equal('postOp');
         expect(ops.map((o) => o.paymaster)).to.include(postOp.action.to);
@@ -130,7 +152,7 @@ describe('trace endpoints on indexed devnet traffic', () => {
     }
   });
 
-  it('getUserOpTraces answers the op\'s execution frame: the same frames as the transaction\'s, its account calls as the truth has them', async () => {
+  it("getUserOpTraces answers the op's execution frame: the same frames as the transaction's, its account calls as the truth has them", async () => {
     const ops = d.truth.userOps;
     // The devnet's paymasters that return a context, so that the EntryPoint calls their postOp.
     const postOpPaymasters = new Map(['v0.6', 'v0.7', 'v0.8'].map((v) => [v, d.truth.contracts[`postOpPaymaster.${v}`]!.toLowerCase()]));
@@ -145,7 +167,13 @@ describe('trace endpoints on indexed devnet traffic', () => {
       const res = await d.get('getUserOpTraces', { userOpHash: op.userOpHash, network: 'devnet' });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       const body = userOpTracesBody.parse(res.body);
-      expect(body).to.include({ userOpHash: op.userOpHash, chainId: d.truth.chainId, transactionHash: op.transactionHash, traceStatus: 'ok', message: null });
+      expect(body).to.include({
+        userOpHash: op.userOpHash,
+        chainId: d.truth.chainId,
+        transactionHash: op.transactionHash,
+        traceStatus: 'ok',
+        message: null,
+      });
       expect(body.relevantTraces).to.have.length(1);
       const root = body.relevantTraces[0]!;
       expect(root).to.deep.include({ stage: 'execution', traceAddress: [] });
@@ -178,7 +206,9 @@ describe('trace endpoints on indexed devnet traffic', () => {
   });
 
   it('getUserOpTraces decodes the ERC-20 transfer an op makes as the truth records it', async () => {
-    const transfer = d.truth.transfers.find((t) => t.standard === 'ERC20' && t.from === d.truth.userOps.find((o) => o.userOpHash === t.userOpHash)!.sender)!;
+    const transfer = d.truth.transfers.find(
+      (t) => t.standard === 'ERC20' && t.from === d.truth.userOps.find((o) => o.userOpHash === t.userOpHash)!.sender,
+    )!;
     const body = userOpTracesBody.parse((await d.get('getUserOpTraces', { userOpHash: transfer.userOpHash, network: 'devnet' })).body);
     const frame = [...walk(body.relevantTraces[0]!)].find((f) => f.action.to === transfer.token && f.action.method === 'transfer')!;
     expect(frame.action.decodedInput).to.deep.equal([
@@ -191,7 +221,13 @@ describe('trace endpoints on indexed devnet traffic', () => {
     const op = d.truth.userOps.find((o) => o.success && opsOf(o.transactionHash).length > 1)!;
     const txOps = opsOf(op.transactionHash).map((o) => o.userOpHash);
     await d.db.query('delete from user_op_traces where user_op_hash = any($1::text[])', [txOps]);
-    const stored = async () => (await d.db.query<{ user_op_hash: string; status: string }>('select user_op_hash, status from user_op_traces where user_op_hash = any($1::text[]) order by user_op_hash', [txOps])).rows;
+    const stored = async () =>
+      (
+        await d.db.query<{ user_op_hash: string; status: string }>(
+          'select user_op_hash, status from user_op_traces where user_op_hash = any($1::text[]) order by user_op_hash',
+          [txOps],
+        )
+      ).rows;
     const query = { userOpHash: op.userOpHash, network: 'devnet' };
 
     // A node without the debug API: 200, no frames, a message saying why; the metadata stands without its trace.
@@ -226,8 +262,16 @@ describe('trace endpoints on indexed devnet traffic', () => {
   });
 
   it('accepts the sender and trxHash the explorer sends, and answers 404 naming the one that does not match', async () => {
-    const [op, other] = [d.truth.userOps[1]!, d.truth.userOps.find((o) => o.transactionHash !== d.truth.userOps[1]!.transactionHash && o.sender !== d.truth.userOps[1]!.sender)!];
-    const ok = await d.get('getUserOpTraces', { userOpHash: op.userOpHash, network: 'devnet', sender: op.sender.toUpperCase().replace('0X', '0x'), trxHash: op.transactionHash });
+    const [op, other] = [
+      d.truth.userOps[1]!,
+      d.truth.userOps.find((o) => o.transactionHash !== d.truth.userOps[1]!.transactionHash && o.sender !== d.truth.userOps[1]!.sender)!,
+    ];
+    const ok = await d.get('getUserOpTraces', {
+      userOpHash: op.userOpHash,
+      network: 'devnet',
+      sender: op.sender.toUpperCase().replace('0X', '0x'),
+      trxHash: op.transactionHash,
+    });
     expect(ok.status).to.equal(200);
     for (const [param, query] of [
       ['trxHash', { trxHash: other.transactionHash }],
@@ -286,11 +330,13 @@ describe('trace endpoints on indexed devnet traffic', () => {
     expect(res.status).to.equal(503);
     expect(res.body.message).to.match(/debug_traceTransaction/);
     // The failover: a dead first URL, a working second one.
-    const failover = await (await appWithRpc(`http://127.0.0.1:9,${d.devnet.rpcUrl}`))('getTrxTraces', { network: 'devnet', trxHash: txHash });
+    const failover = await (
+      await appWithRpc(`http://127.0.0.1:9,${d.devnet.rpcUrl}`)
+    )('getTrxTraces', { network: 'devnet', trxHash: txHash });
     expect(failover.status).to.equal(200);
   });
 
-  it('getTrxTraces keeps a final block\'s trace: the node is asked once', async () => {
+  it("getTrxTraces keeps a final block's trace: the node is asked once", async () => {
     const proxy = await startFaultProxy({ upstream: d.devnet.rpcUrl, faultRate: 0 });
     proxies.push(proxy);
     const get = await appWithRpc(proxy.url);

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { bundleDetailsSchema, blockActivitySchema, logSchema, searchResultSchema, userOpMetadataSchema, userOpSchema } from '../../shared/models/index.js';
+import {
+  bundleDetailsSchema,
+  blockActivitySchema,
+  logSchema,
+  searchResultSchema,
+  userOpMetadataSchema,
+  userOpSchema,
+} from '../../shared/models/index.js';
 import { z } from 'zod';
 import { expectedUserOp, newestFirst, pick } from './support/expected.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
@@ -12,7 +19,11 @@ describe('user operation endpoints on indexed devnet traffic', () => {
 
   it('getLatestUserOps pages through every op, newest first, as the truth has them', async () => {
     const expected = [...d.truth.userOps].sort(newestFirst);
-    for (const [skip, first] of [[0, 10], [10, 25], [290, 100]] as const) {
+    for (const [skip, first] of [
+      [0, 10],
+      [10, 25],
+      [290, 100],
+    ] as const) {
       const res = await d.get('getLatestUserOps', { network: 'devnet', first, skip });
       expect(res.status).to.equal(200);
       const { userOps } = userOpsBody.parse(res.body);
@@ -120,7 +131,7 @@ describe('user operation endpoints on indexed devnet traffic', () => {
     }
   });
 
-  it('getUserOpMetadata answers the execution trace down to the op\'s calls', async () => {
+  it("getUserOpMetadata answers the execution trace down to the op's calls", async () => {
     const op = d.truth.userOps.find((o) => o.success && o.calls.length > 0)!;
     const res = await d.get('getUserOpMetadata', { userOpHash: op.userOpHash, network: 'devnet' });
     const trace = userOpMetadataSchema.parse(res.body).executionTrace;
@@ -140,14 +151,23 @@ describe('user operation endpoints on indexed devnet traffic', () => {
     const res = await d.get('getUserOpLogs', { userOpHash: transfer.userOpHash, network: 'devnet' });
     const { logs } = z.object({ logs: z.array(logSchema) }).parse(res.body);
     const log = logs.find((l) => l.logIndex === String(transfer.logIndex))!;
-    expect(log).to.deep.include({ transactionHash: transfer.transactionHash, address: transfer.token, event_name: 'Transfer', removed: false });
+    expect(log).to.deep.include({
+      transactionHash: transfer.transactionHash,
+      address: transfer.token,
+      event_name: 'Transfer',
+      removed: false,
+    });
     expect(log.topics[0]).to.equal(TRANSFER_TOPIC);
     expect(logs.map((l) => Number(l.logIndex))).to.deep.equal([...logs.map((l) => Number(l.logIndex))].sort((a, b) => a - b));
   });
 
   it('getLogFromIndex answers one log, and 404 for a missing one', async () => {
     const transfer = d.truth.transfers.find((t) => t.standard === 'ERC721' && t.logIndex !== null)!;
-    const res = await d.get('getLogFromIndex', { transactionHash: transfer.transactionHash, logIndex: transfer.logIndex!, network: 'devnet' });
+    const res = await d.get('getLogFromIndex', {
+      transactionHash: transfer.transactionHash,
+      logIndex: transfer.logIndex!,
+      network: 'devnet',
+    });
     const { log } = z.object({ log: logSchema }).parse(res.body);
     expect(log).to.deep.include({ address: transfer.token, eventName: 'Transfer', logIndex: String(transfer.logIndex) });
     expect(BigInt(log.topics[3]!).toString()).to.equal(transfer.tokenId);
@@ -177,11 +197,17 @@ describe('user operation endpoints on indexed devnet traffic', () => {
       [String(op.blockNumber), 'block'],
     ];
     for (const [entry, type] of cases) {
-      const res = await d.api().get('/v0/searchEntry').query({ entry: entry.toUpperCase().replace('0X', '0x') });
+      const res = await d
+        .api()
+        .get('/v0/searchEntry')
+        .query({ entry: entry.toUpperCase().replace('0X', '0x') });
       const body = searchResultSchema.parse(res.body);
       expect(body).to.deep.include({ foundInNetwork: 'devnet', type, term: entry });
     }
-    const none = await d.api().get('/v0/searchEntry').query({ entry: `0x${'5'.repeat(40)}`, network: 'devnet' });
+    const none = await d
+      .api()
+      .get('/v0/searchEntry')
+      .query({ entry: `0x${'5'.repeat(40)}`, network: 'devnet' });
     expect(none.status).to.equal(404);
     expect(none.body.message).to.be.a('string');
   });

@@ -1,12 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import {
-  dispatcherEnvSchema,
-  documentedVariables,
-  indexerEnvSchema,
-  loadConfig,
-  webEnvSchema,
-} from '../../shared/config.js';
+import { dispatcherEnvSchema, documentedVariables, indexerEnvSchema, loadConfig, webEnvSchema } from '../../shared/config.js';
 import { ConfigError } from '../../shared/errors.js';
 
 describe('loadConfig', () => {

@@ -33,13 +33,25 @@ describe('webhook dispatcher: outbox events it cannot process are dead-lettered'
       type: 'user_operation',
       blockNumber: 1,
       userOpHash: randomHash(),
-      payload: { userOpHash: randomHash(), paymaster: null, bundler: randomAddress(), blockNumber: 1, blockHash: 'garbage', transactionHash: randomHash(), bundleIndex: 0, logIndex: 1 },
+      payload: {
+        userOpHash: randomHash(),
+        paymaster: null,
+        bundler: randomAddress(),
+        blockNumber: 1,
+        blockHash: 'garbage',
+        transactionHash: randomHash(),
+        bundleIndex: 0,
+        logIndex: 1,
+      },
     });
     // A type this dispatcher does not know.
     await insertOutbox(h.db, { type: 'user_operation_v2', blockNumber: 1, userOpHash: null, payload: { anything: true } });
     await insertOp(h.db, good[1]!);
     // A payload that is not an object at all.
-    await h.db.query(`insert into outbox_events (chain_id, type, block_number, user_op_hash, payload) values ($1, 'reorg', 2, null, '"oops"')`, [DEVNET]);
+    await h.db.query(
+      `insert into outbox_events (chain_id, type, block_number, user_op_hash, payload) values ($1, 'reorg', 2, null, '"oops"')`,
+      [DEVNET],
+    );
     // Well-formed, but its op's stored block time cannot be turned into the body's timestamp.
     await insertOp(h.db, deployer);
     await h.db.query(`update user_ops set block_time = 99999999999999 where user_op_hash = $1`, [deployer.userOpHash]);

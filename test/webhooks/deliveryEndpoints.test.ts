@@ -61,7 +61,11 @@ describe('webhook delivery endpoints: log, replay, test', function () {
     await h.startDispatcher();
     await receiver.current.waitFor(() => receiver.current.received.length === 5);
     const page1 = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id, limit: 3 }).set('x-api-key', h.key);
-    const page2 = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id, limit: 3, cursor: page1.body.nextCursor }).set('x-api-key', h.key);
+    const page2 = await h
+      .app()
+      .get('/v0/getWebhookDeliveries')
+      .query({ id: hook.id, limit: 3, cursor: page1.body.nextCursor })
+      .set('x-api-key', h.key);
     expect(page1.body.deliveries).to.have.length(3);
     expect(page2.body.deliveries).to.have.length(2);
     expect(page2.body.nextCursor).to.equal(null);

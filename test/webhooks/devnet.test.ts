@@ -54,7 +54,7 @@ describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function
       hooks.push({ filter, x, expected, ...(await h.createWebhook(`${receiver.url}/${filter}`, filter, x)) });
     }
     const total = hooks.reduce((n, w) => n + w.expected.size, 0);
-    if (process.env.WEBHOOK_TEST_VERBOSE) console.log(hooks.map((w) => `${w.filter}=${w.expected.size}`).join(" "));
+    if (process.env.WEBHOOK_TEST_VERBOSE) console.log(hooks.map((w) => `${w.filter}=${w.expected.size}`).join(' '));
 
     const config = loadConfig(allInOneEnvSchema, {
       NETWORKS: 'devnet',
@@ -91,7 +91,12 @@ describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function
     const newest = [...devnet.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber)[0]!;
     const bundler = newest.bundler;
     const hook = await h.createWebhook(receiver.url, 'BUNDLER', bundler);
-    const config = loadConfig(allInOneEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig(allInOneEnvSchema, {
+      NETWORKS: 'devnet',
+      RPC_URL_DEVNET: devnet.rpcUrl,
+      START_BLOCK_DEVNET: '0',
+      LOG_LEVEL: 'silent',
+    });
     await h.startDispatcher();
     indexer = startIndexer({ db: h.db, config, log: createLogger({ level: 'silent', name: 'indexer' }) });
     await indexer.syncNow();
@@ -108,7 +113,9 @@ describe('webhooks on the devnet (indexer + dispatcher, ground truth)', function
     await new Promise((r) => setTimeout(r, 500));
 
     for (const r of receiver.received) verifySignature(hook.secret, r);
-    const bodies = receiver.received.map((r) => JSON.parse(r.body) as Body & { data: { userOpHashes?: string[]; commonAncestor?: number } });
+    const bodies = receiver.received.map(
+      (r) => JSON.parse(r.body) as Body & { data: { userOpHashes?: string[]; commonAncestor?: number } },
+    );
     const notices = bodies.filter((b) => b.type === 'reorg');
     expect(notices).to.have.length(1);
     expect(new Set(notices[0]!.data.userOpHashes)).to.deep.equal(gone);

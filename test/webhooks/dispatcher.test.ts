@@ -4,7 +4,15 @@ import { DEVNET, insertOp, insertOutbox, makeOp, randomAddress, setIndexedBlock,
 import { useWebhookHarness } from './support/harness.js';
 import { useReceiver, verifySignature } from './support/receiver.js';
 
-type Body = { type: string; id: string; webhookId: string; chainId: number; network: string; timestamp: string; data: Record<string, unknown> };
+type Body = {
+  type: string;
+  id: string;
+  webhookId: string;
+  chainId: number;
+  network: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+};
 const parse = (body: string) => JSON.parse(body) as Body;
 const eventOf = (b: Body) => `${b.type}:${(b.data.userOp as { userOpHash?: string } | undefined)?.userOpHash ?? String(b.data.userOpHash)}`;
 
@@ -49,7 +57,12 @@ describe('webhook dispatcher: matching, payload, signature', function () {
 
     // The independent expectation, straight from the filter definitions.
     const factoryOf = new Map(ops.filter(({ op }) => op.deployedBy).map(({ op }) => [op.sender, op.deployedBy!]));
-    const expected: Record<keyof typeof hooks, Set<string>> = { ADDRESS: new Set(), PAYMASTER: new Set(), BUNDLER: new Set(), FACTORY: new Set() };
+    const expected: Record<keyof typeof hooks, Set<string>> = {
+      ADDRESS: new Set(),
+      PAYMASTER: new Set(),
+      BUNDLER: new Set(),
+      FACTORY: new Set(),
+    };
     for (const { op } of ops) {
       const uo = `user_operation:${op.userOpHash}`;
       if ([op.sender, ...op.targets, ...op.transferParties].includes(A)) expected.ADDRESS.add(uo);

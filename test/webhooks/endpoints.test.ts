@@ -59,16 +59,27 @@ describe('webhook management endpoints', () => {
   });
 
   it('answers 409 naming the existing webhook for an identical one (address case ignored)', async () => {
-    const first = await app().get('/v0/createWebhook').query({ ...valid, webhookUrl: 'https://hooks.example.com/dup' }).set('x-api-key', key);
+    const first = await app()
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'https://hooks.example.com/dup' })
+      .set('x-api-key', key);
     const again = await app()
       .get('/v0/createWebhook')
-      .query({ ...valid, webhookUrl: 'https://hooks.example.com/dup', identifier: ADDRESS.toUpperCase().replace('0X', '0x'), chainId: 31337 })
+      .query({
+        ...valid,
+        webhookUrl: 'https://hooks.example.com/dup',
+        identifier: ADDRESS.toUpperCase().replace('0X', '0x'),
+        chainId: 31337,
+      })
       .set('x-api-key', key);
     expect(again.status).to.equal(409);
     expect(again.body).to.include({ code: 'CONFLICT', webhookId: first.body.webhook.id });
     expect(again.body.message).to.include(first.body.webhook.id);
     // Another key may subscribe to the same thing.
-    const other = await app().get('/v0/createWebhook').query({ ...valid, webhookUrl: 'https://hooks.example.com/dup' }).set('x-api-key', otherKey);
+    const other = await app()
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'https://hooks.example.com/dup' })
+      .set('x-api-key', otherKey);
     expect(other.status).to.equal(200);
   });
 
@@ -122,7 +133,10 @@ describe('webhook management endpoints', () => {
       'http://127.0.0.1:8080/x',
     ];
     for (const webhookUrl of refused) {
-      const res = await app().get('/v0/createWebhook').query({ ...valid, webhookUrl }).set('x-api-key', key);
+      const res = await app()
+        .get('/v0/createWebhook')
+        .query({ ...valid, webhookUrl })
+        .set('x-api-key', key);
       expect(res.status, webhookUrl).to.equal(400);
       expect(res.body.param, webhookUrl).to.equal('webhookUrl');
     }
@@ -130,11 +144,20 @@ describe('webhook management endpoints', () => {
 
   it('allows loopback over http only with WEBHOOK_ALLOW_PRIVATE_URLS=true', async () => {
     const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
-    const loop = await app(env).get('/v0/createWebhook').query({ ...valid, webhookUrl: 'http://127.0.0.1:9/x' }).set('x-api-key', key);
+    const loop = await app(env)
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'http://127.0.0.1:9/x' })
+      .set('x-api-key', key);
     expect(loop.status).to.equal(200);
-    const privateHttp = await app(env).get('/v0/createWebhook').query({ ...valid, webhookUrl: 'http://10.0.0.1/x' }).set('x-api-key', key);
+    const privateHttp = await app(env)
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'http://10.0.0.1/x' })
+      .set('x-api-key', key);
     expect(privateHttp.status).to.equal(400);
-    const privateHttps = await app(env).get('/v0/createWebhook').query({ ...valid, webhookUrl: 'https://10.0.0.1/x' }).set('x-api-key', key);
+    const privateHttps = await app(env)
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'https://10.0.0.1/x' })
+      .set('x-api-key', key);
     expect(privateHttps.status).to.equal(200);
   });
 
@@ -142,10 +165,16 @@ describe('webhook management endpoints', () => {
     const capped = await createTestKey(t.db, 'capped');
     const env = { WEBHOOK_MAX_PER_KEY: '2' };
     for (const n of [1, 2]) {
-      const ok = await app(env).get('/v0/createWebhook').query({ ...valid, webhookUrl: `https://hooks.example.com/${n}` }).set('x-api-key', capped);
+      const ok = await app(env)
+        .get('/v0/createWebhook')
+        .query({ ...valid, webhookUrl: `https://hooks.example.com/${n}` })
+        .set('x-api-key', capped);
       expect(ok.status).to.equal(200);
     }
-    const third = await app(env).get('/v0/createWebhook').query({ ...valid, webhookUrl: 'https://hooks.example.com/3' }).set('x-api-key', capped);
+    const third = await app(env)
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'https://hooks.example.com/3' })
+      .set('x-api-key', capped);
     expect(third.status).to.equal(400);
     expect(third.body.message).to.include('2 webhooks');
   });
@@ -153,7 +182,10 @@ describe('webhook management endpoints', () => {
   it("keeps each key's webhooks to itself: list, delete, deliveries, test and replay", async () => {
     const owner = await createTestKey(t.db, 'owner');
     const stranger = await createTestKey(t.db, 'stranger');
-    const created = await app().get('/v0/createWebhook').query({ ...valid, webhookUrl: 'https://hooks.example.com/own' }).set('x-api-key', owner);
+    const created = await app()
+      .get('/v0/createWebhook')
+      .query({ ...valid, webhookUrl: 'https://hooks.example.com/own' })
+      .set('x-api-key', owner);
     const id = created.body.webhook.id as string;
 
     const strangerList = await app().get('/v0/listWebhooks').set('x-api-key', stranger);

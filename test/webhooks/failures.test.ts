@@ -16,7 +16,14 @@ async function insertRawWebhook(db: Db, url: string, filter: WebhookFilter, addr
   const id = newWebhookId();
   const secret = generateSigningSecret();
   await webhooks.insert(db, {
-    id, apiKeyId: rows[0]!.id, apiName: 'raw', url, filter, identifier: address, address, chainId: DEVNET,
+    id,
+    apiKeyId: rows[0]!.id,
+    apiName: 'raw',
+    url,
+    filter,
+    identifier: address,
+    address,
+    chainId: DEVNET,
     secretCiphertext: encryptSecret(keyring, id, secret),
   });
   return { id, secret };
@@ -53,7 +60,7 @@ describe('webhook dispatcher: failures, retries, SSRF', function () {
 
   it('delivers every event at least once under the same webhook-id to a receiver failing half the requests', async () => {
     let seed = 42;
-    const coin = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) < 0.5;
+    const coin = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 < 0.5;
     const flaky = await receiver(() => ({ status: coin() ? 500 : 200 }));
     const sender = randomAddress();
     const hook = await h.createWebhook(flaky.url, 'ADDRESS', sender);
@@ -108,7 +115,13 @@ describe('webhook dispatcher: failures, retries, SSRF', function () {
     const list = await h.app().get('/v0/listWebhooks').set('x-api-key', h.key);
     expect(list.body.webhooks[0]).to.include({ id: hook.id, status: 'disabled', disabledReason: 'gone' });
     const log = await h.app().get('/v0/getWebhookDeliveries').query({ id: hook.id }).set('x-api-key', h.key);
-    expect(log.body.deliveries.map((d: { status: string }) => d.status).sort()).to.deep.equal(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'failed']);
+    expect(log.body.deliveries.map((d: { status: string }) => d.status).sort()).to.deep.equal([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'failed',
+    ]);
   });
 
   it('gives up after the last scheduled attempt', async () => {

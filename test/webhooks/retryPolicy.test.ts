@@ -31,7 +31,9 @@ describe('retryPolicy', () => {
     const mid = () => 0.5;
     expect(delayOf(decide({ result: failure(429, 60_000), attempt: 1, now, failingSince: now, random: mid }))).to.equal(60_000);
     expect(delayOf(decide({ result: failure(429, 1000), attempt: 1, now, failingSince: now, random: mid }))).to.equal(5000);
-    expect(delayOf(decide({ result: failure(503, 10 * MAX_RETRY_AFTER_MS), attempt: 1, now, failingSince: now, random: mid }))).to.equal(MAX_RETRY_AFTER_MS);
+    expect(delayOf(decide({ result: failure(503, 10 * MAX_RETRY_AFTER_MS), attempt: 1, now, failingSince: now, random: mid }))).to.equal(
+      MAX_RETRY_AFTER_MS,
+    );
   });
 
   it('disables on 410 Gone, and after five days of failure', () => {
@@ -47,7 +49,9 @@ describe('retryPolicy', () => {
   });
 
   it('takes injected schedules (tests run in milliseconds)', () => {
-    expect(delayOf(decide({ result: failure(), attempt: 1, now, failingSince: now, schedule: [0, 20, 40], random: () => 0.5 }))).to.equal(20);
+    expect(delayOf(decide({ result: failure(), attempt: 1, now, failingSince: now, schedule: [0, 20, 40], random: () => 0.5 }))).to.equal(
+      20,
+    );
     expect(decide({ result: failure(), attempt: 3, now, failingSince: now, schedule: [0, 20, 40] }).kind).to.equal('give_up');
   });
 

@@ -5,7 +5,14 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { checkWebhookUrl, isAllowedAddress } from '../../shared/webhookUrls.js';
-import { createKeyring, decryptSecret, encryptSecret, generateSecretKeyText, generateSigningSecret, parseSecretKey } from '../../shared/webhookSecrets.js';
+import {
+  createKeyring,
+  decryptSecret,
+  encryptSecret,
+  generateSecretKeyText,
+  generateSigningSecret,
+  parseSecretKey,
+} from '../../shared/webhookSecrets.js';
 import { loadKeyring } from '../../shared/webhookKeyring.js';
 import { createGuardedAgent } from '../../webhooks/guardedAgent.js';
 import { signatureHeaders } from '../../webhooks/sign.js';
@@ -28,7 +35,9 @@ describe('webhook URL policy', () => {
   });
 
   it('accepts names resolving to public addresses, and names that do not resolve yet', async () => {
-    expect((await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: resolveTo(['93.184.216.34']) })).ok).to.equal(true);
+    expect(
+      (await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false, resolve: resolveTo(['93.184.216.34']) })).ok,
+    ).to.equal(true);
     const unresolved = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
@@ -37,7 +46,18 @@ describe('webhook URL policy', () => {
 
   it('classifies addresses: only public unicast is allowed', () => {
     for (const ip of ['8.8.8.8', '2606:4700:4700::1111']) expect(isAllowedAddress(ip, false), ip).to.equal(true);
-    for (const ip of ['127.0.0.1', '10.0.0.1', '169.254.169.254', '::1', '::ffff:127.0.0.1', 'fd00::1', '0.0.0.0', '100.64.0.1', '192.0.2.1', 'not-an-ip']) {
+    for (const ip of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '169.254.169.254',
+      '::1',
+      '::ffff:127.0.0.1',
+      'fd00::1',
+      '0.0.0.0',
+      '100.64.0.1',
+      '192.0.2.1',
+      'not-an-ip',
+    ]) {
       expect(isAllowedAddress(ip, false), ip).to.equal(false);
     }
     expect(isAllowedAddress('127.0.0.1', true)).to.equal(true);
@@ -62,7 +82,10 @@ function ipv6SpellingsOf(ipv4: string, publicPeer = '8.8.8.8'): string[] {
   const [peerHi, peerLo] = groups(publicPeer);
   const [invHi, invLo] = groups(ipv4, true);
   const [peerInvHi, peerInvLo] = groups(publicPeer, true);
-  const octets = ipv4.split('.').map(Number).map((o) => o.toString(16).padStart(2, '0'));
+  const octets = ipv4
+    .split('.')
+    .map(Number)
+    .map((o) => o.toString(16).padStart(2, '0'));
   const forms = [
     `::${ipv4}`,
     `::${hi}:${lo}`,
@@ -133,7 +156,11 @@ describe('webhook URL policy: IPv6 addresses embedding an IPv4 (issue 11, failur
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const { port } = server.address() as AddressInfo;
     const refusalOf = async (url: string, resolvesTo?: string) => {
-      const agent = createGuardedAgent({ allowPrivate: false, responseTimeoutMs: 2000, ...(resolvesTo ? { resolve: async () => [resolvesTo] } : {}) });
+      const agent = createGuardedAgent({
+        allowPrivate: false,
+        responseTimeoutMs: 2000,
+        ...(resolvesTo ? { resolve: async () => [resolvesTo] } : {}),
+      });
       try {
         await request(url, { dispatcher: agent, method: 'POST', body: '{}' });
         return 'connected';

@@ -49,7 +49,11 @@ function opsTable(n) {
     $(
       'table',
       { 'data-list': 'userOps' },
-      $('thead', {}, $('tr', {}, $('th', {}, 'user op'), $('th', {}, 'sender'), $('th', {}, 'block'), $('th', {}, 'when'), $('th', {}, 'result'))),
+      $(
+        'thead',
+        {},
+        $('tr', {}, $('th', {}, 'user op'), $('th', {}, 'sender'), $('th', {}, 'block'), $('th', {}, 'when'), $('th', {}, 'result')),
+      ),
       $(
         'tbody',
         {},
@@ -57,7 +61,11 @@ function opsTable(n) {
           $(
             'tr',
             {},
-            $('td', { class: 'hash' }, $('a', { href: `/v0/getUserOp?${q({ hash: op.userOpHash })}`, title: op.userOpHash }, short(op.userOpHash))),
+            $(
+              'td',
+              { class: 'hash' },
+              $('a', { href: `/v0/getUserOp?${q({ hash: op.userOpHash })}`, title: op.userOpHash }, short(op.userOpHash)),
+            ),
             $('td', { class: 'hash', title: op.sender }, short(op.sender)),
             $('td', {}, number(op.blockNumber)),
             $('td', {}, ago(op.blockTime)),
@@ -86,7 +94,15 @@ function bundlesTable(n) {
           $(
             'tr',
             {},
-            $('td', { class: 'hash' }, $('a', { href: `/v0/getBundleActivity?${q({ bundle: b.transactionHash })}`, title: b.transactionHash }, short(b.transactionHash))),
+            $(
+              'td',
+              { class: 'hash' },
+              $(
+                'a',
+                { href: `/v0/getBundleActivity?${q({ bundle: b.transactionHash })}`, title: b.transactionHash },
+                short(b.transactionHash),
+              ),
+            ),
             $('td', {}, b.userOpsLength),
             $('td', { class: 'hash', title: b.from }, short(b.from)),
             $('td', {}, ago(b.blockTime)),
@@ -125,7 +141,14 @@ function drawChart(n, holder) {
         {},
         { label: 'user ops', scale: 'count', stroke: '#3559c7', width: 2, points: { show: days.length < 3 } },
         { label: 'active wallets', scale: 'count', stroke: '#1f9d55', width: 2, points: { show: days.length < 3 } },
-        { label: 'gas collected (ETH)', scale: 'gas', stroke: '#d97706', width: 2, points: { show: days.length < 3 }, value: (_u, v) => (v == null ? '–' : v.toFixed(6)) },
+        {
+          label: 'gas collected (ETH)',
+          scale: 'gas',
+          stroke: '#d97706',
+          width: 2,
+          points: { show: days.length < 3 },
+          value: (_u, v) => (v == null ? '–' : v.toFixed(6)),
+        },
       ],
       axes: [{}, { scale: 'count', label: 'per day' }, { scale: 'gas', side: 1, label: 'ETH', grid: { show: false } }],
     },
@@ -153,7 +176,12 @@ function render(summary) {
         { class: 'network', 'data-network': n.network },
         $('h2', {}, `${n.network} `, $('small', {}, `chain ${n.chainId}`)),
         $('div', { class: 'position-holder' }),
-        $('div', { class: 'lists' }, $('div', {}, $('h3', {}, 'Latest user operations'), $('div', { class: 'ops' })), $('div', {}, $('h3', {}, 'Latest bundles'), $('div', { class: 'bundles' }))),
+        $(
+          'div',
+          { class: 'lists' },
+          $('div', {}, $('h3', {}, 'Latest user operations'), $('div', { class: 'ops' })),
+          $('div', {}, $('h3', {}, 'Latest bundles'), $('div', { class: 'bundles' })),
+        ),
         $('h3', {}, 'Last 30 days: user ops, active wallets, gas collected'),
         $('div', { class: 'chart' }),
       );

@@ -39,10 +39,7 @@ const COLUMNS = `address, factory, created_user_op_hash, created_tx_hash, create
   user_ops_count`;
 
 export async function find(db: Queryable, chainId: number, address: string): Promise<Account | null> {
-  const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [
-    chainId,
-    address,
-  ]);
+  const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [chainId, address]);
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
@@ -107,7 +104,10 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
 /** Marks accounts shown to be EIP-7702 delegated EOAs by calldata decoded later (the repair pass). */
 export async function markEip7702(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
-  await db.query(`update accounts set eip7702 = true where chain_id = $1 and address = any($2::text[]) and not eip7702`, [chainId, addresses]);
+  await db.query(`update accounts set eip7702 = true where chain_id = $1 and address = any($2::text[]) and not eip7702`, [
+    chainId,
+    addresses,
+  ]);
 }
 
 /** The factory of each of `addresses` that an indexed AccountDeployed names. */

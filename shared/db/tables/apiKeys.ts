@@ -49,7 +49,10 @@ export async function findByHash(db: Queryable, hash: string): Promise<ApiKey | 
 
 /** A stored key with this hash or this prefix (both are unique), or null. */
 export async function findClash(db: Queryable, key: { prefix: string; hash: string }): Promise<ApiKey | null> {
-  const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from api_keys where key_hash = $1 or prefix = $2 limit 1`, [key.hash, key.prefix]);
+  const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from api_keys where key_hash = $1 or prefix = $2 limit 1`, [
+    key.hash,
+    key.prefix,
+  ]);
   return rows[0] ? toApiKey(rows[0]) : null;
 }
 

@@ -119,7 +119,12 @@ export async function appendMany(db: Queryable, chainId: number, txs: NewBundleT
 /** Inserts the transactions not yet stored; returns the hashes that were new. */
 export async function insertMany(db: Queryable, chainId: number, txs: NewBundleTransaction[]): Promise<Set<string>> {
   if (txs.length === 0) return new Set();
-  const { text, values } = unnestInsert('bundle_transactions', NEW_COLUMNS, { rows: txs, chainId: chainId }, 'on conflict do nothing returning tx_hash');
+  const { text, values } = unnestInsert(
+    'bundle_transactions',
+    NEW_COLUMNS,
+    { rows: txs, chainId: chainId },
+    'on conflict do nothing returning tx_hash',
+  );
   const { rows } = await db.query<{ tx_hash: string }>(text, values);
   return new Set(rows.map((r) => r.tx_hash));
 }

@@ -105,19 +105,34 @@ export async function appendMany(db: Queryable, chainId: number, bundles: NewBun
 /** Inserts the bundles not yet stored; returns `txHash:bundleIndex` of those that were new. */
 export async function insertMany(db: Queryable, chainId: number, bundles: NewBundle[]): Promise<Set<string>> {
   if (bundles.length === 0) return new Set();
-  const { text, values } = unnestInsert('bundles', NEW_COLUMNS, { rows: bundles, chainId: chainId }, 'on conflict do nothing returning tx_hash, bundle_index');
+  const { text, values } = unnestInsert(
+    'bundles',
+    NEW_COLUMNS,
+    { rows: bundles, chainId: chainId },
+    'on conflict do nothing returning tx_hash, bundle_index',
+  );
   const { rows } = await db.query<{ tx_hash: string; bundle_index: number }>(text, values);
   return new Set(rows.map((r) => `${r.tx_hash}:${r.bundle_index}`));
 }
 
 /** Sets what calldata tells about bundles stored before it was decoded (the repair pass). */
-export async function updateDecoded(db: Queryable, chainId: number, bundles: Array<Pick<NewBundle, 'txHash' | 'bundleIndex' | 'beneficiary' | 'aggregated'>>): Promise<void> {
+export async function updateDecoded(
+  db: Queryable,
+  chainId: number,
+  bundles: Array<Pick<NewBundle, 'txHash' | 'bundleIndex' | 'beneficiary' | 'aggregated'>>,
+): Promise<void> {
   if (bundles.length === 0) return;
   await db.query(
     `update bundles b set beneficiary = coalesce(b.beneficiary, v.beneficiary), aggregated = b.aggregated or v.aggregated
      from unnest($2::text[], $3::integer[], $4::text[], $5::boolean[]) as v(tx_hash, bundle_index, beneficiary, aggregated)
      where b.chain_id = $1 and b.tx_hash = v.tx_hash and b.bundle_index = v.bundle_index`,
-    [chainId, bundles.map((b) => b.txHash), bundles.map((b) => b.bundleIndex), bundles.map((b) => b.beneficiary), bundles.map((b) => b.aggregated)],
+    [
+      chainId,
+      bundles.map((b) => b.txHash),
+      bundles.map((b) => b.bundleIndex),
+      bundles.map((b) => b.beneficiary),
+      bundles.map((b) => b.aggregated),
+    ],
   );
 }
 

@@ -3,7 +3,11 @@ import type { Queryable } from '../client.js';
 /** `daily_active_wallets`: the distinct senders of each UTC day (feeds daily_stats.active_wallets). */
 
 /** Inserts the (day, address) pairs not yet recorded; returns those that were new. */
-export async function insertMany(db: Queryable, chainId: number, rows: Array<{ day: number; address: string }>): Promise<Array<{ day: number; address: string }>> {
+export async function insertMany(
+  db: Queryable,
+  chainId: number,
+  rows: Array<{ day: number; address: string }>,
+): Promise<Array<{ day: number; address: string }>> {
   if (rows.length === 0) return [];
   const { rows: inserted } = await db.query<{ day: number; address: string }>(
     `insert into daily_active_wallets (chain_id, day, address)

@@ -75,10 +75,7 @@ export async function listRecent(db: Queryable, chainId: number, days: number): 
 }
 
 /** Network-wide totals (getGlobalCounts). */
-export async function sumAll(
-  db: Queryable,
-  chainId: number,
-): Promise<{ userOps: string; bundles: string; walletsCreated: string }> {
+export async function sumAll(db: Queryable, chainId: number): Promise<{ userOps: string; bundles: string; walletsCreated: string }> {
   const { rows } = await db.query<{ user_ops: string; bundles: string; wallets_created: string }>(
     `select coalesce(sum(user_ops), 0)::text as user_ops, coalesce(sum(bundles), 0)::text as bundles,
             coalesce(sum(wallets_created), 0)::text as wallets_created
@@ -93,7 +90,14 @@ export async function sumAll(
 // wallets_created (ops that deployed their sender) from user_ops; bundles from bundles;
 // active_wallets from daily_active_wallets.
 
-export type DailyIncrement = { day: number; userOps: number; bundles: number; walletsCreated: number; gasCostCollected: bigint; activeWallets: number };
+export type DailyIncrement = {
+  day: number;
+  userOps: number;
+  bundles: number;
+  walletsCreated: number;
+  gasCostCollected: bigint;
+  activeWallets: number;
+};
 
 export async function upsertIncrements(db: Queryable, chainId: number, rows: DailyIncrement[]): Promise<void> {
   if (rows.length === 0) return;
@@ -134,7 +138,10 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
     [chainId, days],
   );
   // A day the reorg emptied has no row at all, as if it had never been seen.
-  await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[]) and user_ops = 0 and bundles = 0`, [chainId, days]);
+  await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[]) and user_ops = 0 and bundles = 0`, [
+    chainId,
+    days,
+  ]);
 }
 
 // The subgraph's DailyMetric and GlobalCounter (server/graphql). A network has a few hundred days at

@@ -58,10 +58,10 @@ export async function find(db: Queryable, chainId: number, kind: EntityKind, add
 
 /** The kinds an address has on a network (searchEntry). */
 export async function listKindsOf(db: Queryable, chainId: number, address: string): Promise<EntityKind[]> {
-  const { rows } = await db.query<{ kind: EntityKind }>(
-    `select kind from entity_stats where chain_id = $1 and address = $2`,
-    [chainId, address],
-  );
+  const { rows } = await db.query<{ kind: EntityKind }>(`select kind from entity_stats where chain_id = $1 and address = $2`, [
+    chainId,
+    address,
+  ]);
   return rows.map((r) => r.kind);
 }
 
@@ -137,7 +137,12 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Ent
   );
 }
 
-const ROLE_COLUMN: Record<EntityKind, string> = { bundler: 'bundler', paymaster: 'paymaster', factory: 'factory', beneficiary: 'beneficiary' };
+const ROLE_COLUMN: Record<EntityKind, string> = {
+  bundler: 'bundler',
+  paymaster: 'paymaster',
+  factory: 'factory',
+  beneficiary: 'beneficiary',
+};
 
 /** Rebuilds the totals of `addresses` of one kind from user_ops (after a reorg removed rows). */
 export async function recompute(db: Queryable, chainId: number, kind: EntityKind, addresses: string[]): Promise<void> {

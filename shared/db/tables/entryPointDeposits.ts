@@ -53,7 +53,12 @@ export async function appendMany(db: Queryable, chainId: number, deposits: NewEn
 /** Inserts the events not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, deposits: NewEntryPointDeposit[]): Promise<void> {
   if (deposits.length === 0) return;
-  const { text, values } = unnestInsert('entry_point_deposits', NEW_COLUMNS, { rows: deposits, chainId: chainId }, 'on conflict do nothing');
+  const { text, values } = unnestInsert(
+    'entry_point_deposits',
+    NEW_COLUMNS,
+    { rows: deposits, chainId: chainId },
+    'on conflict do nothing',
+  );
   await db.query(text, values);
 }
 

@@ -40,10 +40,7 @@ export async function find(db: Queryable, chainId: number): Promise<IndexerState
 }
 
 export async function listByChainIds(db: Queryable, chainIds: number[]): Promise<IndexerState[]> {
-  const { rows } = await db.query<IndexerStateRow>(
-    `select ${COLUMNS} from indexer_state where chain_id = any($1::bigint[])`,
-    [chainIds],
-  );
+  const { rows } = await db.query<IndexerStateRow>(`select ${COLUMNS} from indexer_state where chain_id = any($1::bigint[])`, [chainIds]);
   return rows.map(toIndexerState);
 }
 
@@ -60,7 +57,12 @@ export async function findIndexedHead(
   );
   const r = rows[0];
   if (!r) return null;
-  return { number: Number(r.number), hash: r.hash, parentHash: r.parent_hash, timestamp: r.timestamp === null ? null : Number(r.timestamp) };
+  return {
+    number: Number(r.number),
+    hash: r.hash,
+    parentHash: r.parent_hash,
+    timestamp: r.timestamp === null ? null : Number(r.timestamp),
+  };
 }
 
 // Writes (the indexer): its cursor, moved in the same transaction as the rows of each batch.
@@ -78,12 +80,24 @@ export async function insertIfMissing(db: Queryable, state: { chainId: number; n
 
 /** The cursor, locked until the end of the caller's transaction (`forUpdate`) so two writers cannot both advance it. */
 export async function findCursor(db: Queryable, chainId: number, forUpdate = false): Promise<Cursor | null> {
-  const { rows } = await db.query<{ indexed_block: string; indexed_block_hash: string | null; backfill_complete: boolean; reorg_epoch: number }>(
+  const { rows } = await db.query<{
+    indexed_block: string;
+    indexed_block_hash: string | null;
+    backfill_complete: boolean;
+    reorg_epoch: number;
+  }>(
     `select indexed_block, indexed_block_hash, backfill_complete, reorg_epoch from indexer_state where chain_id = $1${forUpdate ? ' for update' : ''}`,
     [chainId],
   );
   const r = rows[0];
-  return r ? { indexedBlock: Number(r.indexed_block), indexedBlockHash: r.indexed_block_hash, backfillComplete: r.backfill_complete, reorgEpoch: r.reorg_epoch } : null;
+  return r
+    ? {
+        indexedBlock: Number(r.indexed_block),
+        indexedBlockHash: r.indexed_block_hash,
+        backfillComplete: r.backfill_complete,
+        reorgEpoch: r.reorg_epoch,
+      }
+    : null;
 }
 
 export async function updateCursor(

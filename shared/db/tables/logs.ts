@@ -38,19 +38,20 @@ const COLUMNS = 'tx_hash, log_index, tx_log_index, block_number, address, topics
 
 /** The logs of an op's execution slice, in order. */
 export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<Log[]> {
-  const { rows } = await db.query<LogRow>(
-    `select ${COLUMNS} from logs where chain_id = $1 and user_op_hash = $2 order by log_index`,
-    [chainId, userOpHash],
-  );
+  const { rows } = await db.query<LogRow>(`select ${COLUMNS} from logs where chain_id = $1 and user_op_hash = $2 order by log_index`, [
+    chainId,
+    userOpHash,
+  ]);
   return rows.map(toLog);
 }
 
 /** The log at a block-level index in a transaction, or null. */
 export async function find(db: Queryable, chainId: number, txHash: string, logIndex: number): Promise<Log | null> {
-  const { rows } = await db.query<LogRow>(
-    `select ${COLUMNS} from logs where chain_id = $1 and tx_hash = $2 and log_index = $3`,
-    [chainId, txHash, logIndex],
-  );
+  const { rows } = await db.query<LogRow>(`select ${COLUMNS} from logs where chain_id = $1 and tx_hash = $2 and log_index = $3`, [
+    chainId,
+    txHash,
+    logIndex,
+  ]);
   return rows[0] ? toLog(rows[0]) : null;
 }
 

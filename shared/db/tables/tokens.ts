@@ -33,10 +33,10 @@ export async function listSeenBy(db: Queryable, chainId: number, address: string
 /** Which of `addresses` already have a row (their metadata was read). */
 export async function listKnown(db: Queryable, chainId: number, addresses: string[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set();
-  const { rows } = await db.query<{ address: string }>(
-    `select address from tokens where chain_id = $1 and address = any($2::text[])`,
-    [chainId, addresses],
-  );
+  const { rows } = await db.query<{ address: string }>(`select address from tokens where chain_id = $1 and address = any($2::text[])`, [
+    chainId,
+    addresses,
+  ]);
   return new Set(rows.map((r) => r.address));
 }
 
@@ -45,6 +45,13 @@ export async function insertMany(db: Queryable, chainId: number, tokens: Token[]
   await db.query(
     `insert into tokens (chain_id, address, standard, name, symbol, decimals)
      select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[]) on conflict do nothing`,
-    [chainId, tokens.map((t) => t.address), tokens.map((t) => t.standard), tokens.map((t) => t.name), tokens.map((t) => t.symbol), tokens.map((t) => t.decimals)],
+    [
+      chainId,
+      tokens.map((t) => t.address),
+      tokens.map((t) => t.standard),
+      tokens.map((t) => t.name),
+      tokens.map((t) => t.symbol),
+      tokens.map((t) => t.decimals),
+    ],
   );
 }

@@ -177,10 +177,10 @@ async function listWhere(db: Queryable, where: string, params: unknown[], page: 
 
 /** The op with this hash on one network, or null. */
 export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<UserOp | null> {
-  const { rows } = await db.query<StoredUserOp>(
-    selectStored(`select * from user_ops where chain_id = $1 and user_op_hash = $2`),
-    [chainId, hash],
-  );
+  const { rows } = await db.query<StoredUserOp>(selectStored(`select * from user_ops where chain_id = $1 and user_op_hash = $2`), [
+    chainId,
+    hash,
+  ]);
   return rows[0] ? toUserOp(rows[0]) : null;
 }
 
@@ -359,7 +359,12 @@ export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
 export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
-  const { text, values } = unnestInsert('user_ops', NEW_USER_OP_COLUMNS, { rows: ops, chainId: chainId }, 'on conflict do nothing returning user_op_hash');
+  const { text, values } = unnestInsert(
+    'user_ops',
+    NEW_USER_OP_COLUMNS,
+    { rows: ops, chainId: chainId },
+    'on conflict do nothing returning user_op_hash',
+  );
   const { rows } = await db.query<{ user_op_hash: string }>(text, values);
   return new Set(rows.map((r) => r.user_op_hash));
 }
@@ -376,15 +381,35 @@ export async function listTraceNeededTransactions(
      group by tx_hash order by min(block_number), tx_hash limit $2`,
     [chainId, limit],
   );
-  return rows.map((r) => ({ txHash: r.tx_hash, blockNumber: Number(r.block_number), blockHash: r.block_hash, blockTime: Number(r.block_time) }));
+  return rows.map((r) => ({
+    txHash: r.tx_hash,
+    blockNumber: Number(r.block_number),
+    blockHash: r.block_hash,
+    blockTime: Number(r.block_time),
+  }));
 }
 
 /** What decoding the calldata adds to an op stored from its events alone (the repair pass). */
 const DECODED_FIELDS = new Set([
-  'op_index', 'beneficiary', 'aggregator', 'init_code', 'call_data', 'signature', 'paymaster_and_data', 'call_gas_limit',
-  'verification_gas_limit', 'pre_verification_gas', 'max_fee_per_gas', 'max_priority_fee_per_gas',
-  'paymaster_verification_gas_limit', 'paymaster_post_op_gas_limit', 'account_gas_limits', 'gas_fees', 'decode_status',
-  'eip7702', 'paymaster_signature',
+  'op_index',
+  'beneficiary',
+  'aggregator',
+  'init_code',
+  'call_data',
+  'signature',
+  'paymaster_and_data',
+  'call_gas_limit',
+  'verification_gas_limit',
+  'pre_verification_gas',
+  'max_fee_per_gas',
+  'max_priority_fee_per_gas',
+  'paymaster_verification_gas_limit',
+  'paymaster_post_op_gas_limit',
+  'account_gas_limits',
+  'gas_fees',
+  'decode_status',
+  'eip7702',
+  'paymaster_signature',
 ]);
 
 /**
@@ -423,7 +448,15 @@ export type RemovedUserOp = {
 
 /** Deletes the ops above `blockNumber`; returns them. */
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<RemovedUserOp[]> {
-  const { rows } = await db.query<{ user_op_hash: string; sender: string; paymaster: string | null; bundler: string; beneficiary: string | null; factory: string | null; block_time: string }>(
+  const { rows } = await db.query<{
+    user_op_hash: string;
+    sender: string;
+    paymaster: string | null;
+    bundler: string;
+    beneficiary: string | null;
+    factory: string | null;
+    block_time: string;
+  }>(
     `delete from user_ops where chain_id = $1 and block_number > $2
      returning user_op_hash, sender, paymaster, bundler, beneficiary, factory, block_time`,
     [chainId, blockNumber],

@@ -160,9 +160,7 @@ export async function settleDeliveredMany(db: Queryable, attempts: Array<{ id: s
 }
 
 export async function cancelPendingOfWebhook(db: Queryable, webhookId: string): Promise<void> {
-  await db.query(`update webhook_deliveries set status = 'cancelled' where webhook_id = $1 and status = 'pending'`, [
-    webhookId,
-  ]);
+  await db.query(`update webhook_deliveries set status = 'cancelled' where webhook_id = $1 and status = 'pending'`, [webhookId]);
 }
 
 /**
@@ -233,11 +231,7 @@ const toDelivery = (r: DeliveryRow): DeliveryRecord => ({
 });
 
 /** A page of a webhook's deliveries, newest first (ids are ULIDs: time-ordered). */
-export async function listByWebhook(
-  db: Queryable,
-  webhookId: string,
-  page: { limit: number; before?: string },
-): Promise<DeliveryRecord[]> {
+export async function listByWebhook(db: Queryable, webhookId: string, page: { limit: number; before?: string }): Promise<DeliveryRecord[]> {
   const { rows } = await db.query<DeliveryRow>(
     `select ${COLUMNS} from webhook_deliveries
       where webhook_id = $1 and ($2::text is null or id < $2)
@@ -255,7 +249,9 @@ export async function findById(db: Queryable, id: string): Promise<DeliveryRecor
 /** The delivery if it belongs to a webhook of this API key. */
 export async function findOwned(db: Queryable, apiKeyId: string, id: string): Promise<DeliveryRecord | null> {
   const { rows } = await db.query<DeliveryRow>(
-    `select ${COLUMNS.split(', ').map((c) => `d.${c}`).join(', ')}
+    `select ${COLUMNS.split(', ')
+      .map((c) => `d.${c}`)
+      .join(', ')}
        from webhook_deliveries d join webhooks w on w.id = d.webhook_id
       where d.id = $1 and w.api_key_id = $2`,
     [id, apiKeyId],

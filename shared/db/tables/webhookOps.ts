@@ -11,9 +11,7 @@ export type CanonicalOp = { userOp: UserOp; blockHash: string; blockTime: number
 
 export async function listByHashes(db: Queryable, chainId: number, hashes: string[]): Promise<Map<string, CanonicalOp>> {
   const rows = await listStoredByHashes(db, chainId, hashes);
-  return new Map(
-    rows.map((r) => [r.user_op_hash, { userOp: toUserOp(r), blockHash: r.block_hash, blockTime: Number(r.block_time) }]),
-  );
+  return new Map(rows.map((r) => [r.user_op_hash, { userOp: toUserOp(r), blockHash: r.block_hash, blockTime: Number(r.block_time) }]));
 }
 
 /** accounts.factory of each address deployed through an indexed AccountDeployed. */

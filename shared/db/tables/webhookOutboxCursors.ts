@@ -18,10 +18,7 @@ export async function lock(tx: Queryable, chainId: number): Promise<number | nul
 }
 
 export async function advance(tx: Queryable, chainId: number, lastEventId: number): Promise<void> {
-  await tx.query(`update webhook_outbox_cursors set last_event_id = $2, updated_at = now() where chain_id = $1`, [
-    chainId,
-    lastEventId,
-  ]);
+  await tx.query(`update webhook_outbox_cursors set last_event_id = $2, updated_at = now() where chain_id = $1`, [chainId, lastEventId]);
 }
 
 /**
@@ -69,8 +66,6 @@ export async function listEventsAfter(db: Queryable, chainId: number, afterId: n
 
 /** The last block the indexer fully wrote on the chain (indexer_state), or null before its first batch. */
 export async function findIndexedBlock(db: Queryable, chainId: number): Promise<number | null> {
-  const { rows } = await db.query<{ indexed_block: string }>(`select indexed_block from indexer_state where chain_id = $1`, [
-    chainId,
-  ]);
+  const { rows } = await db.query<{ indexed_block: string }>(`select indexed_block from indexer_state where chain_id = $1`, [chainId]);
   return rows[0] ? Number(rows[0].indexed_block) : null;
 }

@@ -88,19 +88,13 @@ export async function findIdentical(
 }
 
 export async function listByKey(db: Queryable, apiKeyId: string): Promise<WebhookRecord[]> {
-  const { rows } = await db.query<WebhookRow>(
-    `select ${COLUMNS} from webhooks where api_key_id = $1 order by created_at, id`,
-    [apiKeyId],
-  );
+  const { rows } = await db.query<WebhookRow>(`select ${COLUMNS} from webhooks where api_key_id = $1 order by created_at, id`, [apiKeyId]);
   return rows.map(toWebhook);
 }
 
 /** The webhook if this key owns it; another key's webhook is indistinguishable from none. */
 export async function findOwned(db: Queryable, apiKeyId: string, id: string): Promise<WebhookRecord | null> {
-  const { rows } = await db.query<WebhookRow>(`select ${COLUMNS} from webhooks where id = $1 and api_key_id = $2`, [
-    id,
-    apiKeyId,
-  ]);
+  const { rows } = await db.query<WebhookRow>(`select ${COLUMNS} from webhooks where id = $1 and api_key_id = $2`, [id, apiKeyId]);
   return rows[0] ? toWebhook(rows[0]) : null;
 }
 
@@ -139,10 +133,7 @@ export async function listMatches(
 /** Webhooks (enabled) among `ids`, with what the matcher needs to address them. */
 export async function listEnabledByIds(db: Queryable, ids: string[]): Promise<WebhookRecord[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<WebhookRow>(
-    `select ${COLUMNS} from webhooks where id = any($1::text[]) and status = 'enabled'`,
-    [ids],
-  );
+  const { rows } = await db.query<WebhookRow>(`select ${COLUMNS} from webhooks where id = any($1::text[]) and status = 'enabled'`, [ids]);
   return rows.map(toWebhook);
 }
 

@@ -40,7 +40,14 @@ export async function callApi(baseUrl: string, key: string, path: string): Promi
  * `clients` loops over `paths` until stopped, at most `maxRequests` in all (bounded even if nobody
  * stops it), each client pausing `pauseMs` between requests.
  */
-export function startApiLoad(options: { baseUrl: string; key: string; paths: string[]; clients?: number; pauseMs?: number; maxRequests?: number }): ApiLoad {
+export function startApiLoad(options: {
+  baseUrl: string;
+  key: string;
+  paths: string[];
+  clients?: number;
+  pauseMs?: number;
+  maxRequests?: number;
+}): ApiLoad {
   const answers: Answer[] = [];
   const maxRequests = options.maxRequests ?? 20_000;
   let running = true;

@@ -44,7 +44,10 @@ export function startChild(name: string, script: string, options: { args?: strin
     stderrTail: () => tail.join('\n'),
     printed(marker, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`${name} did not print "${marker}" in ${timeoutMs} ms\n${tail.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () => done(new Error(`${name} did not print "${marker}" in ${timeoutMs} ms\n${tail.join('\n')}`)),
+          timeoutMs,
+        );
         const check = () => {
           if (stdout.includes(marker)) done();
         };

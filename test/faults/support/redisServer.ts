@@ -35,9 +35,13 @@ export async function startRedisServer(): Promise<RedisServer> {
       return server !== undefined;
     },
     async start() {
-      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-        stdio: 'ignore',
-      });
+      server = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+        {
+          stdio: 'ignore',
+        },
+      );
       await waitUntil(`redis-server on port ${port}`, ping, 10_000);
     },
     async stop() {

@@ -27,7 +27,18 @@ describe('decode/abi', () => {
   it('has the event topics every version emits (the version comes from the address, never the topic)', () => {
     for (const pkg of ['ep06', 'ep07', 'ep08']) {
       const ep = artifact(pkg);
-      for (const name of ['UserOperationEvent', 'AccountDeployed', 'UserOperationRevertReason', 'BeforeExecution', 'SignatureAggregatorChanged', 'Deposited', 'Withdrawn', 'StakeLocked', 'StakeUnlocked', 'StakeWithdrawn']) {
+      for (const name of [
+        'UserOperationEvent',
+        'AccountDeployed',
+        'UserOperationRevertReason',
+        'BeforeExecution',
+        'SignatureAggregatorChanged',
+        'Deposited',
+        'Withdrawn',
+        'StakeLocked',
+        'StakeUnlocked',
+        'StakeWithdrawn',
+      ]) {
         const key = (name[0]!.toLowerCase() + name.slice(1)) as keyof typeof TOPICS;
         expect(TOPICS[key], `${pkg} ${name}`).to.equal(ep.getEvent(name)!.topicHash);
       }

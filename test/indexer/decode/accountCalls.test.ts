@@ -22,11 +22,20 @@ const [a, b] = [addr(0xa), addr(0xb)];
 describe('decode/accountCalls', () => {
   it('decodes execute(address,uint256,bytes)', () => {
     expect(encode('execute(address,uint256,bytes)', [a, 5n, '0x1234']).slice(0, 10)).to.equal('0xb61d27f6');
-    expect(decodeAccountCalls(encode('execute(address,uint256,bytes)', [a, 5n, '0x1234']))).to.deep.equal([{ target: a, value: 5n, data: '0x1234' }]);
+    expect(decodeAccountCalls(encode('execute(address,uint256,bytes)', [a, 5n, '0x1234']))).to.deep.equal([
+      { target: a, value: 5n, data: '0x1234' },
+    ]);
   });
 
   it('decodes the three executeBatch variants, a v0.7 empty value array meaning all zero', () => {
-    expect(decodeAccountCalls(encode('executeBatch(address[],bytes[])', [[a, b], ['0x01', '0x02']]))).to.deep.equal([
+    expect(
+      decodeAccountCalls(
+        encode('executeBatch(address[],bytes[])', [
+          [a, b],
+          ['0x01', '0x02'],
+        ]),
+      ),
+    ).to.deep.equal([
       { target: a, value: 0n, data: '0x01' },
       { target: b, value: 0n, data: '0x02' },
     ]);
@@ -34,11 +43,28 @@ describe('decode/accountCalls', () => {
       { target: a, value: 0n, data: '0x01' },
       { target: b, value: 0n, data: '0x02' },
     ]);
-    expect(decodeAccountCalls(encode('executeBatch(address[],uint256[],bytes[])', [[a, b], [1n, 2n], ['0x01', '0x']]))).to.deep.equal([
+    expect(
+      decodeAccountCalls(
+        encode('executeBatch(address[],uint256[],bytes[])', [
+          [a, b],
+          [1n, 2n],
+          ['0x01', '0x'],
+        ]),
+      ),
+    ).to.deep.equal([
       { target: a, value: 1n, data: '0x01' },
       { target: b, value: 2n, data: '0x' },
     ]);
-    expect(decodeAccountCalls(encode('executeBatch((address,uint256,bytes)[])', [[[a, 3n, '0xab'], [b, 0n, '0x']]]))).to.deep.equal([
+    expect(
+      decodeAccountCalls(
+        encode('executeBatch((address,uint256,bytes)[])', [
+          [
+            [a, 3n, '0xab'],
+            [b, 0n, '0x'],
+          ],
+        ]),
+      ),
+    ).to.deep.equal([
       { target: a, value: 3n, data: '0xab' },
       { target: b, value: 0n, data: '0x' },
     ]);
@@ -47,20 +73,40 @@ describe('decode/accountCalls', () => {
   it('decodes ERC-7579 execute in single, batch and delegatecall modes', () => {
     const mode = (callType: string): string => `0x${callType}${'00'.repeat(31)}`;
     const single = concat([a, zeroPadValue(toBeHex(9n), 32), '0xcafe']);
-    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode('00'), single]))).to.deep.equal([{ target: a, value: 9n, data: '0xcafe' }]);
-    const batch = abi.encode(['(address,uint256,bytes)[]'], [[[a, 1n, '0x01'], [b, 2n, '0x02']]]);
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode('00'), single]))).to.deep.equal([
+      { target: a, value: 9n, data: '0xcafe' },
+    ]);
+    const batch = abi.encode(
+      ['(address,uint256,bytes)[]'],
+      [
+        [
+          [a, 1n, '0x01'],
+          [b, 2n, '0x02'],
+        ],
+      ],
+    );
     expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode('01'), batch]))).to.deep.equal([
       { target: a, value: 1n, data: '0x01' },
       { target: b, value: 2n, data: '0x02' },
     ]);
-    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode('ff'), concat([b, '0xbeef'])]))).to.deep.equal([{ target: b, value: 0n, data: '0xbeef' }]);
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode('ff'), concat([b, '0xbeef'])]))).to.deep.equal([
+      { target: b, value: 0n, data: '0xbeef' },
+    ]);
   });
 
   it('decodes Kernel v2, the Safe 4337 module (a MultiSend delegatecall) and Biconomy v2', () => {
-    expect(decodeAccountCalls(encode('execute(address,uint256,bytes,uint8)', [a, 1n, '0x01', 0]))).to.deep.equal([{ target: a, value: 1n, data: '0x01' }]);
-    expect(decodeAccountCalls(encode('executeUserOp(address,uint256,bytes,uint8)', [b, 0n, '0x8d80ff0a', 1]))).to.deep.equal([{ target: b, value: 0n, data: '0x8d80ff0a' }]);
-    expect(decodeAccountCalls(encode('execute_ncC(address,uint256,bytes)', [a, 2n, '0x']))).to.deep.equal([{ target: a, value: 2n, data: '0x' }]);
-    expect(decodeAccountCalls(encode('executeBatch_y6U(address[],uint256[],bytes[])', [[a], [4n], ['0x04']]))).to.deep.equal([{ target: a, value: 4n, data: '0x04' }]);
+    expect(decodeAccountCalls(encode('execute(address,uint256,bytes,uint8)', [a, 1n, '0x01', 0]))).to.deep.equal([
+      { target: a, value: 1n, data: '0x01' },
+    ]);
+    expect(decodeAccountCalls(encode('executeUserOp(address,uint256,bytes,uint8)', [b, 0n, '0x8d80ff0a', 1]))).to.deep.equal([
+      { target: b, value: 0n, data: '0x8d80ff0a' },
+    ]);
+    expect(decodeAccountCalls(encode('execute_ncC(address,uint256,bytes)', [a, 2n, '0x']))).to.deep.equal([
+      { target: a, value: 2n, data: '0x' },
+    ]);
+    expect(decodeAccountCalls(encode('executeBatch_y6U(address[],uint256[],bytes[])', [[a], [4n], ['0x04']]))).to.deep.equal([
+      { target: a, value: 4n, data: '0x04' },
+    ]);
   });
 
   it('looks through the v0.7 executeUserOp wrapper (0x8dd7712f) at the call it carries', () => {

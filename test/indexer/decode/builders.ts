@@ -57,7 +57,15 @@ export class TxBuilder {
   }
 
   opEvent(ep: string, op: { hash: string; sender: string; paymaster?: string; nonce: bigint; success?: boolean; cost?: bigint }): this {
-    return this.log(ep, 'UserOperationEvent', [op.hash, op.sender, op.paymaster ?? ZERO, op.nonce, op.success ?? true, op.cost ?? 1000n, 500n]);
+    return this.log(ep, 'UserOperationEvent', [
+      op.hash,
+      op.sender,
+      op.paymaster ?? ZERO,
+      op.nonce,
+      op.success ?? true,
+      op.cost ?? 1000n,
+      500n,
+    ]);
   }
 
   raw(input: string, options: { to?: string; from?: string; trace?: CallFrame | null } = {}): RawBundleTx {
@@ -112,20 +120,50 @@ const pack128 = (high: bigint, low: bigint): string => zeroPadValue(toBeHex((hig
 
 export function v06Struct(o: OpFields): unknown[] {
   const f = filled(o);
-  return [f.sender, f.nonce, f.initCode, f.callData, f.callGasLimit, f.verificationGasLimit, f.preVerificationGas, f.maxFeePerGas, f.maxPriorityFeePerGas, f.paymasterAndData, f.signature];
+  return [
+    f.sender,
+    f.nonce,
+    f.initCode,
+    f.callData,
+    f.callGasLimit,
+    f.verificationGasLimit,
+    f.preVerificationGas,
+    f.maxFeePerGas,
+    f.maxPriorityFeePerGas,
+    f.paymasterAndData,
+    f.signature,
+  ];
 }
 
 export function v07Struct(o: OpFields): unknown[] {
   const f = filled(o);
-  return [f.sender, f.nonce, f.initCode, f.callData, pack128(f.verificationGasLimit, f.callGasLimit), f.preVerificationGas, pack128(f.maxPriorityFeePerGas, f.maxFeePerGas), f.paymasterAndData, f.signature];
+  return [
+    f.sender,
+    f.nonce,
+    f.initCode,
+    f.callData,
+    pack128(f.verificationGasLimit, f.callGasLimit),
+    f.preVerificationGas,
+    pack128(f.maxPriorityFeePerGas, f.maxFeePerGas),
+    f.paymasterAndData,
+    f.signature,
+  ];
 }
 
-export const handleOpsV06 = (ops: OpFields[], beneficiary: string): string => ENTRY_POINT_V06.encodeFunctionData('handleOps', [ops.map(v06Struct), beneficiary]);
-export const handleOpsV07 = (ops: OpFields[], beneficiary: string): string => ENTRY_POINT_V07.encodeFunctionData('handleOps', [ops.map(v07Struct), beneficiary]);
+export const handleOpsV06 = (ops: OpFields[], beneficiary: string): string =>
+  ENTRY_POINT_V06.encodeFunctionData('handleOps', [ops.map(v06Struct), beneficiary]);
+export const handleOpsV07 = (ops: OpFields[], beneficiary: string): string =>
+  ENTRY_POINT_V07.encodeFunctionData('handleOps', [ops.map(v07Struct), beneficiary]);
 export const handleAggregatedOpsV07 = (groups: Array<{ ops: OpFields[]; aggregator: string }>, beneficiary: string): string =>
-  ENTRY_POINT_V07.encodeFunctionData('handleAggregatedOps', [groups.map((g) => [g.ops.map(v07Struct), g.aggregator, '0x1234']), beneficiary]);
+  ENTRY_POINT_V07.encodeFunctionData('handleAggregatedOps', [
+    groups.map((g) => [g.ops.map(v07Struct), g.aggregator, '0x1234']),
+    beneficiary,
+  ]);
 export const handleAggregatedOpsV06 = (groups: Array<{ ops: OpFields[]; aggregator: string }>, beneficiary: string): string =>
-  ENTRY_POINT_V06.encodeFunctionData('handleAggregatedOps', [groups.map((g) => [g.ops.map(v06Struct), g.aggregator, '0x1234']), beneficiary]);
+  ENTRY_POINT_V06.encodeFunctionData('handleAggregatedOps', [
+    groups.map((g) => [g.ops.map(v06Struct), g.aggregator, '0x1234']),
+    beneficiary,
+  ]);
 
 /** v0.7+ paymasterAndData: paymaster ‖ verification gas (16) ‖ postOp gas (16) ‖ data. */
 export const packPaymaster = (paymaster: string, verification: bigint, postOp: bigint, data = '0x'): string =>

@@ -9,7 +9,20 @@ import { decodeTransaction } from '../../../indexer/decode/decodeTransaction.js'
 import { decodeRange } from '../../../indexer/decode/decodeRange.js';
 import { SELECTORS } from '../../../indexer/decode/abi.js';
 import { ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
-import { addr, ENTRY_POINTS, EP06, EP07, frame, handleAggregatedOpsV06, handleAggregatedOpsV07, handleOpsV06, handleOpsV07, hash, TxBuilder, ZERO } from './builders.js';
+import {
+  addr,
+  ENTRY_POINTS,
+  EP06,
+  EP07,
+  frame,
+  handleAggregatedOpsV06,
+  handleAggregatedOpsV07,
+  handleOpsV06,
+  handleOpsV07,
+  hash,
+  TxBuilder,
+  ZERO,
+} from './builders.js';
 
 const ctx = { chainId: 31337, entryPoints: ENTRY_POINTS, traces: 'off' as const };
 const beneficiary = addr(0xbe);
@@ -20,10 +33,19 @@ const execute = new Interface(['function execute(address,uint256,bytes)']);
 describe('decode/decodeTransaction', () => {
   it('matches calldata ops to events by (sender, nonce): new accounts all have nonce 0, same paymaster', () => {
     const pm = addr(0x9a);
-    const ops = [addr(1), addr(2), addr(3)].map((sender, i) => ({ sender, nonce: 0n, callData: execute.encodeFunctionData('execute', [addr(0x70 + i), BigInt(i), '0x']) }));
+    const ops = [addr(1), addr(2), addr(3)].map((sender, i) => ({
+      sender,
+      nonce: 0n,
+      callData: execute.encodeFunctionData('execute', [addr(0x70 + i), BigInt(i), '0x']),
+    }));
     const b = new TxBuilder().beforeExecution(EP07);
     // Events in a different order than calldata would only happen with a broken decoder; matching must not care.
-    for (const [i, o] of [[2, ops[2]!], [0, ops[0]!], [1, ops[1]!]] as const) b.opEvent(EP07, { hash: hash(10 + i), sender: o.sender, paymaster: pm, nonce: 0n });
+    for (const [i, o] of [
+      [2, ops[2]!],
+      [0, ops[0]!],
+      [1, ops[1]!],
+    ] as const)
+      b.opEvent(EP07, { hash: hash(10 + i), sender: o.sender, paymaster: pm, nonce: 0n });
     const d = decodeTransaction(b.raw(handleOpsV07(ops, beneficiary)), ctx);
     expect(d.userOps.map((o) => [o.userOpHash, o.sender, o.opIndex, o.calls[0]?.target, o.decodeStatus])).to.deep.equal([
       [hash(12), addr(3), 2, addr(0x72), 'ok'],
@@ -37,11 +59,35 @@ describe('decode/decodeTransaction', () => {
   it('records failures: RevertReason with its message, empty revert, PostOpRevertReason, PrefundTooLow', () => {
     const senders = [addr(1), addr(2), addr(3), addr(4)];
     const b = new TxBuilder().beforeExecution(EP07);
-    b.log(EP07, 'UserOperationRevertReason', [hash(1), senders[0], 0n, errorString('boom')]).opEvent(EP07, { hash: hash(1), sender: senders[0]!, nonce: 0n, success: false });
+    b.log(EP07, 'UserOperationRevertReason', [hash(1), senders[0], 0n, errorString('boom')]).opEvent(EP07, {
+      hash: hash(1),
+      sender: senders[0]!,
+      nonce: 0n,
+      success: false,
+    });
     b.opEvent(EP07, { hash: hash(2), sender: senders[1]!, nonce: 0n, success: false });
-    b.log(EP07, 'PostOpRevertReason', [hash(3), senders[2], 0n, errorString('postOp')]).opEvent(EP07, { hash: hash(3), sender: senders[2]!, nonce: 0n, success: false });
-    b.log(EP07, 'UserOperationPrefundTooLow', [hash(4), senders[3], 0n]).opEvent(EP07, { hash: hash(4), sender: senders[3]!, nonce: 0n, success: false, cost: 77n });
-    const d = decodeTransaction(b.raw(handleOpsV07(senders.map((s) => ({ sender: s, nonce: 0n })), beneficiary)), ctx);
+    b.log(EP07, 'PostOpRevertReason', [hash(3), senders[2], 0n, errorString('postOp')]).opEvent(EP07, {
+      hash: hash(3),
+      sender: senders[2]!,
+      nonce: 0n,
+      success: false,
+    });
+    b.log(EP07, 'UserOperationPrefundTooLow', [hash(4), senders[3], 0n]).opEvent(EP07, {
+      hash: hash(4),
+      sender: senders[3]!,
+      nonce: 0n,
+      success: false,
+      cost: 77n,
+    });
+    const d = decodeTransaction(
+      b.raw(
+        handleOpsV07(
+          senders.map((s) => ({ sender: s, nonce: 0n })),
+          beneficiary,
+        ),
+      ),
+      ctx,
+    );
     expect(d.userOps.map((o) => [o.failure, o.revertReason, o.revertMessage])).to.deep.equal([
       ['execution_reverted', errorString('boom'), 'boom'],
       ['execution_reverted', null, null],
@@ -55,9 +101,20 @@ describe('decode/decodeTransaction', () => {
   it('numbers bundles across EntryPoints in one transaction (a v0.6 and a v0.7 bundle via a multicall, from the trace)', () => {
     const op6 = { sender: addr(1), nonce: 4n };
     const op7 = { sender: addr(2), nonce: 9n };
-    const b = new TxBuilder().beforeExecution(EP06).opEvent(EP06, { hash: hash(1), ...op6 }).beforeExecution(EP07).opEvent(EP07, { hash: hash(2), ...op7 });
+    const b = new TxBuilder()
+      .beforeExecution(EP06)
+      .opEvent(EP06, { hash: hash(1), ...op6 })
+      .beforeExecution(EP07)
+      .opEvent(EP07, { hash: hash(2), ...op7 });
     const multicall = addr(0x3c);
-    const trace = frame({ to: multicall, input: '0x12345678', calls: [frame({ from: multicall, to: EP06, input: handleOpsV06([op6], addr(0xb6)) }), frame({ from: multicall, to: EP07, input: handleOpsV07([op7], addr(0xb7)) })] });
+    const trace = frame({
+      to: multicall,
+      input: '0x12345678',
+      calls: [
+        frame({ from: multicall, to: EP06, input: handleOpsV06([op6], addr(0xb6)) }),
+        frame({ from: multicall, to: EP07, input: handleOpsV07([op7], addr(0xb7)) }),
+      ],
+    });
     const d = decodeTransaction(b.raw('0x12345678', { to: multicall, trace }), ctx);
     expect(d.bundles.map((x) => [x.bundleIndex, x.entryPoint, x.entryPointVersion, x.beneficiary])).to.deep.equal([
       [0, EP06, 'v0.6', addr(0xb6)],
@@ -73,10 +130,25 @@ describe('decode/decodeTransaction', () => {
     const op = { sender: addr(1), nonce: 1n };
     const b = new TxBuilder().beforeExecution(EP07).opEvent(EP07, { hash: hash(1), ...op });
     const wrapper = addr(0x3c);
-    const failed = frame({ from: wrapper, to: EP07, input: handleOpsV07([{ ...op, callData: '0xdead' }], addr(0xbad)), error: 'execution reverted' });
+    const failed = frame({
+      from: wrapper,
+      to: EP07,
+      input: handleOpsV07([{ ...op, callData: '0xdead' }], addr(0xbad)),
+      error: 'execution reverted',
+    });
     const inner = frame({ from: addr(0x3d), to: EP07, input: handleOpsV07([{ ...op, callData: '0xbeef' }], beneficiary) });
-    const underReverted = frame({ from: wrapper, to: addr(0x3d), input: '0x', error: 'execution reverted', calls: [frame({ from: addr(0x3d), to: EP07, input: handleOpsV07([{ ...op, callData: '0xcafe' }], addr(0xbad)) })] });
-    const trace = frame({ to: wrapper, input: '0x', calls: [failed, underReverted, frame({ from: wrapper, to: addr(0x3d), input: '0x', calls: [inner] })] });
+    const underReverted = frame({
+      from: wrapper,
+      to: addr(0x3d),
+      input: '0x',
+      error: 'execution reverted',
+      calls: [frame({ from: addr(0x3d), to: EP07, input: handleOpsV07([{ ...op, callData: '0xcafe' }], addr(0xbad)) })],
+    });
+    const trace = frame({
+      to: wrapper,
+      input: '0x',
+      calls: [failed, underReverted, frame({ from: wrapper, to: addr(0x3d), input: '0x', calls: [inner] })],
+    });
     const d = decodeTransaction(b.raw('0x', { to: wrapper, trace }), ctx);
     expect(d.userOps[0]).to.include({ callData: '0xbeef', beneficiary, decodeStatus: 'ok' });
   });
@@ -103,7 +175,18 @@ describe('decode/decodeTransaction', () => {
       .beforeExecution(EP07)
       .opEvent(EP07, { hash: hash(1), sender: addr(1), nonce: 0n })
       .opEvent(EP07, { hash: hash(2), sender: addr(2), nonce: 0n });
-    const d = decodeTransaction(b.raw(handleOpsV07([{ sender: addr(1), nonce: 0n, initCode: f1 }, { sender: addr(2), nonce: 0n, initCode: f2 }], beneficiary)), ctx);
+    const d = decodeTransaction(
+      b.raw(
+        handleOpsV07(
+          [
+            { sender: addr(1), nonce: 0n, initCode: f1 },
+            { sender: addr(2), nonce: 0n, initCode: f2 },
+          ],
+          beneficiary,
+        ),
+      ),
+      ctx,
+    );
     expect(d.userOps.map((o) => [o.sender, o.factory, o.deployedLogIndex])).to.deep.equal([
       [addr(1), f1, 0],
       [addr(2), f2, 1],
@@ -112,8 +195,22 @@ describe('decode/decodeTransaction', () => {
 
   it('credits no factory to initCode without an AccountDeployed (EIP-7702 marker, v0.9 IgnoredInitCode)', () => {
     const marker7702 = `0x7702${'0'.repeat(36)}`;
-    const b = new TxBuilder().beforeExecution(EP07).opEvent(EP07, { hash: hash(1), sender: addr(1), nonce: 0n }).opEvent(EP07, { hash: hash(2), sender: addr(2), nonce: 0n });
-    const d = decodeTransaction(b.raw(handleOpsV07([{ sender: addr(1), nonce: 0n, initCode: marker7702 }, { sender: addr(2), nonce: 0n, initCode: `${addr(0xf1)}abcd` }], beneficiary)), ctx);
+    const b = new TxBuilder()
+      .beforeExecution(EP07)
+      .opEvent(EP07, { hash: hash(1), sender: addr(1), nonce: 0n })
+      .opEvent(EP07, { hash: hash(2), sender: addr(2), nonce: 0n });
+    const d = decodeTransaction(
+      b.raw(
+        handleOpsV07(
+          [
+            { sender: addr(1), nonce: 0n, initCode: marker7702 },
+            { sender: addr(2), nonce: 0n, initCode: `${addr(0xf1)}abcd` },
+          ],
+          beneficiary,
+        ),
+      ),
+      ctx,
+    );
     expect(d.userOps.map((o) => [o.initCode, o.factory])).to.deep.equal([
       [marker7702, null],
       [`${addr(0xf1)}abcd`, null],
@@ -140,7 +237,10 @@ describe('decode/decodeTransaction', () => {
     b.log(EP06, 'SignatureAggregatorChanged', [addr(0xa1)]);
     b.log(addr(0x70), 'Transfer', [addr(1), addr(9), 3n]).opEvent(EP06, { hash: hash(1), sender: addr(1), nonce: 0n });
     b.log(EP06, 'SignatureAggregatorChanged', [ZERO]);
-    const d = decodeTransaction(b.raw(handleAggregatedOpsV06([{ aggregator: addr(0xa1), ops: [{ sender: addr(1), nonce: 0n }] }], beneficiary), { to: EP06 }), ctx);
+    const d = decodeTransaction(
+      b.raw(handleAggregatedOpsV06([{ aggregator: addr(0xa1), ops: [{ sender: addr(1), nonce: 0n }] }], beneficiary), { to: EP06 }),
+      ctx,
+    );
     expect(d.userOps[0]).to.include({ execLogFrom: 4, execLogTo: 6, aggregator: addr(0xa1), factory: addr(0xf1) });
     expect(d.logs.map((l) => l.userOpHash)).to.deep.equal([null, null, null, null, hash(1), hash(1), null]);
     expect(d.transfers).to.have.length(1);
@@ -150,7 +250,9 @@ describe('decode/decodeTransaction', () => {
   it('nested bundle: logs of an inner bundle executed by an op belong to the inner ops', () => {
     // Outer v0.7 op 1 executes a v0.6 handleOps holding op 2.
     const b = new TxBuilder().beforeExecution(EP07);
-    b.beforeExecution(EP06).log(addr(0x70), 'Transfer', [addr(2), addr(9), 1n]).opEvent(EP06, { hash: hash(2), sender: addr(2), nonce: 0n });
+    b.beforeExecution(EP06)
+      .log(addr(0x70), 'Transfer', [addr(2), addr(9), 1n])
+      .opEvent(EP06, { hash: hash(2), sender: addr(2), nonce: 0n });
     b.log(addr(0x70), 'Transfer', [addr(1), addr(9), 2n]).opEvent(EP07, { hash: hash(1), sender: addr(1), nonce: 0n });
     const d = decodeTransaction(b.raw(handleOpsV07([{ sender: addr(1), nonce: 0n }], beneficiary), { trace: undefined }), ctx);
     expect(d.bundles.map((x) => [x.bundleIndex, x.entryPoint, x.opsCount])).to.deep.equal([
@@ -180,13 +282,31 @@ describe('decode/decodeRange', () => {
   it('stores a Deposited outside any bundle (a paymaster top-up) without creating ops', () => {
     const topUp = new TxBuilder(hash(0xdef), 100, 5).log(EP07, 'Deposited', [addr(0x9a), 10n ** 18n]);
     const batch = decodeRange(
-      { chainId: 1, fromBlock: 100, toBlock: 100, headers: [], entryPointLogs: topUp.logs, bundleTxs: [], blockTimes: new Map([[100, 1]]), tracesSupported: true },
+      {
+        chainId: 1,
+        fromBlock: 100,
+        toBlock: 100,
+        headers: [],
+        entryPointLogs: topUp.logs,
+        bundleTxs: [],
+        blockTimes: new Map([[100, 1]]),
+        tracesSupported: true,
+      },
       ENTRY_POINTS,
       'off',
     );
     expect(batch.userOps).to.deep.equal([]);
     expect(batch.deposits).to.deep.equal([
-      { blockNumber: 100, logIndex: 5, txHash: hash(0xdef), entryPoint: EP07, account: addr(0x9a), event: 'Deposited', amount: null, totalDeposit: 10n ** 18n },
+      {
+        blockNumber: 100,
+        logIndex: 5,
+        txHash: hash(0xdef),
+        entryPoint: EP07,
+        account: addr(0x9a),
+        event: 'Deposited',
+        amount: null,
+        totalDeposit: 10n ** 18n,
+      },
     ]);
   });
 });

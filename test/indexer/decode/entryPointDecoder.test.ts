@@ -12,7 +12,13 @@ const beneficiary = addr(0xbe);
 
 describe('decode/entryPointDecoder', () => {
   it('decodes v0.6 gas values above 2^64 and 2^128 exactly', () => {
-    const big = { callGasLimit: (1n << 200n) + 7n, verificationGasLimit: (1n << 64n) + 1n, preVerificationGas: (1n << 128n) + 3n, maxFeePerGas: (1n << 255n) - 1n, maxPriorityFeePerGas: 1n << 130n };
+    const big = {
+      callGasLimit: (1n << 200n) + 7n,
+      verificationGasLimit: (1n << 64n) + 1n,
+      preVerificationGas: (1n << 128n) + 3n,
+      maxFeePerGas: (1n << 255n) - 1n,
+      maxPriorityFeePerGas: 1n << 130n,
+    };
     const call = decoderFor('v0.6').decodeHandleOps(handleOpsV06([{ sender: addr(1), nonce: 5n, ...big }], beneficiary))!;
     expect(call.beneficiary).to.equal(beneficiary);
     expect(call.ops[0]).to.include({ sender: addr(1), nonce: 5n, ...big, accountGasLimits: null, gasFees: null });
@@ -33,12 +39,19 @@ describe('decode/entryPointDecoder', () => {
       signature: '0x99',
     };
     const op = decoderFor('v0.7').decodeHandleOps(handleOpsV07([fields], beneficiary))!.ops[0]!;
-    expect(op).to.include({ callGasLimit: 111n, verificationGasLimit: 222n, maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
-    expect(op.accountGasLimits).to.equal(`0x${(222n).toString(16).padStart(32, '0')}${(111n).toString(16).padStart(32, '0')}`);
+    expect(op).to.include({
+      callGasLimit: 111n,
+      verificationGasLimit: 222n,
+      maxFeePerGas: 5_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    expect(op.accountGasLimits).to.equal(`0x${222n.toString(16).padStart(32, '0')}${111n.toString(16).padStart(32, '0')}`);
     const recomputed = userOpHash({ ...op, signature: op.signature }, 'v0.7', EP07, 31337);
     expect(recomputed).to.equal(userOpHash(fields, 'v0.7', EP07, 31337));
     // A flipped fee pair (blockscout's bug) would hash differently.
-    expect(userOpHash({ ...op, maxFeePerGas: op.maxPriorityFeePerGas, maxPriorityFeePerGas: op.maxFeePerGas }, 'v0.7', EP07, 31337)).to.not.equal(recomputed);
+    expect(
+      userOpHash({ ...op, maxFeePerGas: op.maxPriorityFeePerGas, maxPriorityFeePerGas: op.maxFeePerGas }, 'v0.7', EP07, 31337),
+    ).to.not.equal(recomputed);
   });
 
   it('decodes every field the userOpHash covers, for v0.6, v0.7 and v0.8 (the recomputed hash equals the original)', () => {
@@ -75,7 +88,8 @@ describe('decode/entryPointDecoder', () => {
       { pad: packPaymaster(pm, 1n << 100n, 70_000n, '0xdeadbeef'), want: [1n << 100n, 70_000n] },
     ];
     for (const c of cases) {
-      const op = decoderFor('v0.8').decodeHandleOps(handleOpsV07([{ sender: addr(4), nonce: 0n, paymasterAndData: c.pad }], beneficiary))!.ops[0]!;
+      const op = decoderFor('v0.8').decodeHandleOps(handleOpsV07([{ sender: addr(4), nonce: 0n, paymasterAndData: c.pad }], beneficiary))!
+        .ops[0]!;
       expect([op.paymasterVerificationGasLimit, op.paymasterPostOpGasLimit], c.pad).to.deep.equal(c.want);
       expect(op.paymasterAndData).to.equal(c.pad);
     }
@@ -83,13 +97,25 @@ describe('decode/entryPointDecoder', () => {
 
   it('flattens handleAggregatedOps groups with each op’s aggregator and bundle position (v0.6 and v0.7)', () => {
     const groups = [
-      { aggregator: addr(0xa1), ops: [{ sender: addr(5), nonce: 0n }, { sender: addr(6), nonce: 0n }] },
+      {
+        aggregator: addr(0xa1),
+        ops: [
+          { sender: addr(5), nonce: 0n },
+          { sender: addr(6), nonce: 0n },
+        ],
+      },
       { aggregator: addr(0xa2), ops: [{ sender: addr(7), nonce: 1n }] },
     ];
-    for (const [version, input] of [['v0.6', handleAggregatedOpsV06(groups, beneficiary)], ['v0.7', handleAggregatedOpsV07(groups, beneficiary)]] as const) {
+    for (const [version, input] of [
+      ['v0.6', handleAggregatedOpsV06(groups, beneficiary)],
+      ['v0.7', handleAggregatedOpsV07(groups, beneficiary)],
+    ] as const) {
       const call = decoderFor(version).decodeHandleOps(input)!;
       expect(call.aggregated).to.equal(true);
-      expect(call.ops.map((o) => [o.sender, o.aggregator, o.opIndex]), version).to.deep.equal([
+      expect(
+        call.ops.map((o) => [o.sender, o.aggregator, o.opIndex]),
+        version,
+      ).to.deep.equal([
         [addr(5), addr(0xa1), 0],
         [addr(6), addr(0xa1), 1],
         [addr(7), addr(0xa2), 2],

@@ -11,7 +11,8 @@ import { addr, handleAggregatedOpsV06, handleAggregatedOpsV07, handleOpsV06, han
 
 const rng = new Random(4337);
 const bigUint = (): bigint => BigInt(rng.int(0, 2 ** 30)) << BigInt(rng.int(0, 96)); // < 2^128: v0.7 packs pairs
-const hexBytes = (max: number): string => `0x${Array.from({ length: rng.int(0, max) }, () => rng.int(0, 255).toString(16).padStart(2, '0')).join('')}`;
+const hexBytes = (max: number): string =>
+  `0x${Array.from({ length: rng.int(0, max) }, () => rng.int(0, 255).toString(16).padStart(2, '0')).join('')}`;
 const randomOp = (): OpFields => ({
   sender: addr(rng.int(1, 2 ** 30)),
   nonce: bigUint(),
@@ -33,9 +34,14 @@ describe('decode/hexAbi', () => {
       const v06 = i % 2 === 0;
       const beneficiary = addr(rng.int(1, 1000));
       const aggregated = i % 5 === 0;
-      const groups = [{ aggregator: addr(0xa1), ops: ops(rng.int(0, 3)) }, { aggregator: addr(0xa2), ops: ops(rng.int(1, 3)) }];
+      const groups = [
+        { aggregator: addr(0xa1), ops: ops(rng.int(0, 3)) },
+        { aggregator: addr(0xa2), ops: ops(rng.int(1, 3)) },
+      ];
       const plain = ops(rng.int(0, 6));
-      const input = aggregated ? (v06 ? handleAggregatedOpsV06 : handleAggregatedOpsV07)(groups, beneficiary) : (v06 ? handleOpsV06 : handleOpsV07)(plain, beneficiary);
+      const input = aggregated
+        ? (v06 ? handleAggregatedOpsV06 : handleAggregatedOpsV07)(groups, beneficiary)
+        : (v06 ? handleOpsV06 : handleOpsV07)(plain, beneficiary);
       const ours = decoderFor(v06 ? 'v0.6' : 'v0.7').decodeHandleOps(input)!;
       const iface = v06 ? ENTRY_POINT_V06 : ENTRY_POINT_V07;
       const [decoded] = iface.decodeFunctionData(aggregated ? 'handleAggregatedOps' : 'handleOps', input);
@@ -43,10 +49,18 @@ describe('decode/hexAbi', () => {
       expect(ours.ops).to.have.length(reference.length);
       ours.ops.forEach((op, k) => {
         const r = reference[k]!;
-        expect([op.sender, op.nonce, op.initCode, op.callData], `call ${i} op ${k}`).to.deep.equal([String(r[0]).toLowerCase(), r[1], r[2], r[3]]);
+        expect([op.sender, op.nonce, op.initCode, op.callData], `call ${i} op ${k}`).to.deep.equal([
+          String(r[0]).toLowerCase(),
+          r[1],
+          r[2],
+          r[3],
+        ]);
         expect(op.signature).to.equal(r[v06 ? 10 : 8]);
         expect(op.paymasterAndData).to.equal(r[v06 ? 9 : 7]);
-        if (v06) expect([op.callGasLimit, op.verificationGasLimit, op.preVerificationGas, op.maxFeePerGas, op.maxPriorityFeePerGas]).to.deep.equal([r[4], r[5], r[6], r[7], r[8]]);
+        if (v06)
+          expect([op.callGasLimit, op.verificationGasLimit, op.preVerificationGas, op.maxFeePerGas, op.maxPriorityFeePerGas]).to.deep.equal(
+            [r[4], r[5], r[6], r[7], r[8]],
+          );
         else expect([op.accountGasLimits, op.preVerificationGas, op.gasFees]).to.deep.equal([r[4], r[5], r[6]]);
       });
     }

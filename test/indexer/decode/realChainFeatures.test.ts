@@ -17,7 +17,10 @@ import { addr, handleOpsV07, hash, packPaymaster, TxBuilder } from './builders.j
 
 const EP08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108';
 const EP09 = '0x433709009b8330fda32311df1c2afa402ed8d009';
-const ENTRY_POINTS = new Map<string, EntryPointVersion>([[EP08, 'v0.8'], [EP09, 'v0.9']]);
+const ENTRY_POINTS = new Map<string, EntryPointVersion>([
+  [EP08, 'v0.8'],
+  [EP09, 'v0.9'],
+]);
 const ctx = { chainId: 10, entryPoints: ENTRY_POINTS, traces: 'off' as const };
 const beneficiary = addr(0xbe);
 
@@ -27,7 +30,9 @@ const withPaymasterSignature = (pmd: string, signature: string): string =>
 
 /** The userOpHash v0.9 computes: EIP-712 as v0.8, paymasterAndData hashed without signature and length (magic kept). */
 function v09Hash(op: Parameters<typeof userOpHash>[0], signature: string | null): string {
-  const pmd = signature ? concat([op.paymasterAndData.slice(0, op.paymasterAndData.length - 2 * ((signature.length - 2) / 2 + 10)), PAYMASTER_SIG_MAGIC]) : op.paymasterAndData;
+  const pmd = signature
+    ? concat([op.paymasterAndData.slice(0, op.paymasterAndData.length - 2 * ((signature.length - 2) / 2 + 10)), PAYMASTER_SIG_MAGIC])
+    : op.paymasterAndData;
   return userOpHash({ ...op, paymasterAndData: pmd }, 'v0.8', EP09, 10);
 }
 
@@ -38,8 +43,14 @@ describe('decode: v0.9 paymaster signature', () => {
 
   it('splits the trailing signature off a v0.9 paymasterAndData; the gas limits and the raw bytes are kept', () => {
     const pmd = withPaymasterSignature(base, signature);
-    const op = decoderFor('v0.9').decodeHandleOps(handleOpsV07([{ sender: addr(1), nonce: 0n, paymasterAndData: pmd }], beneficiary))!.ops[0]!;
-    expect(op).to.include({ paymasterSignature: signature, paymasterAndData: pmd, paymasterVerificationGasLimit: 60_000n, paymasterPostOpGasLimit: 7_000n });
+    const op = decoderFor('v0.9').decodeHandleOps(handleOpsV07([{ sender: addr(1), nonce: 0n, paymasterAndData: pmd }], beneficiary))!
+      .ops[0]!;
+    expect(op).to.include({
+      paymasterSignature: signature,
+      paymasterAndData: pmd,
+      paymasterVerificationGasLimit: 60_000n,
+      paymasterPostOpGasLimit: 7_000n,
+    });
   });
 
   it('finds no signature without the magic, with a zero length, or with a length reaching into the gas limits', () => {
@@ -52,13 +63,26 @@ describe('decode: v0.9 paymaster signature', () => {
 
   it('reads the magic as data before v0.9 (v0.8 has no paymaster signature)', () => {
     const pmd = withPaymasterSignature(base, signature);
-    const op = decoderFor('v0.8').decodeHandleOps(handleOpsV07([{ sender: addr(1), nonce: 0n, paymasterAndData: pmd }], beneficiary))!.ops[0]!;
+    const op = decoderFor('v0.8').decodeHandleOps(handleOpsV07([{ sender: addr(1), nonce: 0n, paymasterAndData: pmd }], beneficiary))!
+      .ops[0]!;
     expect(op.paymasterSignature).to.equal(null);
   });
 
   it('keeps every field the v0.9 userOpHash covers: two signatures of one op hash alike, other paymaster data does not', () => {
-    const fields = { sender: addr(2), nonce: 3n, initCode: '0x', callData: '0xb61d27f6', callGasLimit: 1n, verificationGasLimit: 2n, preVerificationGas: 3n, maxFeePerGas: 5n, maxPriorityFeePerGas: 4n, signature: '0x01' };
-    const decode = (pmd: string) => decoderFor('v0.9').decodeHandleOps(handleOpsV07([{ ...fields, paymasterAndData: pmd }], beneficiary))!.ops[0]!;
+    const fields = {
+      sender: addr(2),
+      nonce: 3n,
+      initCode: '0x',
+      callData: '0xb61d27f6',
+      callGasLimit: 1n,
+      verificationGasLimit: 2n,
+      preVerificationGas: 3n,
+      maxFeePerGas: 5n,
+      maxPriorityFeePerGas: 4n,
+      signature: '0x01',
+    };
+    const decode = (pmd: string) =>
+      decoderFor('v0.9').decodeHandleOps(handleOpsV07([{ ...fields, paymasterAndData: pmd }], beneficiary))!.ops[0]!;
     const [one, two] = [signature, `0x${'cd'.repeat(70)}`].map((s) => decode(withPaymasterSignature(base, s)));
     const hashOf = (op: typeof one): string => v09Hash(op!, op!.paymasterSignature);
     expect(hashOf(one)).to.equal(hashOf(two));
@@ -71,9 +95,23 @@ describe('decode: EIP-7702 senders', () => {
   const delegate = addr(0xde1e);
   const authorization = (chainId: bigint, address = delegate) => {
     const a = owner.authorizeSync({ address, nonce: 36n, chainId });
-    return { chainId: toBeHex(a.chainId), address: a.address, nonce: toBeHex(a.nonce), yParity: toBeHex(a.signature.yParity), r: a.signature.r, s: a.signature.s };
+    return {
+      chainId: toBeHex(a.chainId),
+      address: a.address,
+      nonce: toBeHex(a.nonce),
+      yParity: toBeHex(a.signature.yParity),
+      r: a.signature.r,
+      s: a.signature.s,
+    };
   };
-  const tx7702 = (authorizationList: ReturnType<typeof authorization>[]) => ({ hash: hash(1), from: addr(0xb0b), to: EP09, input: '0x', blockHash: hash(2), authorizationList });
+  const tx7702 = (authorizationList: ReturnType<typeof authorization>[]) => ({
+    hash: hash(1),
+    from: addr(0xb0b),
+    to: EP09,
+    input: '0x',
+    blockHash: hash(2),
+    authorizationList,
+  });
 
   it('recovers the authorities of the transaction’s authorizations for this chain (or any chain), not revocations', () => {
     const me = owner.address.toLowerCase();
@@ -99,17 +137,35 @@ describe('decode: EIP-7702 senders', () => {
   it('flags the op whose sender the transaction delegates, and only it', () => {
     const sender = owner.address.toLowerCase();
     const other = addr(5);
-    const b = new TxBuilder().beforeExecution(EP09).opEvent(EP09, { hash: hash(10), sender, nonce: 1n }).opEvent(EP09, { hash: hash(11), sender: other, nonce: 1n });
-    const raw = b.raw(handleOpsV07([{ sender, nonce: 1n }, { sender: other, nonce: 1n }], beneficiary), { to: EP09 });
+    const b = new TxBuilder()
+      .beforeExecution(EP09)
+      .opEvent(EP09, { hash: hash(10), sender, nonce: 1n })
+      .opEvent(EP09, { hash: hash(11), sender: other, nonce: 1n });
+    const raw = b.raw(
+      handleOpsV07(
+        [
+          { sender, nonce: 1n },
+          { sender: other, nonce: 1n },
+        ],
+        beneficiary,
+      ),
+      { to: EP09 },
+    );
     raw.tx.authorizationList = [authorization(10n)];
     const d = decodeTransaction(raw, ctx);
-    expect(d.userOps.map((o) => [o.sender, o.eip7702, o.factory])).to.deep.equal([[sender, true, null], [other, false, null]]);
+    expect(d.userOps.map((o) => [o.sender, o.eip7702, o.factory])).to.deep.equal([
+      [sender, true, null],
+      [other, false, null],
+    ]);
   });
 
   it('flags an op by its 7702 initCode (v0.8) and by v0.9 EIP7702AccountInitialized, without crediting a factory', () => {
     const [s8, s9] = [addr(8), addr(9)];
     const b = new TxBuilder().beforeExecution(EP08).opEvent(EP08, { hash: hash(20), sender: s8, nonce: 0n });
-    const d8 = decodeTransaction(b.raw(handleOpsV07([{ sender: s8, nonce: 0n, initCode: INITCODE_EIP7702_MARKER }], beneficiary), { to: EP08 }), ctx);
+    const d8 = decodeTransaction(
+      b.raw(handleOpsV07([{ sender: s8, nonce: 0n, initCode: INITCODE_EIP7702_MARKER }], beneficiary), { to: EP08 }),
+      ctx,
+    );
     expect(d8.userOps.map((o) => [o.eip7702, o.factory])).to.deep.equal([[true, null]]);
     const c = new TxBuilder().beforeExecution(EP09).opEvent(EP09, { hash: hash(21), sender: s9, nonce: 0n });
     // Emitted in validation, before BeforeExecution: EIP7702AccountInitialized(userOpHash, sender, delegate), all indexed.
@@ -141,8 +197,19 @@ describe('decode: account layouts seen on real chains', () => {
   const [a, b, me] = [addr(0xa), addr(0xb), addr(0x5e1f)];
 
   it('decodes execTransactionFromEntrypoint, Ambire executeBySender, and Coinbase executeWithoutChainIdValidation (calls to the account itself)', () => {
-    expect(decodeAccountCalls(accounts.encodeFunctionData('execTransactionFromEntrypoint', [a, 3n, '0x1234']))).to.deep.equal([{ target: a, value: 3n, data: '0x1234' }]);
-    expect(decodeAccountCalls(accounts.encodeFunctionData('executeBySender', [[[a, 1n, '0x'], [b, 0n, '0xabcd']]]))).to.deep.equal([
+    expect(decodeAccountCalls(accounts.encodeFunctionData('execTransactionFromEntrypoint', [a, 3n, '0x1234']))).to.deep.equal([
+      { target: a, value: 3n, data: '0x1234' },
+    ]);
+    expect(
+      decodeAccountCalls(
+        accounts.encodeFunctionData('executeBySender', [
+          [
+            [a, 1n, '0x'],
+            [b, 0n, '0xabcd'],
+          ],
+        ]),
+      ),
+    ).to.deep.equal([
       { target: a, value: 1n, data: '0x' },
       { target: b, value: 0n, data: '0xabcd' },
     ]);

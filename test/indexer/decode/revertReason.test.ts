@@ -6,7 +6,8 @@ import { decodeRevertMessage } from '../../../indexer/decode/revertReason.js';
 const abi = AbiCoder.defaultAbiCoder();
 const errorString = (s: string): string => id('Error(string)').slice(0, 10) + abi.encode(['string'], [s]).slice(2);
 const panic = (code: number): string => id('Panic(uint256)').slice(0, 10) + abi.encode(['uint256'], [code]).slice(2);
-const executeError = (i: number, inner: string): string => id('ExecuteError(uint256,bytes)').slice(0, 10) + abi.encode(['uint256', 'bytes'], [i, inner]).slice(2);
+const executeError = (i: number, inner: string): string =>
+  id('ExecuteError(uint256,bytes)').slice(0, 10) + abi.encode(['uint256', 'bytes'], [i, inner]).slice(2);
 
 describe('decode/revertReason', () => {
   it('decodes Error(string) and Panic(uint256)', () => {
@@ -16,11 +17,15 @@ describe('decode/revertReason', () => {
 
   it('unwraps v0.8 ExecuteError(index, inner), nested', () => {
     expect(decodeRevertMessage(executeError(1, errorString('nope')))).to.equal('call 1 reverted: nope');
-    expect(decodeRevertMessage(executeError(0, executeError(2, panic(1))))).to.equal('call 0 reverted: call 2 reverted: Panic(0x01): assertion failed');
+    expect(decodeRevertMessage(executeError(0, executeError(2, panic(1))))).to.equal(
+      'call 0 reverted: call 2 reverted: Panic(0x01): assertion failed',
+    );
   });
 
   it('names a custom error by its selector and has no message for empty data', () => {
-    expect(decodeRevertMessage(`${id('Unauthorized(address)').slice(0, 10)}${'00'.repeat(32)}`)).to.equal(`custom error ${id('Unauthorized(address)').slice(0, 10)}`);
+    expect(decodeRevertMessage(`${id('Unauthorized(address)').slice(0, 10)}${'00'.repeat(32)}`)).to.equal(
+      `custom error ${id('Unauthorized(address)').slice(0, 10)}`,
+    );
     expect(decodeRevertMessage('0x')).to.equal(null);
     expect(decodeRevertMessage(null)).to.equal(null);
   });

@@ -21,9 +21,21 @@ function batchAt(chainId: number, block: number, parent: string, txs: RawBundleT
   return batchWith(ENTRY_POINTS, { chainId, block, parent, txs });
 }
 
-function batchWith(entryPoints: typeof ENTRY_POINTS, { chainId, block, parent, txs }: { chainId: number; block: number; parent: string; txs: RawBundleTx[] }) {
+function batchWith(
+  entryPoints: typeof ENTRY_POINTS,
+  { chainId, block, parent, txs }: { chainId: number; block: number; parent: string; txs: RawBundleTx[] },
+) {
   return decodeRange(
-    { chainId, fromBlock: block, toBlock: block, headers: [header(block, parent)], entryPointLogs: txs.flatMap((t) => t.receipt.logs), bundleTxs: txs, blockTimes: new Map([[block, 1_700_000_000]]), tracesSupported: true },
+    {
+      chainId,
+      fromBlock: block,
+      toBlock: block,
+      headers: [header(block, parent)],
+      entryPointLogs: txs.flatMap((t) => t.receipt.logs),
+      bundleTxs: txs,
+      blockTimes: new Map([[block, 1_700_000_000]]),
+      tracesSupported: true,
+    },
     entryPoints,
     'off',
   );
@@ -32,7 +44,12 @@ function batchWith(entryPoints: typeof ENTRY_POINTS, { chainId, block, parent, t
 function bundleTx(block: number, n: number): RawBundleTx {
   const b = new TxBuilder(hash(0x7000 + block), block).beforeExecution(EP07);
   for (let i = 0; i < n; i++) b.opEvent(EP07, { hash: hash(block * 100 + i), sender: addr(0x500 + i), nonce: BigInt(block) });
-  return b.raw(handleOpsV07(Array.from({ length: n }, (_, i) => ({ sender: addr(0x500 + i), nonce: BigInt(block) })), addr(0xbe)));
+  return b.raw(
+    handleOpsV07(
+      Array.from({ length: n }, (_, i) => ({ sender: addr(0x500 + i), nonce: BigInt(block) })),
+      addr(0xbe),
+    ),
+  );
 }
 
 const options = { headBlock: 200, keepHeadersFrom: 0, backfillComplete: false };
@@ -41,7 +58,10 @@ describe('persist/persistBatch', () => {
   const t = useTestDb();
 
   before(async () => {
-    for (const [chainId, network] of [[1, 'mainnet'], [31337, 'devnet']] as const) {
+    for (const [chainId, network] of [
+      [1, 'mainnet'],
+      [31337, 'devnet'],
+    ] as const) {
       await indexerState.insertIfMissing(t.db, { chainId, network, startBlock: 100 });
     }
   });
@@ -69,12 +89,16 @@ describe('persist/persistBatch', () => {
 
   it('keeps two networks apart: the same op hashes on two chains are two ops, with separate totals', async () => {
     await persistBatch(t.db, batchAt(31337, 100, hash(0xb10c00 + 99), [bundleTx(100, 2)]), options);
-    const { rows } = await t.db.query<{ chain_id: string; n: string }>('select chain_id, count(*) as n from user_ops group by chain_id order by chain_id');
+    const { rows } = await t.db.query<{ chain_id: string; n: string }>(
+      'select chain_id, count(*) as n from user_ops group by chain_id order by chain_id',
+    );
     expect(rows).to.deep.equal([
       { chain_id: '1', n: '2' },
       { chain_id: '31337', n: '2' },
     ]);
-    const { rows: stats } = await t.db.query<{ chain_id: string; user_ops_count: string }>(`select chain_id, user_ops_count from entity_stats where kind = 'bundler' order by chain_id`);
+    const { rows: stats } = await t.db.query<{ chain_id: string; user_ops_count: string }>(
+      `select chain_id, user_ops_count from entity_stats where kind = 'bundler' order by chain_id`,
+    );
     expect(stats).to.deep.equal([
       { chain_id: '1', user_ops_count: '2' },
       { chain_id: '31337', user_ops_count: '2' },
@@ -84,12 +108,17 @@ describe('persist/persistBatch', () => {
   it('resolves a custom EntryPoint address to its configured version (ENTRYPOINTS_<NAME>)', async () => {
     const entryPoints = new Map([...ENTRY_POINTS, [CUSTOM_EP, 'v0.6' as const]]);
     const op = { sender: addr(0x600), nonce: 3n, callGasLimit: 1n << 70n };
-    const raw = new TxBuilder(hash(0x7777), 101).beforeExecution(CUSTOM_EP).opEvent(CUSTOM_EP, { hash: hash(0x6001), sender: op.sender, nonce: op.nonce }).raw(handleOpsV06([op], addr(0xbe)), { to: CUSTOM_EP });
+    const raw = new TxBuilder(hash(0x7777), 101)
+      .beforeExecution(CUSTOM_EP)
+      .opEvent(CUSTOM_EP, { hash: hash(0x6001), sender: op.sender, nonce: op.nonce })
+      .raw(handleOpsV06([op], addr(0xbe)), { to: CUSTOM_EP });
     await persistBatch(t.db, batchWith(entryPoints, { chainId: 1, block: 101, parent: hash(0xb10c00 + 100), txs: [raw] }), options);
     const { rows } = await t.db.query<{ entry_point: string; entry_point_version: string; call_gas_limit: string; decode_status: string }>(
       'select entry_point, entry_point_version, call_gas_limit, decode_status from user_ops where chain_id = 1 and user_op_hash = $1',
       [hash(0x6001)],
     );
-    expect(rows).to.deep.equal([{ entry_point: CUSTOM_EP, entry_point_version: 'v0.6', call_gas_limit: String(1n << 70n), decode_status: 'ok' }]);
+    expect(rows).to.deep.equal([
+      { entry_point: CUSTOM_EP, entry_point_version: 'v0.6', call_gas_limit: String(1n << 70n), decode_status: 'ok' },
+    ]);
   });
 });

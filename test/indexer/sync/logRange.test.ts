@@ -9,7 +9,12 @@ import { isBatchLimitError, isLogRangeError, isUnsupported, suggestedRangeSize }
 
 describe('sync/rpcErrors', () => {
   const refusals: Array<[string, number, string, number | null]> = [
-    ['Alchemy', -32602, 'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x10a9d00, 0x10aa4cf]', 2000],
+    [
+      'Alchemy',
+      -32602,
+      'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: [0x10a9d00, 0x10aa4cf]',
+      2000,
+    ],
     ['Infura', -32005, 'query returned more than 10000 results. Try with this block range [0x10A9D00, 0x10AA0F3].', 1012],
     ['QuickNode', -32614, 'eth_getLogs is limited to a 10,000 range', 10000],
     ['QuickNode (digits)', -32614, 'eth_getLogs is limited to a 10000 range', 10000],

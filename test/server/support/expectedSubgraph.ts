@@ -24,7 +24,10 @@ export function expectedAccount(truth: GroundTruth, account: TruthAccount): Reco
 }
 
 /** A block header as the chain's node answers it (what `_meta.block` must equal). */
-export async function chainBlock(rpcUrl: string, number: number): Promise<{ number: number; hash: string; parentHash: string; timestamp: number }> {
+export async function chainBlock(
+  rpcUrl: string,
+  number: number,
+): Promise<{ number: number; hash: string; parentHash: string; timestamp: number }> {
   const res = await fetch(rpcUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -22,7 +22,14 @@ const COLUMNS: ReadonlyArray<Column<Row>> = [
 ];
 
 const ROWS: Row[] = [
-  { id: 1, text: 'tab\there, newline\nthere, cr\r, backslash \\ and \\N', flag: true, amount: (2n ** 255n).toString(), topics: '{0xaa,0xbb}', payload: JSON.stringify({ message: 'a "quoted"\n\\ line', n: 1 }) },
+  {
+    id: 1,
+    text: 'tab\there, newline\nthere, cr\r, backslash \\ and \\N',
+    flag: true,
+    amount: (2n ** 255n).toString(),
+    topics: '{0xaa,0xbb}',
+    payload: JSON.stringify({ message: 'a "quoted"\n\\ line', n: 1 }),
+  },
   { id: 2, text: null, flag: false, amount: '0', topics: '{}', payload: null },
   { id: 3, text: '\\N', flag: true, amount: '1', topics: '{0x01}', payload: '[]' },
   { id: 4, text: '', flag: false, amount: '42', topics: '{0x02,0x03,0x04}', payload: '{"é":"ü\\ttab"}' },
@@ -32,14 +39,16 @@ describe('shared/db copyRows', () => {
   const t = useTestDb();
 
   it('stores every value exactly as the unnest insert does (escapes, nulls, booleans, numerics, arrays, JSON)', async () => {
-    const create = (name: string) => `create temporary table ${name} (chain_id bigint, id integer primary key, text text, flag boolean, amount numeric(78,0), topics text[], payload jsonb)`;
+    const create = (name: string) =>
+      `create temporary table ${name} (chain_id bigint, id integer primary key, text text, flag boolean, amount numeric(78,0), topics text[], payload jsonb)`;
     await t.db.transaction(async (tx) => {
       await tx.query(create('copied'));
       await tx.query(create('inserted'));
       await copyRows(tx, 'copied', COLUMNS, { rows: ROWS, chainId: 8453 });
       const { text, values } = unnestInsert('inserted', COLUMNS, { rows: ROWS, chainId: 8453 });
       await tx.query(text, values);
-      const read = async (name: string) => (await tx.query(`select chain_id, id, text, flag, amount::text, topics, payload from ${name} order by id`)).rows;
+      const read = async (name: string) =>
+        (await tx.query(`select chain_id, id, text, flag, amount::text, topics, payload from ${name} order by id`)).rows;
       const copied = await read('copied');
       expect(copied).to.deep.equal(await read('inserted'));
       expect(copied.map((r) => r.text)).to.deep.equal(ROWS.map((r) => r.text));

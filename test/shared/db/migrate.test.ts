@@ -13,7 +13,13 @@ const stores: Array<{ name: string; open: () => Promise<{ db: Db; drop: () => Pr
     async open() {
       const dir = mkdtempSync(join(tmpdir(), 'opscan-pglite-'));
       const db = await createDb({ dataDir: dir });
-      return { db, drop: async () => { await db.close(); rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        db,
+        drop: async () => {
+          await db.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   },
 ];
@@ -88,7 +94,11 @@ for (const store of stores) {
 
     it('serialises concurrent migrators', async () => {
       const results = await Promise.all([migrate(db), migrate(db), migrate(db)]);
-      expect(results.flat().sort()).to.deep.equal(listMigrations().map((m) => m.name).sort());
+      expect(results.flat().sort()).to.deep.equal(
+        listMigrations()
+          .map((m) => m.name)
+          .sort(),
+      );
     });
 
     it('rolls back a failed transaction', async () => {

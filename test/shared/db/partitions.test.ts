@@ -17,7 +17,8 @@ const partitionsOf = async (db: Db, table: string) =>
     )
   ).rows;
 
-const countIn = async (db: Db, relation: string) => Number((await db.query<{ n: string }>(`select count(*) as n from ${relation}`)).rows[0]!.n);
+const countIn = async (db: Db, relation: string) =>
+  Number((await db.query<{ n: string }>(`select count(*) as n from ${relation}`)).rows[0]!.n);
 
 /** A user op row with only what the table requires, for chain `chainId`. */
 async function insertOp(db: Db, chainId: number, hash: string): Promise<void> {
@@ -63,14 +64,20 @@ describe('partitions by chain id', () => {
       expect(await countIn(d.db, `outbox_events_${chainId()}`)).to.be.greaterThan(0);
     });
 
-    it('keeps the hot queries on their indexes, reading only the network\'s partition', async () => {
+    it("keeps the hot queries on their indexes, reading only the network's partition", async () => {
       const op = d.truth.userOps[0]!;
       const plans = {
         getUserOp: ['select * from user_ops where chain_id = $1 and user_op_hash = $2', [chainId(), op.userOpHash]],
         getLatestUserOps: ['select * from user_ops where chain_id = $1 order by block_number desc, log_index desc limit 10', [chainId()]],
-        getAddressActivity: ['select * from user_ops where chain_id = $1 and sender = $2 order by block_number desc, log_index desc limit 10', [chainId(), op.sender]],
+        getAddressActivity: [
+          'select * from user_ops where chain_id = $1 and sender = $2 order by block_number desc, log_index desc limit 10',
+          [chainId(), op.sender],
+        ],
         getUserOpLogs: ['select * from logs where chain_id = $1 and user_op_hash = $2 order by log_index', [chainId(), op.userOpHash]],
-        getAddressERC20Transfers: ['select * from token_transfers where chain_id = $1 and from_address = $2 order by block_number desc limit 10', [chainId(), op.sender]],
+        getAddressERC20Transfers: [
+          'select * from token_transfers where chain_id = $1 and from_address = $2 order by block_number desc limit 10',
+          [chainId(), op.sender],
+        ],
       } as const;
       // The plans a large table would get: sequential scans priced out, as on real data.
       await d.db.transaction(async (tx) => {
@@ -99,7 +106,10 @@ describe('partitions by chain id', () => {
       expect(await countIn(db, 'user_ops_default')).to.equal(1);
       expect(await countIn(db, 'user_ops')).to.equal(2);
       // The primary key holds across partitions of one chain, and a network can be dropped alone.
-      const duplicate = await insertOp(db, 777, '0x' + 'a'.repeat(64)).then(() => null, (e: { code?: string }) => e.code);
+      const duplicate = await insertOp(db, 777, '0x' + 'a'.repeat(64)).then(
+        () => null,
+        (e: { code?: string }) => e.code,
+      );
       expect(duplicate).to.equal('23505');
       await db.query('drop table user_ops_777');
       expect(await countIn(db, 'user_ops')).to.equal(1);
@@ -117,9 +127,13 @@ describe('partitions by chain id', () => {
       await insertOp(db, 777, '0x' + 'c'.repeat(64));
       await insertOp(db, 777, '0x' + 'd'.repeat(64));
       await insertOp(db, 888, '0x' + 'e'.repeat(64));
-      await db.query(`insert into outbox_events (chain_id, type, block_number, payload) values (777, 'reorg', 1, '{}'), (888, 'reorg', 2, '{}')`);
+      await db.query(
+        `insert into outbox_events (chain_id, type, block_number, payload) values (777, 'reorg', 1, '{}'), (888, 'reorg', 2, '{}')`,
+      );
       const indexes = async () =>
-        (await db.query<{ name: string }>(`select indexname as name from pg_indexes where tablename = 'user_ops' order by 1`)).rows.map((r) => r.name);
+        (await db.query<{ name: string }>(`select indexname as name from pg_indexes where tablename = 'user_ops' order by 1`)).rows.map(
+          (r) => r.name,
+        );
       const namesBefore = await indexes();
       await migrate(db, all);
       expect(await countIn(db, 'user_ops_777')).to.equal(2);
@@ -127,7 +141,9 @@ describe('partitions by chain id', () => {
       expect(await countIn(db, 'outbox_events_888')).to.equal(1);
       expect(await indexes(), 'the same index names').to.deep.equal(namesBefore);
       // New outbox events keep taking ids from the same sequence, after the moved ones.
-      const { rows } = await db.query<{ id: string }>(`insert into outbox_events (chain_id, type, block_number, payload) values (777, 'reorg', 3, '{}') returning id`);
+      const { rows } = await db.query<{ id: string }>(
+        `insert into outbox_events (chain_id, type, block_number, payload) values (777, 'reorg', 3, '{}') returning id`,
+      );
       expect(Number(rows[0]!.id)).to.equal(3);
     } finally {
       await db.close();

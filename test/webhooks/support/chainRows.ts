@@ -44,7 +44,11 @@ export function makeOp(overrides: Partial<FakeOp> = {}): FakeOp {
 }
 
 /** Inserts the op's rows and outbox events; `factoryOfSender` marks an account deployed earlier. */
-export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSender?: string | null; chainId?: number } = {}): Promise<void> {
+export async function insertOp(
+  db: Queryable,
+  op: FakeOp,
+  options: { factoryOfSender?: string | null; chainId?: number } = {},
+): Promise<void> {
   const chainId = options.chainId ?? DEVNET;
   await db.query(
     `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, paymaster, nonce, success,
@@ -52,7 +56,19 @@ export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSe
        bundler, factory, call_data)
      values ($1, $2, '0x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, $8, 0, 0, $9,
        $10, $11, '0x')`,
-    [chainId, op.userOpHash, op.sender, op.paymaster, op.blockNumber, op.blockHash, 1_700_000_000 + op.blockNumber, op.transactionHash, op.logIndex, op.bundler, op.deployedBy],
+    [
+      chainId,
+      op.userOpHash,
+      op.sender,
+      op.paymaster,
+      op.blockNumber,
+      op.blockHash,
+      1_700_000_000 + op.blockNumber,
+      op.transactionHash,
+      op.logIndex,
+      op.bundler,
+      op.deployedBy,
+    ],
   );
   for (const [i, target] of op.targets.entries()) {
     await db.query(`insert into user_op_calls (chain_id, user_op_hash, call_index, target, value, data) values ($1, $2, $3, $4, 0, '0x')`, [
@@ -71,32 +87,50 @@ export async function insertOp(db: Queryable, op: FakeOp, options: { factoryOfSe
     );
   }
   const common = { blockNumber: op.blockNumber, blockHash: op.blockHash, transactionHash: op.transactionHash };
-  await insertOutbox(db, { chainId, type: 'user_operation', blockNumber: op.blockNumber, userOpHash: op.userOpHash, payload: {
+  await insertOutbox(db, {
+    chainId,
+    type: 'user_operation',
+    blockNumber: op.blockNumber,
     userOpHash: op.userOpHash,
-    sender: op.sender,
-    paymaster: op.paymaster,
-    bundler: op.bundler,
-    beneficiary: op.bundler,
-    factory,
-    targets: op.targets,
-    transferParties: op.transferParties,
-    ...common,
-    bundleIndex: 0,
-    logIndex: op.logIndex,
-  } });
-  if (op.deployedBy) {
-    await insertOutbox(db, { chainId, type: 'account_deployed', blockNumber: op.blockNumber, userOpHash: op.userOpHash, payload: {
+    payload: {
       userOpHash: op.userOpHash,
-      account: op.sender,
-      factory: op.deployedBy,
+      sender: op.sender,
       paymaster: op.paymaster,
+      bundler: op.bundler,
+      beneficiary: op.bundler,
+      factory,
+      targets: op.targets,
+      transferParties: op.transferParties,
       ...common,
+      bundleIndex: 0,
       logIndex: op.logIndex,
-    } });
+    },
+  });
+  if (op.deployedBy) {
+    await insertOutbox(db, {
+      chainId,
+      type: 'account_deployed',
+      blockNumber: op.blockNumber,
+      userOpHash: op.userOpHash,
+      payload: {
+        userOpHash: op.userOpHash,
+        account: op.sender,
+        factory: op.deployedBy,
+        paymaster: op.paymaster,
+        ...common,
+        logIndex: op.logIndex,
+      },
+    });
   }
 }
 
-export type OutboxRow = { chainId?: number; type: string; blockNumber: number; userOpHash: string | null; payload: Record<string, unknown> };
+export type OutboxRow = {
+  chainId?: number;
+  type: string;
+  blockNumber: number;
+  userOpHash: string | null;
+  payload: Record<string, unknown>;
+};
 
 export async function insertOutbox(db: Queryable, row: OutboxRow): Promise<void> {
   const { chainId = DEVNET, type, blockNumber, userOpHash, payload } = row;
