@@ -122,7 +122,9 @@ describe('status page at /', function () {
       }
       // Readable on a phone: nothing wider than the screen but the scrollable tables.
       await page.setViewportSize({ width: 390, height: 844 });
-      // Evaluated in the page (a string: the test's own types have no DOM).
+      // Evaluated in the page (a string: the test's own types have no DOM). The chart is redrawn at the
+      // new width by the page's resize handler: wait for it rather than race it.
+      await page.waitForFunction('document.documentElement.scrollWidth <= 390', undefined, { timeout: 10_000 }).catch(() => undefined);
       expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
       await page.setViewportSize({ width: 1100, height: 1400 });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
