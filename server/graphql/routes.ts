@@ -3,6 +3,7 @@ import express, { type ErrorRequestHandler, type Request, type Response } from '
 import { execute, GraphQLError, printSchema, type ExecutionArgs } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { NetworkConfig } from '../../shared/config.js';
+import { isDatabaseUnavailable, type Queryable } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
 import { findNetwork } from '../../shared/networks.js';
 import { admit } from '../access.js';
@@ -35,13 +36,30 @@ function servedNetwork(deps: Deps, name: string): NetworkConfig | undefined {
   return deps.config.networks.find((n) => n.name === canonical);
 }
 
+/**
+ * Where a query reads: a read replica at or past what this process has already answered from
+ * (server/readReplicas.ts, as for /v0), else the primary. `_meta` then answers the head that
+ * replica has replayed, consistent with the rows it returns.
+ */
+async function readerFor(deps: Deps, network: NetworkConfig): Promise<Queryable> {
+  const replicas = deps.services.readReplicas;
+  if (!replicas) return deps.db;
+  return (await replicas.choose({ db: deps.db, indexer: deps.services.indexer }, [network])).db;
+}
+
 /** Unexpected failures (bugs, the database) are logged and answered without their details. */
 function maskUnexpected(deps: Deps) {
   return (error: Readonly<GraphQLError | Error>): GraphQLError | Error => {
     if (!(error instanceof GraphQLError) || !error.originalError || error.originalError instanceof GraphQLError) return error;
     const cause = error.originalError as { code?: unknown };
-    // PostgreSQL cancelled the statement at the web pool's statement_timeout: busy, not broken.
-    const message = cause.code === '57014' ? 'The query took too long; ask for fewer rows or a narrower filter.' : 'Internal error';
+    // PostgreSQL cancelled the statement at the web pool's statement_timeout: busy, not broken; or the
+    // database (a replica that went away, an outage) is unreachable: the client should try again.
+    const message =
+      cause.code === '57014'
+        ? 'The query took too long; ask for fewer rows or a narrower filter.'
+        : isDatabaseUnavailable(error.originalError)
+          ? 'The database is unreachable right now; try again shortly.'
+          : 'Internal error';
     if (message === 'Internal error') deps.log.error({ err: error.originalError, path: error.path }, 'graphql resolver failed');
     return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path });
   };
@@ -92,7 +110,7 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
       headers: { get: (name: string) => req.get(name) ?? null },
       body: (req.body as Record<string, unknown> | undefined) ?? null,
       raw: req,
-      context: newGraphqlContext(deps.db, network),
+      context: newGraphqlContext(await readerFor(deps, network), network),
     });
     res.status(init.status).set(init.headers ?? {});
     if (body !== null) res.send(body);

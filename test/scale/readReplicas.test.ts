@@ -83,7 +83,16 @@ describe('read replicas (a real streaming replica)', function () {
       return (res.body.userOps as Array<{ userOpHash: string }>).map((o) => o.userOpHash).sort();
     };
     const statusHead = async () => (await get('getNetworkStatus', { network: 'devnet' })).body.indexedBlock as number;
-    return { deps, app, get, latestHashes, statusHead };
+    /** The head GraphQL's `_meta` answers, and how many user ops its first page holds. */
+    const graphqlView = async () => {
+      const res = await request(app)
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', key)
+        .send({ query: '{ _meta { block { number } } userOps(first: 1000) { id } }' });
+      expect(res.body.errors, JSON.stringify(res.body)).to.equal(undefined);
+      return { head: Number(res.body.data._meta.block.number), ops: (res.body.data.userOps as unknown[]).length };
+    };
+    return { deps, app, get, latestHashes, statusHead, graphqlView };
   }
 
   const truthHashes = () => devnet!.truth.userOps.map((o) => o.userOpHash).sort();
@@ -104,6 +113,8 @@ describe('read replicas (a real streaming replica)', function () {
       await new Promise((r) => setTimeout(r, 1100)); // past the indexer view's 1 s memory, so a fresh read is made
       expect(await web.statusHead()).to.equal(replayedHead);
       expect(await web.latestHashes(99)).to.deep.equal(before);
+      // GraphQL reads the same replica: its `_meta` head and its rows are the replica's too.
+      expect(await web.graphqlView()).to.deep.equal({ head: replayedHead, ops: before.length });
 
       // What a caller writes it reads back at once, replica or not.
       const created = await request(web.app).post('/v0/createWebhook').set('x-api-key', key).send({
