@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
 import { execute, GraphQLError, printSchema, type ExecutionArgs } from 'graphql';
 import { createHandler } from 'graphql-http';
@@ -13,6 +12,7 @@ import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
 import { parseQuery, rowBudgetError, validateQuery } from './limits.js';
 import { newGraphqlContext, type GraphqlContext } from './resolvers.js';
 import { subgraphSchema } from './schema.js';
+import { requestIdOf } from '../rest/router.js';
 
 /**
  * The subgraph-style GraphQL endpoint of each served network, where The Graph's clients post:
@@ -80,7 +80,8 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
 
   async function answer(req: Request, res: Response): Promise<void> {
     const ctx = createContext(deps, {
-      requestId: randomUUID(),
+      // The access log's id (the client's x-request-id when sane), as the other transports answer it.
+      requestId: requestIdOf(req),
       headers: { apiKey: (req.params.key as string | undefined) ?? req.get('x-api-key'), authorization: req.get('authorization') },
       clientIp: () => req.ip ?? 'unknown',
     });

@@ -52,6 +52,19 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       ]);
     });
 
+    it('answers the request id the caller sent (as REST and tRPC do), else a new one', async () => {
+      const query = '{ _meta { deployment } }';
+      const given = await d
+        .api()
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .set('x-request-id', 'trace-abc_123')
+        .send({ query });
+      expect(given.headers['x-request-id']).to.equal('trace-abc_123');
+      const fresh = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query });
+      expect(fresh.headers['x-request-id']).to.match(/^[\w-]{8,}$/);
+    });
+
     it('answers every field of an op, BigInts and Bytes as strings, with its transfers and accounts', async () => {
       const withTransfers = d.truth.userOps.filter((o) =>
         d.truth.transfers.some((t) => t.userOpHash === o.userOpHash && t.standard === 'ERC20'),
