@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../shared/db/client.js';
 import * as indexerState from '../shared/db/tables/indexerState.js';
 import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
-import { persistBatch, type DecodedBatch, type DecodedUserOp } from '../indexer/index.js';
+import { emptyBatch, persistBatch, type DecodedBatch, type DecodedUserOp } from '../indexer/index.js';
 
 export const BENCH_CHAIN_ID = 31337;
 const OPS_PER_BUNDLE = 10;
@@ -53,22 +53,7 @@ function rng(seed: number): () => number {
 }
 
 function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): DecodedBatch {
-  const batch: DecodedBatch = {
-    chainId: BENCH_CHAIN_ID,
-    fromBlock,
-    toBlock,
-    headers: [],
-    bundleTxs: [],
-    bundles: [],
-    userOps: [],
-    logs: [],
-    transfers: [],
-    deposits: [],
-    traces: [],
-    addressTxs: [],
-    tokens: [],
-    tokenMetadata: [],
-  };
+  const batch = emptyBatch(BENCH_CHAIN_ID, fromBlock, toBlock);
   if (fromBlock === 1) {
     batch.tokenMetadata = Array.from({ length: 50 }, (_, i) => ({
       address: tokenOf(i),

@@ -11,6 +11,7 @@ import { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
 
 export { decodeRange } from './decode/decodeRange.js';
 export type { DecodedBatch, DecodedUserOp } from './decode/decodedBatch.js';
+export { emptyBatch } from './decode/decodedBatch.js';
 export type { RawRange } from './decode/chainTypes.js';
 export { persistBatch, type PersistOptions } from './persist/persistBatch.js';
 export { rollbackTo } from './persist/rollback.js';

@@ -63,6 +63,7 @@ type Bucket = { tokens: number; at: number; capacity: number };
 /** Buckets in this process's memory (no Redis, or Redis unreachable). */
 function memoryBuckets() {
   const buckets = new Map<string, Bucket>();
+  let sweptAt = 0;
   return (subject: string, rate: number, want: number): Take => {
     const now = Date.now();
     const capacity = rate * BURST_SECONDS;
@@ -72,8 +73,10 @@ function memoryBuckets() {
     const granted = Math.min(want, Math.floor(bucket.tokens));
     bucket.tokens -= granted;
     buckets.set(subject, bucket);
-    // Keyless callers are counted per address: forget the buckets that have refilled to full.
-    if (buckets.size > 10_000) {
+    // Keyless callers are counted per address: forget the buckets that have refilled to full (a
+    // sweep at most once a second, so that a flood of addresses does not make every call a scan).
+    if (buckets.size > 10_000 && now - sweptAt > 1000) {
+      sweptAt = now;
       for (const [s, b] of buckets) if (b.tokens + ((now - b.at) * (b.capacity / BURST_SECONDS)) / 1000 >= b.capacity) buckets.delete(s);
     }
     return { granted, left: bucket.tokens };
@@ -131,6 +134,8 @@ export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix:
       return null;
     }
     lease.tokens--;
+    // An emptied lease goes at once: keyless callers (one lease per address) must not pile up.
+    if (lease.tokens < 1) leases.delete(subject);
     return { limit, remaining: Math.floor(lease.tokens + lease.left), resetSeconds: 1 };
   }
 

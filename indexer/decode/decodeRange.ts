@@ -6,7 +6,7 @@ import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
 import { TOPICS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RawRange, type RpcLog } from './chainTypes.js';
-import type { DecodedBatch, DecodedDeposit, DepositEvent } from './decodedBatch.js';
+import { emptyBatch, type DecodedBatch, type DecodedDeposit, type DepositEvent } from './decodedBatch.js';
 import { decodeTransaction } from './decodeTransaction.js';
 import type { TokenStandard } from './transfers.js';
 
@@ -37,22 +37,7 @@ function toDeposit(log: RpcLog): DecodedDeposit | null {
 }
 
 export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVersion>, traces: TraceMode): DecodedBatch {
-  const batch: DecodedBatch = {
-    chainId: raw.chainId,
-    fromBlock: raw.fromBlock,
-    toBlock: raw.toBlock,
-    headers: raw.headers,
-    bundleTxs: [],
-    bundles: [],
-    userOps: [],
-    logs: [],
-    transfers: [],
-    deposits: [],
-    traces: [],
-    addressTxs: [],
-    tokens: [],
-    tokenMetadata: [],
-  };
+  const batch = emptyBatch(raw.chainId, raw.fromBlock, raw.toBlock, raw.headers);
   const ctx = { chainId: raw.chainId, entryPoints, traces };
   for (const tx of raw.bundleTxs) {
     const d = decodeTransaction(tx, ctx);

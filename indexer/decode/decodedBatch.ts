@@ -112,3 +112,23 @@ export type DecodedBatch = {
   tokens: Array<{ address: string; standard: TokenStandard }>;
   tokenMetadata: TokenMetadata[];
 };
+
+/** A batch of the blocks fromBlock..toBlock holding nothing yet (decoding fills it in). */
+export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, headers: BlockHeader[] = []): DecodedBatch {
+  return {
+    chainId,
+    fromBlock,
+    toBlock,
+    headers,
+    bundleTxs: [],
+    bundles: [],
+    userOps: [],
+    logs: [],
+    transfers: [],
+    deposits: [],
+    traces: [],
+    addressTxs: [],
+    tokens: [],
+    tokenMetadata: [],
+  };
+}

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { networkStatusSchema } from '../../shared/models/index.js';
+import type { NetworkConfig } from '../../shared/config.js';
+import type { IndexerState } from '../../shared/db/tables/indexerState.js';
+import { networkStatusSchema, type NetworkStatus } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { indexedNetwork, networkInput } from './inputs.js';
 
@@ -12,16 +14,20 @@ export const getNetworkStatus = defineEndpoint({
   async handler(ctx, input) {
     const network = indexedNetwork(ctx, input.network);
     // The indexer view is at most a second old: the same freshness as a cached answer.
-    const state = (await ctx.services.indexer.current()).get(network.chainId);
-    const headBlock = state?.headBlock ?? 0;
-    const indexedBlock = state?.indexedBlock ?? 0;
-    return {
-      network: network.name,
-      chainId: network.chainId,
-      headBlock,
-      indexedBlock,
-      lagBlocks: Math.max(0, headBlock - indexedBlock),
-      backfillComplete: state?.backfillComplete ?? false,
-    };
+    return networkStatusOf(network, (await ctx.services.indexer.current()).get(network.chainId));
   },
 });
+
+/** Where the indexer stands on `network` (zeros before it started); the status page shows it too. */
+export function networkStatusOf(network: NetworkConfig, state: IndexerState | undefined): NetworkStatus {
+  const headBlock = state?.headBlock ?? 0;
+  const indexedBlock = state?.indexedBlock ?? 0;
+  return {
+    network: network.name,
+    chainId: network.chainId,
+    headBlock,
+    indexedBlock,
+    lagBlocks: Math.max(0, headBlock - indexedBlock),
+    backfillComplete: state?.backfillComplete ?? false,
+  };
+}

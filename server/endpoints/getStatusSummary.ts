@@ -4,6 +4,7 @@ import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { bundleSchema, dailyMetricSchema, userOpSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
+import { networkStatusOf } from './getNetworkStatus.js';
 import { indexedNetworks, networkInput } from './inputs.js';
 
 /** What the status page at `/` shows: a few of the latest items and a month of daily metrics. */
@@ -51,19 +52,13 @@ export const getStatusSummary = defineEndpoint({
         bundles.listLatest(ctx.db, network.chainId, { first: LATEST, skip: 0 }),
         dailyStats.listRecent(ctx.db, network.chainId, DAYS),
       ]);
-      const headBlock = state?.headBlock ?? 0;
-      const indexedBlock = state?.indexedBlock ?? 0;
+      const position = networkStatusOf(network, state);
       const startBlock = state?.startBlock ?? null;
-      const span = startBlock === null ? 0 : headBlock - startBlock + 1;
-      const done = startBlock === null ? 0 : indexedBlock - startBlock + 1;
+      const span = startBlock === null ? 0 : position.headBlock - startBlock + 1;
+      const done = startBlock === null ? 0 : position.indexedBlock - startBlock + 1;
       return {
-        network: network.name,
-        chainId: network.chainId,
-        headBlock,
-        indexedBlock,
-        lagBlocks: Math.max(0, headBlock - indexedBlock),
+        ...position,
         startBlock,
-        backfillComplete: state?.backfillComplete ?? false,
         backfillProgress: span > 0 ? Math.min(1, Math.max(0, done / span)) : 0,
         // Only the fields the page shows: it polls this every few seconds.
         latestUserOps: ops.map((o) => ({

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RpcLog } from '../../indexer/decode/chainTypes.js';
 
 /** The handbook's fixture folder, beside the repository (not copied into it). */
 /**
@@ -27,17 +28,8 @@ const FIXTURES_CANDIDATES = [
 ].filter((dir): dir is string => !!dir);
 export const FIXTURES_DIR = FIXTURES_CANDIDATES.find((dir) => existsSync(dir)) ?? FIXTURES_CANDIDATES[0]!;
 
-export type RecordedLog = {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string;
-  blockTimestamp?: string;
-  transactionHash: string;
-  transactionIndex: string;
-  logIndex: string;
-};
+/** A recorded log is what a node answers for eth_getLogs, as the indexer reads it. */
+export type RecordedLog = RpcLog;
 
 export type RecordedTx = {
   hash: string;
