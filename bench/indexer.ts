@@ -11,7 +11,8 @@
  *    tree compiled by `tsc -p tsconfig.build.json` into a scratch folder, in its own process, with
  *    default settings (INDEXER_TRACES=needed), into a fresh database, timed from its "indexer
  *    started" line to its last batch at the head; its peak RSS is the kernel's high-water mark
- *    (VmHWM);
+ *    (VmHWM), and its resident set after each batch is compared between the range's two halves
+ *    (memory growing with the length of a range would show there);
  *  - both again through a proxy that holds every request REMOTE_RTT_MS (a hosted node): on
  *    loopback the node answers almost for free, so that pair shows whether the backfill is bounded
  *    by the fetch once fetching costs what it costs in production.
@@ -182,17 +183,27 @@ async function freshStore(databaseUrl: string | undefined, name: string): Promis
   };
 }
 
-/** Peak resident set of a live process (Linux), in MB; null elsewhere. */
-function peakRssMb(pid: number): number | null {
+/** A live process's resident set (VmRSS) or its peak so far (VmHWM), in MB (Linux); null elsewhere. */
+function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmHWM'): number | null {
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Math.round(Number(kb) / 1024) : null;
   } catch {
     return null;
   }
 }
 
-type BackfillRun = { seconds: number; userOps: number; peakRssMb: number | null; startRssMb: number | null };
+type BackfillRun = {
+  seconds: number;
+  userOps: number;
+  peakRssMb: number | null;
+  startRssMb: number | null;
+  /**
+   * The largest resident set seen after a batch, in the first and in the second half of the range:
+   * memory that grew with the length of the range would show as a second half above the first.
+   */
+  rssByHalfMb: [number | null, number | null];
+};
 
 /**
  * `indexer/main.ts` in its own process with the production defaults (only the chain, the store and
@@ -217,6 +228,7 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
     const run = await new Promise<Omit<BackfillRun, 'userOps'>>((resolve, reject) => {
       let startedAt = 0;
       let startRssMb: number | null = null;
+      const halves: [number | null, number | null] = [null, null];
       let buffered = '';
       child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before reaching block ${head}`)));
       child.stdout.on('data', (chunk: Buffer) => {
@@ -228,9 +240,19 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
           const entry = JSON.parse(line) as { msg?: string; toBlock?: number };
           if (entry.msg === 'indexer started') {
             startedAt = performance.now();
-            startRssMb = peakRssMb(child.pid!);
-          } else if (entry.msg === 'batch written' && entry.toBlock === head && startedAt > 0) {
-            resolve({ seconds: (performance.now() - startedAt) / 1000, peakRssMb: peakRssMb(child.pid!), startRssMb });
+            startRssMb = rssMb(child.pid!);
+          } else if (entry.msg === 'batch written' && startedAt > 0) {
+            const half = (entry.toBlock ?? 0) <= head / 2 ? 0 : 1;
+            const now = rssMb(child.pid!, 'VmRSS');
+            if (now !== null) halves[half] = Math.max(halves[half] ?? 0, now);
+            if (entry.toBlock === head) {
+              resolve({
+                seconds: (performance.now() - startedAt) / 1000,
+                peakRssMb: rssMb(child.pid!),
+                startRssMb,
+                rssByHalfMb: halves,
+              });
+            }
           }
         }
       });
@@ -251,6 +273,10 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+const maxOf = (values: Array<number | null>): number | null => {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length > 0 ? Math.max(...known) : null;
+};
 
 export async function runIndexerBench(options: IndexerBenchOptions): Promise<Record<string, unknown>> {
   // BENCH_INDEXER_REPEATS (default 3): runs of each measurement; figures are their medians.
@@ -289,6 +315,9 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       remoteBackfillSeconds: round(median(seconds(runs.remoteBackfill))),
       remoteBackfillToBareFetch: ratio(runs.remoteBackfill, runs.remoteBare),
       peakRssMb: peaks.length > 0 ? Math.max(...peaks) : null,
+      // Largest resident set after a batch in each half of the range (all backfills): flat = bounded by batch size.
+      rssFirstHalfMb: maxOf([...runs.backfill, ...runs.remoteBackfill].map((r) => r.rssByHalfMb[0])),
+      rssSecondHalfMb: maxOf([...runs.backfill, ...runs.remoteBackfill].map((r) => r.rssByHalfMb[1])),
     };
     return {
       summary,

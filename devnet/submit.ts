@@ -12,7 +12,26 @@ import type { BlockPlan } from './plan.js';
 import { recordBlock, type SignedTx } from './receipts.js';
 import { encodeHandleOps } from './userop.js';
 
-const multicall = new Interface(['function aggregate((address target, bytes data)[] calls)']);
+const multicall = new Interface([
+  'function aggregate((address target, bytes data)[] calls)',
+  'function aggregateMasked((address target, bytes data)[] calls, bytes1 mask)',
+]);
+/** XOR-ed into every byte of a masked multicall's calls (BundleMulticall.aggregateMasked). */
+const MASK = 0x5a;
+
+/**
+ * Whether a transaction hides its bundles' calldata from its input (about half of the two-bundle
+ * ones, chosen by their first op's hash): those need a trace to be decoded, the others can be read
+ * inside the input.
+ */
+export function hidesCalldata(tx: SignedTx): boolean {
+  const first = tx.bundles[0]?.ops[0];
+  return tx.bundles.length > 1 && !!first && Number.parseInt(first.hash.slice(-1), 16) % 2 === 1;
+}
+
+const masked = (data: string): string => `0x${Buffer.from(Buffer.from(data.slice(2), 'hex').map((b) => b ^ MASK)).toString('hex')}`;
+/** Gas of aggregateMasked's unmasking loop, per byte of calldata (generous). */
+const UNMASK_GAS_PER_BYTE = 150n;
 const entryPointErrors = new Interface([
   'error FailedOp(uint256 opIndex, string reason)',
   'error FailedOpWithRevert(uint256 opIndex, string reason, bytes inner)',
@@ -59,7 +78,12 @@ async function rawTransaction(d: Deployment, tx: SignedTx): Promise<string> {
   }));
   const [only] = calls;
   if (calls.length === 1 && only) return tx.bundler.sign({ to: only.target, data: only.data, gasLimit });
-  return tx.bundler.sign({ to: d.bundleMulticall, data: multicall.encodeFunctionData('aggregate', [calls]), gasLimit: gasLimit + 50_000n });
+  const hidden = hidesCalldata(tx);
+  const data = hidden
+    ? multicall.encodeFunctionData('aggregateMasked', [calls.map((c) => ({ ...c, data: masked(c.data) })), `0x${MASK.toString(16)}`])
+    : multicall.encodeFunctionData('aggregate', [calls]);
+  const unmasking = hidden ? UNMASK_GAS_PER_BYTE * BigInt(calls.reduce((n, c) => n + (c.data.length - 2) / 2, 0)) : 0n;
+  return tx.bundler.sign({ to: d.bundleMulticall, data, gasLimit: gasLimit + 50_000n + unmasking });
 }
 
 export function tokenAddresses(d: Deployment): Set<string> {
@@ -72,6 +96,7 @@ export async function mineSignedBlock(devnet: Devnet, d: Deployment, txs: Signed
   const hashes = await sendRawTransactions(devnet.rpc, raws);
   const block = await mineBlock(devnet.rpc, timestamp, hashes);
   for (const r of block.receipts) if (r.status !== '0x1') throw new Error(await explainRevert(devnet, r.transactionHash));
+  for (const [i, tx] of txs.entries()) if (hidesCalldata(tx)) devnet.truth.calldataOnlyInTraces.push(hashes[i]!);
   recordBlock(
     devnet.truth,
     block,

@@ -102,10 +102,12 @@ export type GroundTruth = {
   accounts: TruthAccount[];
   transfers: TruthTransfer[];
   days: TruthDay[];
+  /** Bundle transactions whose handleOps calldata is not in their input (BundleMulticall.aggregateMasked): only a trace shows it. */
+  calldataOnlyInTraces: string[];
 };
 
 export function emptyTruth(chainId: number, entryPoints: Record<EpVersion, string>, contracts: Record<string, string>): GroundTruth {
-  return { chainId, entryPoints, contracts, userOps: [], bundles: [], accounts: [], transfers: [], days: [] };
+  return { chainId, entryPoints, contracts, userOps: [], bundles: [], accounts: [], transfers: [], days: [], calldataOnlyInTraces: [] };
 }
 
 /** Per-day metrics, derived from the other lists (recomputed whenever they change). */

@@ -149,7 +149,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .enum(['all', 'needed', 'off'])
     .default('needed')
     .describe(
-      "When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler), whose calldata only a trace shows; all = every bundle transaction, storing each op's execution trace as it indexes; off = never (ops of such bundles keep their event fields, decode_status trace_needed). Under needed and off, an op's execution trace is traced by the web process on its first request and stored.",
+      "When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler) whose calldata is not found inside the transaction input (found there, the ops' recomputed userOpHashes prove it); all = every bundle transaction, storing each op's execution trace as it indexes; off = never (ops of bundles not found in the input keep their event fields, decode_status trace_needed). Under needed and off, an op's execution trace is traced by the web process on its first request and stored.",
     ),
 });
 

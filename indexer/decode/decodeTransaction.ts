@@ -1,16 +1,18 @@
 /**
  * Decodes one bundle transaction. Ops come from their UserOperationEvents first (bundleLogs), so
  * calldata can add fields but never lose an op; calldata comes from tx.input when the transaction
- * called one EntryPoint directly, otherwise from the trace's handleOps frames. Calldata ops are
+ * called one EntryPoint directly, otherwise from inside tx.input when the ops' hashes prove it
+ * (embeddedBundles) or from the trace's handleOps frames. Calldata ops are
  * matched to events by (EntryPoint, sender, nonce), never by position or nonce alone.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
 import { ZERO_ADDRESS } from './abi.js';
 import { decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
-import { splitBundles, type LogOp } from './bundleLogs.js';
+import { splitBundles, type LogBundle, type LogOp } from './bundleLogs.js';
+import { bundlesFromInput } from './embeddedBundles.js';
 import { opExecutionFrames, tracedBundleCalls, type TracedBundleCall } from './callFrames.js';
-import { hexToNumber, type CallFrame, type RawBundleTx, type RpcReceipt } from './chainTypes.js';
+import { hexToNumber, type CallFrame, type RawBundleTx, type RpcReceipt, type RpcTransaction } from './chainTypes.js';
 import type {
   DecodeStatus,
   DecodedAddressTx,
@@ -50,17 +52,22 @@ export type DecodeContext = {
 type Calldata = { calls: TracedBundleCall[]; status: DecodeStatus };
 
 /**
- * The handleOps calls of the transaction, and what to record when there are none: tx.input when
- * it calls an EntryPoint directly, plus every live handleOps frame of the trace (wrappers,
- * multicalls, bundles nested in an op's execution).
+ * The handleOps calls of the transaction, and what to record when there are none. With a trace:
+ * tx.input when it calls an EntryPoint directly, plus every live handleOps frame of the trace
+ * (wrappers, multicalls, bundles nested in an op's execution). Without one: tx.input when it is
+ * the transaction's one bundle; else the bundles found inside tx.input and proven by their ops'
+ * hashes (embeddedBundles.ts), or tx.input's own bundle when not all of them are.
  */
-function bundleCalls(raw: RawBundleTx, ctx: DecodeContext): Calldata {
+function bundleCalls(raw: RawBundleTx, logBundles: LogBundle[], ctx: DecodeContext): Calldata {
   const to = raw.tx.to?.toLowerCase();
   const version = to ? ctx.entryPoints.get(to) : undefined;
   const calls: TracedBundleCall[] = [];
   try {
     const direct = to && version ? decoderFor(version).decodeHandleOps(raw.tx.input) : null;
-    if (direct && to) calls.push({ entryPoint: to, call: direct });
+    const embedded =
+      raw.trace || !needsTrace(raw.receipt, logBundles, ctx.entryPoints) ? null : bundlesFromInput(raw.tx.input, logBundles, ctx.chainId);
+    if (embedded) calls.push(...embedded);
+    else if (direct && to) calls.push({ entryPoint: to, call: direct });
     if (raw.trace) calls.push(...tracedBundleCalls(raw.trace, ctx.entryPoints));
   } catch {
     return { calls, status: 'decode_failed' };
@@ -69,11 +76,23 @@ function bundleCalls(raw: RawBundleTx, ctx: DecodeContext): Calldata {
   return { calls, status: raw.trace ? 'calldata_missing' : 'trace_needed' };
 }
 
-/** Whether this transaction's calldata can only be recovered from a trace (indirect or multi-bundle). */
-export function needsTrace(receipt: RpcReceipt, entryPoints: Map<string, EntryPointVersion>): boolean {
+/** Whether the transaction's calldata cannot be read from tx.input alone (indirect or multi-bundle). */
+function needsTrace(receipt: RpcReceipt, logBundles: LogBundle[], entryPoints: Map<string, EntryPointVersion>): boolean {
   const to = receipt.to?.toLowerCase();
-  if (!to || !entryPoints.has(to)) return true;
-  return splitBundles(receipt.logs, entryPoints).length !== 1;
+  return !to || !entryPoints.has(to) || logBundles.length !== 1;
+}
+
+/**
+ * Whether this transaction's calldata can only be recovered from a trace: it is not one bundle
+ * sent straight to an EntryPoint, and its bundles are not all found inside tx.input either.
+ */
+export function traceNeeded(
+  receipt: RpcReceipt,
+  tx: RpcTransaction,
+  { entryPoints, chainId }: Pick<DecodeContext, 'entryPoints' | 'chainId'>,
+): boolean {
+  const logBundles = splitBundles(receipt.logs, entryPoints);
+  return needsTrace(receipt, logBundles, entryPoints) && bundlesFromInput(tx.input, logBundles, chainId) === null;
 }
 
 type Match = { op: CalldataOp; call: HandleOpsCall };
@@ -169,7 +188,7 @@ function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
 export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): DecodedTx {
   const bundleTx = toBundleTx(raw);
   const logBundles = splitBundles(raw.receipt.logs, ctx.entryPoints);
-  const calldata = bundleCalls(raw, ctx);
+  const calldata = bundleCalls(raw, logBundles, ctx);
   const matches = matchIndex(calldata.calls);
 
   const userOps: DecodedUserOp[] = [];

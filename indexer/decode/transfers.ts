@@ -25,6 +25,8 @@ const abi = AbiCoder.defaultAbiCoder();
 /** The transfers `log` records ([] for any other log, or a malformed one). */
 export function transfersOf(log: RpcLog): LogTransfer[] {
   const [topic0, t1, t2, t3] = log.topics;
+  // Most logs of a bundle are not transfers: leave before building anything.
+  if (topic0 !== TOPICS.transfer && topic0 !== TOPICS.transferSingle && topic0 !== TOPICS.transferBatch) return [];
   const base = { logIndex: hexToNumber(log.logIndex), batchIndex: 0, token: log.address.toLowerCase() };
   try {
     if (topic0 === TOPICS.transfer && t1 && t2) {

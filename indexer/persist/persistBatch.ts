@@ -79,7 +79,8 @@ type NewRows = { newOps: DecodedUserOp[]; newBundles: DecodedBundle[] };
 /** unique_violation: a key the batch appends is stored already. */
 const UNIQUE_VIOLATION = '23505';
 
-const callsOf = (ops: DecodedUserOp[]) =>
+/** The user_op_calls rows of decoded ops (numbered per op). */
+export const callsOf = (ops: DecodedUserOp[]) =>
   ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
 
 /**

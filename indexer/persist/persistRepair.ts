@@ -17,6 +17,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedTx } from '../decode/decodeTransaction.js';
 import { entityIncrements } from './aggregates.js';
+import { callsOf } from './persistBatch.js';
 
 /** Returns how many ops it decoded. */
 export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[]): Promise<number> {
@@ -29,11 +30,7 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
     const txHashes = new Set(newOps.map((o) => o.txHash));
     const repairedTxs = decoded.filter((d) => txHashes.has(d.bundleTx.txHash));
 
-    await userOpCalls.insertMany(
-      tx,
-      chainId,
-      newOps.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c }))),
-    );
+    await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
     await bundles.updateDecoded(
       tx,
       chainId,

@@ -20,7 +20,7 @@ import {
   type RpcReceipt,
   type RpcTransaction,
 } from '../decode/chainTypes.js';
-import { needsTrace } from '../decode/decodeTransaction.js';
+import { traceNeeded } from '../decode/decodeTransaction.js';
 import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
 import type { TraceMode } from '../tuning.js';
 import type { RpcClient, RpcRequest } from './rpcClient.js';
@@ -176,9 +176,10 @@ export async function fetchRange(
   const txHashes = [...bundleTxs.keys()];
   let traceHashes = source.traces === 'all' ? txHashes : [];
   let fetched = await fetchDetails(source, txHashes, [...headerNumbers], traceHashes);
-  // Traces needed only to recover calldata (wrapper or multi-bundle transactions): a second round.
+  // Traces needed only to recover calldata (wrapper or multi-bundle transactions whose bundles are
+  // not found inside tx.input): a second round.
   if (source.traces === 'needed' && source.traceSupport.supported !== false) {
-    traceHashes = txHashes.filter((h) => needsTrace(fetched.receipts.get(h)!, source.entryPoints));
+    traceHashes = txHashes.filter((h) => traceNeeded(fetched.receipts.get(h)!, fetched.txs.get(h)!, source));
     if (traceHashes.length > 0) fetched = { ...fetched, traces: (await fetchDetails(source, [], [], traceHashes)).traces };
   }
 

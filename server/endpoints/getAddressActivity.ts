@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import * as accounts from '../../shared/db/tables/accounts.js';
-import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { accountDetailSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
@@ -16,10 +15,9 @@ export const getAddressActivity = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const network = indexedNetwork(ctx, input.network);
-    const [account, ops, deposits] = await Promise.all([
-      accounts.find(ctx.db, network.chainId, input.address),
+    const [{ account, totalDeposit }, ops] = await Promise.all([
+      accounts.findWithDeposit(ctx.db, network.chainId, input.address),
       userOps.listBySender(ctx.db, network.chainId, input.address, input),
-      entryPointDeposits.latestTotalDeposits(ctx.db, network.chainId, [input.address]),
     ]);
     return {
       accountDetail: {
@@ -33,7 +31,7 @@ export const getAddressActivity = defineEndpoint({
         transactionHash: account?.createdTxHash ?? null,
         blockNumber: account?.createdBlockNumber ?? null,
         blockTime: account?.createdBlockTime ?? null,
-        totalDeposits: deposits.get(input.address) ?? '0',
+        totalDeposits: totalDeposit ?? '0',
       },
     };
   },

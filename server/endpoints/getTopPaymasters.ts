@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
-import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import { paymasterSummarySchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { indexedNetwork, networkInput, pageInput } from './inputs.js';
@@ -15,19 +14,14 @@ export const getTopPaymasters = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const network = indexedNetwork(ctx, input.network);
-    const top = await entityStats.listTopByUserOps(ctx.db, network.chainId, 'paymaster', input);
-    const deposits = await entryPointDeposits.latestTotalDeposits(
-      ctx.db,
-      network.chainId,
-      top.map((p) => p.address),
-    );
+    const top = await entityStats.listTopByUserOpsWithDeposits(ctx.db, network.chainId, 'paymaster', input);
     return {
       paymasters: top.map((p) => ({
         userOpsLength: p.userOpsCount,
         address: p.address,
         gasSponsored: p.actualGasCostSum,
         network: network.name,
-        totalDeposits: deposits.get(p.address) ?? '0',
+        totalDeposits: p.totalDeposit ?? '0',
       })),
     };
   },

@@ -48,7 +48,34 @@ export const QUERY_LIMITS = {
   maxRows: 20_000,
 } as const;
 
-export const parseQuery = (source: string): DocumentNode => parse(source, { maxTokens: QUERY_LIMITS.maxTokens });
+/**
+ * Clients send the same few query texts again and again with other variables, and parsing and
+ * validating one (the filter input types have hundreds of fields, which validation walks for every
+ * object literal) cost more CPU than running it: the documents of the texts seen last are kept, and
+ * a document that passed validation is not validated again. A document is never changed after
+ * parsing (execution only reads it), so one can serve many requests.
+ */
+const KEPT_DOCUMENTS = 500;
+/** Longer texts are parsed every time: the kept documents stay a few MB at most. */
+const KEPT_SOURCE_CHARS = 10_000;
+const documents = new Map<string, DocumentNode>();
+const validDocuments = new WeakMap<DocumentNode, GraphQLSchema>();
+
+export function parseQuery(source: string): DocumentNode {
+  const kept = documents.get(source);
+  if (kept) {
+    // Least recently used first in the map's order: the one dropped when it is full.
+    documents.delete(source);
+    documents.set(source, kept);
+    return kept;
+  }
+  const document = parse(source, { maxTokens: QUERY_LIMITS.maxTokens });
+  if (source.length <= KEPT_SOURCE_CHARS) {
+    documents.set(source, document);
+    if (documents.size > KEPT_DOCUMENTS) documents.delete(documents.keys().next().value!);
+  }
+  return document;
+}
 
 /** Pairs (variable type → expected type) graph-node accepts beside the specification's. */
 const LOOSE: Readonly<Record<string, readonly string[]>> = {
@@ -97,8 +124,11 @@ const RULES: readonly ValidationRule[] = [
 
 /** Shape limits first (cheap, and they fail fast on abuse), then the standard rules. */
 export function validateQuery(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] {
+  if (validDocuments.get(document) === schema) return [];
   const shape = shapeErrors(document);
-  return shape.length > 0 ? shape : validate(schema, document, RULES);
+  const errors = shape.length > 0 ? shape : validate(schema, document, RULES);
+  if (errors.length === 0) validDocuments.set(document, schema);
+  return errors;
 }
 
 function shapeErrors(document: DocumentNode): GraphQLError[] {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
@@ -14,11 +14,11 @@ import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 export interface Queryable {
   query<TRow = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }>;
   /**
-   * `copy … from stdin` with rows already in COPY's text format, one line each (PostgreSQL's bulk
+   * `copy … from stdin` with rows already in COPY's text format, in chunks of whole lines (PostgreSQL's bulk
    * load path, through pg-copy-streams). Only on a PostgreSQL connection: PGlite's COPY reads
    * files, so there callers write the same rows with multi-row inserts (shared/db/copy.ts).
    */
-  copyFrom?(statement: string, lines: Iterable<string>): Promise<void>;
+  copyFrom?(statement: string, chunks: Iterable<Buffer>): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -109,19 +109,6 @@ export async function replicationLagSeconds(db: Queryable): Promise<number | nul
   return rows[0]?.lag_seconds ?? null;
 }
 
-/** COPY input in chunks of about 64 KB: few stream writes, and no whole-batch string in memory. */
-function* linesOf(lines: Iterable<string>): Generator<string> {
-  let chunk = '';
-  for (const line of lines) {
-    chunk += `${line}\n`;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
-}
-
 export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
 }
@@ -148,8 +135,29 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     },
-    async copyFrom(statement, lines) {
-      await pipeline(Readable.from(linesOf(lines)), client.query(copyFromStdin(statement)));
+    async copyFrom(statement, chunks) {
+      // Written straight to the COPY stream, waiting only for drain (a Readable piped in cost a
+      // stream round per chunk). The server's refusal (a duplicate key) is thrown as it came; a
+      // chunk that throws ends the COPY with CopyFail, and its own error is thrown.
+      const copy = client.query(copyFromStdin(statement));
+      const done = finished(copy);
+      done.catch(() => undefined); // awaited below, unless an earlier error is thrown instead
+      const pending = chunks[Symbol.iterator]();
+      for (;;) {
+        let next: IteratorResult<Buffer>;
+        try {
+          next = pending.next();
+        } catch (error) {
+          copy.destroy(error as Error);
+          await done.catch(() => undefined); // the server's answer to CopyFail: the connection is free again
+          throw error;
+        }
+        if (next.done) break;
+        // Rejects with the server's error when it refuses the rows mid-stream.
+        if (!copy.write(next.value)) await once(copy, 'drain');
+      }
+      copy.end();
+      await done;
     },
   });
 

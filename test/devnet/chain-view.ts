@@ -133,7 +133,20 @@ export function decodeAccountCalls(callData: string): Array<{ target: string; va
   }
 }
 
-const multicall = new Interface(['function aggregate((address target, bytes data)[] calls)']);
+const multicall = new Interface([
+  'function aggregate((address target, bytes data)[] calls)',
+  'function aggregateMasked((address target, bytes data)[] calls, bytes1 mask)',
+]);
+
+/** BundleMulticall's calls as it forwards them: aggregateMasked's data XOR-ed back with its mask. */
+function multicallCalls(data: string): Array<{ target: string; data: string }> {
+  const parsed = multicall.parseTransaction({ data })!;
+  const mask = parsed.name === 'aggregateMasked' ? Number(parsed.args[1]) : 0;
+  return (parsed.args[0] as Array<[string, string]>).map(([target, inner]) => ({
+    target: target.toLowerCase(),
+    data: `0x${Buffer.from(Buffer.from(inner.slice(2), 'hex').map((b) => b ^ mask)).toString('hex')}`,
+  }));
+}
 
 /** The handleOps calls a bundle transaction makes: direct, or through the devnet's BundleMulticall. */
 export function handleOpsCalls(
@@ -141,12 +154,7 @@ export function handleOpsCalls(
   versionOf: Map<string, Version>,
 ): Array<{ entryPoint: string; version: Version; ops: Record<string, unknown>[]; beneficiary: string }> {
   const to = tx.to!.toLowerCase();
-  const inner = versionOf.has(to)
-    ? [{ target: to, data: tx.data }]
-    : (multicall.decodeFunctionData('aggregate', tx.data)[0] as Array<[string, string]>).map(([target, data]) => ({
-        target: target.toLowerCase(),
-        data,
-      }));
+  const inner = versionOf.has(to) ? [{ target: to, data: tx.data }] : multicallCalls(tx.data);
   return inner.map(({ target, data }) => {
     const version = versionOf.get(target)!;
     const [ops, beneficiary] = entryPointAbi[version].decodeFunctionData('handleOps', data);

@@ -100,11 +100,11 @@ describe('indexer killed during backfill', function () {
       { type: 'account_deployed', n: String(devnet.truth.accounts.length), distinct_ops: String(devnet.truth.accounts.length) },
       { type: 'user_operation', n: String(devnet.truth.userOps.length), distinct_ops: String(devnet.truth.userOps.length) },
     ]);
-    // INDEXER_TRACES=needed: the ops of the two-bundle (BundleMulticall) transactions, each once.
-    const multicall = new Set(devnet.truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
+    // INDEXER_TRACES=needed: the ops of the transactions hiding their calldata (traced), each once.
+    const hidden = new Set(devnet.truth.calldataOnlyInTraces);
     const { rows: traces } = await t.db.query<{ n: string }>('select count(*) as n from user_op_traces where chain_id = $1', [
       devnet.chainId,
     ]);
-    expect(Number(traces[0]!.n)).to.equal(devnet.truth.userOps.filter((o) => multicall.has(o.transactionHash)).length);
+    expect(Number(traces[0]!.n)).to.equal(devnet.truth.userOps.filter((o) => hidden.has(o.transactionHash)).length);
   });
 });

@@ -162,9 +162,11 @@ function defineTests(t: { readonly db: Db }) {
       expect(byAddress.get(c.erc1155!)).to.include({ standard: 'ERC1155' });
     });
 
-    it("traces only the transactions whose bundles went through BundleMulticall (INDEXER_TRACES=needed), decodes them, and keeps their ops' execution traces", async () => {
+    it("reads multicall bundles inside the transaction input, traces only those it cannot read there (INDEXER_TRACES=needed), and keeps the traced ops' execution traces", async () => {
       const multicall = new Set(truth.bundles.filter((b) => b.bundleIndex > 0).map((b) => b.transactionHash));
-      expect(multicall.size, 'two-bundle transactions generated').to.be.greaterThan(0);
+      const hidden = new Set(truth.calldataOnlyInTraces);
+      expect(hidden.size, 'multicalls hiding their calldata generated').to.be.greaterThan(0);
+      expect([...multicall].filter((h) => !hidden.has(h)).length, 'multicalls carrying it readable generated').to.be.greaterThan(0);
       const { rows: statuses } = await t.db.query<{ decode_status: string; n: string }>(
         'select decode_status, count(*) as n from user_ops where chain_id = $1 group by decode_status',
         [devnet.chainId],
@@ -174,7 +176,8 @@ function defineTests(t: { readonly db: Db }) {
         'select user_op_hash, status, trace from user_op_traces where chain_id = $1',
         [devnet.chainId],
       );
-      const tracedOps = truth.userOps.filter((o) => multicall.has(o.transactionHash));
+      // Trace rows come only with transactions traced anyway: those hiding their calldata.
+      const tracedOps = truth.userOps.filter((o) => hidden.has(o.transactionHash));
       expect(rows.map((r) => r.user_op_hash).sort()).to.deep.equal(tracedOps.map((o) => o.userOpHash).sort());
       const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
       for (const r of rows) {

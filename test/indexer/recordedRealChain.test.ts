@@ -13,6 +13,10 @@ import { AbiCoder, Interface, Signature, concat, dataLength, dataSlice, verifyAu
 import { userOpHash, type EpVersion } from '../../devnet/index.js';
 import { entryPointArtifact } from '../../devnet/artifacts.js';
 import { startIndexer } from '../../indexer/index.js';
+import { TOPICS } from '../../indexer/decode/abi.js';
+import { hasEip7702InitCode } from '../../indexer/decode/eip7702.js';
+import { decoderFor } from '../../indexer/decode/entryPointDecoder.js';
+import { userOpHashOf } from '../../indexer/decode/userOpHash.js';
 import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import type { Db } from '../../shared/db/client.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
@@ -106,6 +110,7 @@ function handleOpsInput(t: RecordedTransaction, entryPoint: string): string {
  * magic is the paymaster's signature, and the userOpHash covers the rest with the magic kept.
  */
 const PAYMASTER_SIG_MAGIC = '0x22e325a297439656';
+const USER_OPERATION_EVENT = TOPICS.userOperationEvent;
 function v09PaymasterSignature(pmd: string): { signature: string | null; hashed: string } {
   const length = dataLength(pmd);
   if (length < 62 || lower(dataSlice(pmd, length - 8)) !== PAYMASTER_SIG_MAGIC) return { signature: null, hashed: pmd };
@@ -262,6 +267,17 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
           row.user_op_hash,
         );
       });
+    });
+
+    it('recomputes each op’s logged userOpHash from its calldata as the indexer does to read bundles without a trace (none for EIP-7702 init code)', () => {
+      const call = decoderFor(fixture.version).decodeHandleOps(handleOpsInput(recording, entryPoint))!;
+      const logged = recording.receipt.logs.filter((l) => l.topics[0] === USER_OPERATION_EVENT).map((l) => lower(l.topics[1]!));
+      expect(call.ops.length).to.equal(logged.length);
+      for (const [i, op] of call.ops.entries()) {
+        const hash = userOpHashOf(op, fixture.version, entryPoint, chainId);
+        if (hasEip7702InitCode(fixture.version, op.initCode)) expect(hash).to.equal(null);
+        else expect(hash, `op ${i}`).to.equal(logged[i]);
+      }
     });
 
     it('stores the account calls decoded from each op’s callData (targets, values, data)', async () => {

@@ -55,8 +55,13 @@ describe('per-key rate limits', () => {
       it('uses RATE_LIMIT_PER_SECOND for keys without their own limit, and counts keys apart', async () => {
         const app = await appWith({ ...env(), RATE_LIMIT_PER_SECOND: '1' });
         const [a, b] = [await createTestKey(t.db, 'a'), await createTestKey(t.db, 'b')];
-        for (let i = 0; i < burstOf(1); i++) expect((await call(app, a)).status).to.equal(200);
-        expect((await call(app, a)).status).to.equal(429);
+        // Calls until refused: the burst, plus at most one refill per second the calls took (a
+        // loaded machine may take longer than a second over them).
+        const started = Date.now();
+        let admitted = 0;
+        while (admitted <= burstOf(1) + 30 && (await call(app, a)).status === 200) admitted++;
+        const refills = Math.ceil((Date.now() - started) / 1000);
+        expect(admitted).to.be.within(burstOf(1), burstOf(1) + refills);
         expect((await call(app, b)).status).to.equal(200);
       });
     });

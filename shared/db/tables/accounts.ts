@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Page } from '../page.js';
 import { column, type EntityView } from '../entityView.js';
+import { latestTotalDepositSql } from './entryPointDeposits.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 
 /** Reads of `accounts`: every sender seen, with its deployment when an AccountDeployed was indexed. */
@@ -41,6 +42,24 @@ const COLUMNS = `address, factory, created_user_op_hash, created_tx_hash, create
 export async function find(db: Queryable, chainId: number, address: string): Promise<Account | null> {
   const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [chainId, address]);
   return rows[0] ? toAccount(rows[0]) : null;
+}
+
+/**
+ * find, with the address's EntryPoint deposit (wei, null when none) from the same statement: an
+ * address may have either without the other, so the account row is joined to the address.
+ */
+export async function findWithDeposit(
+  db: Queryable,
+  chainId: number,
+  address: string,
+): Promise<{ account: Account | null; totalDeposit: string | null }> {
+  const { rows } = await db.query<{ [K in keyof AccountRow]: AccountRow[K] | null } & { total_deposit: string | null }>(
+    `select ${COLUMNS}, ${latestTotalDepositSql('$1', '$2::text')} as total_deposit
+     from (select) given left join accounts on chain_id = $1 and address = $2`,
+    [chainId, address],
+  );
+  const row = rows[0]!;
+  return { account: row.address === null ? null : toAccount(row as AccountRow), totalDeposit: row.total_deposit };
 }
 
 /** Accounts a factory deployed, newest first. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Page } from '../page.js';
 import { column, type EntityView } from '../entityView.js';
+import { latestTotalDepositSql } from './entryPointDeposits.js';
 
 /** Reads of `entity_stats`: running totals per bundler, paymaster, factory and beneficiary. */
 
@@ -65,14 +66,30 @@ export async function listKindsOf(db: Queryable, chainId: number, address: strin
   return rows.map((r) => r.kind);
 }
 
+/** A page of the top entities of kind $2 on chain $1 by ops count (ties by address): limit $3, offset $4. */
+const TOP_BY_USER_OPS = `select ${COLUMNS} from entity_stats where chain_id = $1 and kind = $2
+  order by user_ops_count desc, address limit $3 offset $4`;
+
 /** Top entities of a kind by ops count (ties by address). */
 export async function listTopByUserOps(db: Queryable, chainId: number, kind: EntityKind, page: Page): Promise<EntityStats[]> {
-  const { rows } = await db.query<EntityStatsRow>(
-    `select ${COLUMNS} from entity_stats where chain_id = $1 and kind = $2
-     order by user_ops_count desc, address limit $3 offset $4`,
+  const { rows } = await db.query<EntityStatsRow>(TOP_BY_USER_OPS, [chainId, kind, page.first, page.skip]);
+  return rows.map(toEntityStats);
+}
+
+/** listTopByUserOps with each entity's EntryPoint deposit (wei, null when none), in the same statement. */
+export async function listTopByUserOpsWithDeposits(
+  db: Queryable,
+  chainId: number,
+  kind: EntityKind,
+  page: Page,
+): Promise<Array<EntityStats & { totalDeposit: string | null }>> {
+  const { rows } = await db.query<EntityStatsRow & { total_deposit: string | null }>(
+    // The deposit is looked up outside the page's subquery: rows skipped by the offset would be projected too.
+    `select page.*, ${latestTotalDepositSql('$1', 'page.address')} as total_deposit from (${TOP_BY_USER_OPS}) page
+     order by page.user_ops_count desc, page.address`,
     [chainId, kind, page.first, page.skip],
   );
-  return rows.map(toEntityStats);
+  return rows.map((r) => ({ ...toEntityStats(r), totalDeposit: r.total_deposit }));
 }
 
 /** Top factories by accounts deployed (ties by address, then network), over several networks. */

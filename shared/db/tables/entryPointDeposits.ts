@@ -6,18 +6,25 @@ import { column, hashIndexId, type EntityView } from '../entityView.js';
 /** Reads of `entry_point_deposits`: EntryPoint stake-manager events. */
 
 /**
+ * The deposit (wei, null when none) as of the latest Deposited event of `account` (SQL, e.g. a
+ * column of the outer row) on chain `chainId` (SQL): a correlated subquery, so that a statement
+ * listing entities answers their deposits too, without a second round trip.
+ */
+export const latestTotalDepositSql = (chainId: string, account: string) =>
+  `(select d.total_deposit from entry_point_deposits d where d.chain_id = ${chainId} and d.account = ${account}
+      and d.event = 'Deposited' order by d.block_number desc, d.log_index desc limit 1)`;
+
+/**
  * Each account's deposit as of its latest Deposited event (wei), for the given accounts; accounts
  * without one are absent from the map.
  */
 export async function latestTotalDeposits(db: Queryable, chainId: number, accounts: string[]): Promise<Map<string, string>> {
   if (accounts.length === 0) return new Map();
-  const { rows } = await db.query<{ account: string; total_deposit: string }>(
-    `select distinct on (account) account, total_deposit from entry_point_deposits
-     where chain_id = $1 and account = any($2::text[]) and event = 'Deposited'
-     order by account, block_number desc, log_index desc`,
+  const { rows } = await db.query<{ account: string; total_deposit: string | null }>(
+    `select a.account, ${latestTotalDepositSql('$1', 'a.account')} as total_deposit from unnest($2::text[]) a(account)`,
     [chainId, accounts],
   );
-  return new Map(rows.map((r) => [r.account, r.total_deposit]));
+  return new Map(rows.flatMap((r) => (r.total_deposit === null ? [] : [[r.account, r.total_deposit] as const])));
 }
 
 // Writes (the indexer).

@@ -139,22 +139,26 @@ export function toUserOp(op: StoredUserOp): UserOp {
 
 /**
  * Selects ops picked by `inner` (a query over user_ops aliased columns, already ordered and
- * limited) with everything toUserOp needs, keeping the inner order.
+ * limited) with everything toUserOp needs, keeping the inner order. Each addition is a correlated
+ * subquery (an index lookup per op) rather than a join: the answer is the same, and PostgreSQL
+ * plans it in two thirds of the time (no join order to search), which was more than it spent
+ * executing a single-op lookup.
  */
 function selectStored(inner: string): string {
   return `
-    select o.*, bt.input,
-      coalesce(c.calls, '[]'::json) as calls,
-      sa.factory as sender_factory, ta.factory as target_factory, sa.eip7702 as sender_eip7702
+    select o.*,
+      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
+      coalesce((
+        select json_agg(json_build_object('target', uc.target, 'value', uc.value::text, 'data', uc.data) order by uc.call_index)
+        from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
+      ), '[]'::json) as calls,
+      (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
+      (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = (
+         select uc.target from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
+         order by uc.call_index limit 1
+       )) as target_factory,
+      (select sa.eip7702 from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_eip7702
     from (${inner}) o
-    left join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
-    left join lateral (
-      select json_agg(json_build_object('target', uc.target, 'value', uc.value::text, 'data', uc.data)
-                      order by uc.call_index) as calls
-      from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
-    ) c on true
-    left join accounts sa on sa.chain_id = o.chain_id and sa.address = o.sender
-    left join accounts ta on ta.chain_id = o.chain_id and ta.address = c.calls->0->>'target'
     order by o.block_number desc, o.log_index desc`;
 }
 

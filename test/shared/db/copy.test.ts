@@ -63,4 +63,57 @@ describe('shared/db copyRows', () => {
       await tx.query('rollback to savepoint again');
     });
   });
+
+  it('sends rows of any size across its chunks (values past a chunk, multi-byte text on the boundaries) and fails cleanly mid-stream', async () => {
+    // ~3 MB of rows in ~1 MB chunks; one value alone is larger than a chunk; every row carries
+    // two- and four-byte UTF-8 so chunk edges fall inside multi-byte text.
+    const rows: Row[] = Array.from({ length: 3000 }, (_, i) => ({
+      id: i,
+      text: `${'é🚀'.repeat(i % 7)}${'ab\t'.repeat(250)}${i}`,
+      flag: i % 2 === 0,
+      amount: String(i),
+      topics: '{}',
+      payload: null,
+    }));
+    rows[1500]!.text = `huge:${'0123456789abcdef'.repeat(100_000)}`;
+    await t.db.transaction(async (tx) => {
+      await tx.query(
+        'create temporary table big (chain_id bigint, id integer primary key, text text, flag boolean, amount numeric(78,0), topics text[], payload jsonb)',
+      );
+      await copyRows(tx, 'big', COLUMNS, { rows, chainId: 1 });
+      const { rows: stored } = await tx.query<{ id: number; text: string }>('select id, text from big order by id');
+      expect(stored.length).to.equal(rows.length);
+      expect(stored.every((r, i) => r.text === rows[i]!.text)).to.equal(true);
+
+      // Refused by the server while chunks are still going out: its error, as it came.
+      await tx.query('savepoint duplicate');
+      const refused = await copyRows(tx, 'big', COLUMNS, { rows, chainId: 1 }).catch((err: unknown) => err);
+      expect((refused as { code?: string }).code).to.equal('23505');
+      await tx.query('rollback to savepoint duplicate');
+
+      // A value that throws after the first chunks went out: the COPY is abandoned, the error is
+      // the caller's, and the connection is usable again.
+      await tx.query('savepoint failing');
+      const failing: ReadonlyArray<Column<Row>> = COLUMNS.map(([name, type, value, convert]) =>
+        name === 'text'
+          ? [
+              name,
+              type,
+              (r: Row, chainId: number) => {
+                if (r.id === 12_900) throw new Error('value failed');
+                return value(r, chainId);
+              },
+              convert,
+            ]
+          : [name, type, value, convert],
+      );
+      const error = await copyRows(tx, 'big', failing, { rows: rows.map((r) => ({ ...r, id: r.id + 10_000 })), chainId: 1 }).catch(
+        (err: unknown) => err,
+      );
+      if (t.db.kind === 'postgres') expect((error as Error).message).to.equal('value failed');
+      else expect(error).to.be.instanceOf(Error);
+      await tx.query('rollback to savepoint failing');
+      expect((await tx.query<{ n: number }>('select count(*)::int as n from big')).rows[0]!.n).to.equal(rows.length);
+    });
+  });
 });

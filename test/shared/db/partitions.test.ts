@@ -124,6 +124,8 @@ describe('partitions by chain id', () => {
       const all = listMigrations();
       const before = all.filter((m) => m.name < '0010');
       await migrate(db, before);
+      // Through 0010 only: later migrations change indexes on purpose (0013 drops two).
+      const through0010 = all.filter((m) => m.name < '0011');
       await insertOp(db, 777, '0x' + 'c'.repeat(64));
       await insertOp(db, 777, '0x' + 'd'.repeat(64));
       await insertOp(db, 888, '0x' + 'e'.repeat(64));
@@ -135,7 +137,7 @@ describe('partitions by chain id', () => {
           (r) => r.name,
         );
       const namesBefore = await indexes();
-      await migrate(db, all);
+      await migrate(db, through0010);
       expect(await countIn(db, 'user_ops_777')).to.equal(2);
       expect(await countIn(db, 'user_ops_888')).to.equal(1);
       expect(await countIn(db, 'outbox_events_888')).to.equal(1);
