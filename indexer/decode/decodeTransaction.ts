@@ -63,11 +63,13 @@ function bundleCalls(raw: RawBundleTx, logBundles: LogBundle[], ctx: DecodeConte
   const version = to ? ctx.entryPoints.get(to) : undefined;
   const calls: TracedBundleCall[] = [];
   try {
-    const direct = to && version ? decoderFor(version).decodeHandleOps(raw.tx.input) : null;
     const embedded =
       raw.trace || !needsTrace(raw.receipt, logBundles, ctx.entryPoints) ? null : bundlesFromInput(raw.tx.input, logBundles, ctx.chainId);
     if (embedded) calls.push(...embedded);
-    else if (direct && to) calls.push({ entryPoint: to, call: direct });
+    else if (to && version) {
+      const direct = decoderFor(version).decodeHandleOps(raw.tx.input);
+      if (direct) calls.push({ entryPoint: to, call: direct });
+    }
     if (raw.trace) calls.push(...tracedBundleCalls(raw.trace, ctx.entryPoints));
   } catch {
     return { calls, status: 'decode_failed' };

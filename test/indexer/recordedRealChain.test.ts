@@ -110,7 +110,6 @@ function handleOpsInput(t: RecordedTransaction, entryPoint: string): string {
  * magic is the paymaster's signature, and the userOpHash covers the rest with the magic kept.
  */
 const PAYMASTER_SIG_MAGIC = '0x22e325a297439656';
-const USER_OPERATION_EVENT = TOPICS.userOperationEvent;
 function v09PaymasterSignature(pmd: string): { signature: string | null; hashed: string } {
   const length = dataLength(pmd);
   if (length < 62 || lower(dataSlice(pmd, length - 8)) !== PAYMASTER_SIG_MAGIC) return { signature: null, hashed: pmd };
@@ -271,7 +270,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
 
     it('recomputes each op’s logged userOpHash from its calldata as the indexer does to read bundles without a trace (none for EIP-7702 init code)', () => {
       const call = decoderFor(fixture.version).decodeHandleOps(handleOpsInput(recording, entryPoint))!;
-      const logged = recording.receipt.logs.filter((l) => l.topics[0] === USER_OPERATION_EVENT).map((l) => lower(l.topics[1]!));
+      const logged = recording.receipt.logs.filter((l) => l.topics[0] === TOPICS.userOperationEvent).map((l) => lower(l.topics[1]!));
       expect(call.ops.length).to.equal(logged.length);
       for (const [i, op] of call.ops.entries()) {
         const hash = userOpHashOf(op, fixture.version, entryPoint, chainId);
