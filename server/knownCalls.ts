@@ -1,5 +1,5 @@
 import { Interface, type ParamType, type Result } from 'ethers';
-import { ACCOUNT_METHOD_SELECTORS, accountMethod, decodeAccountCalls } from '../shared/calldata/accountCalls.js';
+import { ACCOUNT_METHOD_SELECTORS, accountMethod, decodeAccountCalls, multiSendTransactions } from '../shared/calldata/accountCalls.js';
 import type { DecodedArgument } from '../shared/models/trace.js';
 
 /**
@@ -80,29 +80,6 @@ function toJson(value: unknown, type: ParamType): unknown {
 }
 
 /**
- * Safe MultiSend's packed transactions: operation (1 byte) ‖ to (20) ‖ value (32) ‖ data length
- * (32) ‖ data, repeated. @see https://github.com/safe-global/safe-smart-account/blob/main/contracts/libraries/MultiSend.sol
- */
-function multiSendTransactions(packed: string): Array<{ operation: number; target: string; value: string; data: string }> {
-  const hex = packed.slice(2).toLowerCase();
-  const out = [];
-  for (let at = 0; at < hex.length;) {
-    if (at + 170 > hex.length) throw new Error('truncated multiSend transaction');
-    const length = Number(BigInt(`0x${hex.slice(at + 106, at + 170)}`));
-    const end = at + 170 + length * 2;
-    if (end > hex.length) throw new Error('multiSend data runs past the end');
-    out.push({
-      operation: Number.parseInt(hex.slice(at, at + 2), 16),
-      target: `0x${hex.slice(at + 2, at + 42)}`,
-      value: BigInt(`0x${hex.slice(at + 42, at + 106)}`).toString(),
-      data: `0x${hex.slice(at + 170, end)}`,
-    });
-    at = end;
-  }
-  return out;
-}
-
-/**
  * The method `input` calls and its arguments, or null when the selector is not a known one or the
  * arguments do not decode. Account methods that carry several or packed calls (`executeBatch`,
  * ERC-7579 `execute(bytes32,bytes)`) answer their scalar arguments and then `calls`, the list of
@@ -126,7 +103,16 @@ export function decodeCall(input: string): DecodedCall | null {
     }
     if (parsed.name === 'multiSend') {
       const type = '(uint8,address,uint256,bytes)[]';
-      return { method: parsed.name, decodedInput: [{ name: 'transactions', type, value: multiSendTransactions(String(parsed.args[0])) }] };
+      return {
+        method: parsed.name,
+        decodedInput: [
+          {
+            name: 'transactions',
+            type,
+            value: multiSendTransactions(String(parsed.args[0])).map((t) => ({ ...t, value: t.value.toString() })),
+          },
+        ],
+      };
     }
     return { method: parsed.name, decodedInput: args };
   } catch {

@@ -5,7 +5,7 @@
  * Read straight from the hex (hexAbi.ts): this runs for every op.
  * @see research/indexer.md §1.4 (account "execute" selectors)
  */
-import { HexReader, argumentsOf } from './hexAbi.js';
+import { AbiReadError, HexReader, argumentsOf } from './hexAbi.js';
 
 export type AccountCall = { target: string; value: bigint; data: string };
 
@@ -37,6 +37,51 @@ const callStructs = (r: HexReader, base: number, headOffset: number): AccountCal
     const p = r.dynamicItem(list.start, i);
     return { target: r.address(p), value: r.uint(p + 32), data: r.bytes(p, p + 64) };
   });
+};
+
+/** MultiSend.multiSend(bytes transactions) / MultiSendCallOnly: Safe's batch, reached by DELEGATECALL. */
+export const MULTI_SEND_SELECTOR = '0x8d80ff0a';
+const DELEGATECALL = 1n;
+
+/** One transaction of MultiSend's packed list. */
+export type MultiSendTransaction = AccountCall & { operation: number };
+
+/**
+ * MultiSend's packed transactions: operation(1) ‖ to(20) ‖ value(32) ‖ dataLength(32) ‖ data,
+ * repeated. Throws AbiReadError when the list runs past its end.
+ * @see https://github.com/safe-global/safe-smart-account/blob/v1.4.1/contracts/libraries/MultiSend.sol
+ */
+export function multiSendTransactions(packed: string): MultiSendTransaction[] {
+  const hex = packed.slice(2).toLowerCase();
+  const out: MultiSendTransaction[] = [];
+  for (let at = 0; at < hex.length;) {
+    if (at + 170 > hex.length) throw new AbiReadError('multiSend transaction header runs past the end');
+    const end = at + 170 + Number(BigInt(`0x${hex.slice(at + 106, at + 170)}`)) * 2;
+    if (!Number.isSafeInteger(end) || end > hex.length) throw new AbiReadError('multiSend transaction data runs past the end');
+    out.push({
+      operation: Number.parseInt(hex.slice(at, at + 2), 16),
+      target: `0x${hex.slice(at + 2, at + 42)}`,
+      value: BigInt(`0x${hex.slice(at + 42, at + 106)}`),
+      data: `0x${hex.slice(at + 170, end)}`,
+    });
+    at = end;
+  }
+  return out;
+}
+
+/**
+ * Safe's (address to, uint256 value, bytes data, uint8 operation). A batch is a DELEGATECALL into
+ * MultiSend (or MultiSendCallOnly), whose packed transactions are the calls the account makes
+ * (what permissionless' toSafeSmartAccount sends for several calls); anything else is the one call.
+ */
+const safeCall: Decoder = (r) => {
+  const call = { target: r.address(0), value: r.uint(32), data: r.bytes(0, 64) };
+  if (r.uint(96) !== DELEGATECALL || !call.data.startsWith(MULTI_SEND_SELECTOR)) return [call];
+  try {
+    return multiSendTransactions(argumentsOf(call.data).bytes(0, 0)).map(({ target, value, data }) => ({ target, value, data }));
+  } catch {
+    return [call]; // not a well-formed MultiSend list: the delegatecall itself is what the op asked for
+  }
 };
 
 /**
@@ -91,8 +136,8 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
   // Kernel v2
   ['0x51945447', { signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
   // Safe 4337 module
-  ['0x7bb37428', { signature: 'executeUserOp(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
-  ['0x541d63c8', { signature: 'executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
+  ['0x7bb37428', { signature: 'executeUserOp(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall }],
+  ['0x541d63c8', { signature: 'executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall }],
   // Biconomy v2
   ['0x0000189a', { signature: 'execute_ncC(address dest, uint256 value, bytes func)', decode: single }],
   ['0x00004680', { signature: 'executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
@@ -125,7 +170,8 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
  */
 export function accountMethod(selector: string): { signature: string; singleCall: boolean } | undefined {
   const method = METHODS.get(selector.toLowerCase());
-  return method && { signature: method.signature, singleCall: method.decode === single };
+  // Safe's arguments are one call even when that call is a MultiSend batch (decodeCall shows it nested).
+  return method && { signature: method.signature, singleCall: method.decode === single || method.decode === safeCall };
 }
 
 /** Every account method's signature (selectors are checked against them in the tests). */

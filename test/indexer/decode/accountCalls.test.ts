@@ -109,6 +109,35 @@ describe('decode/accountCalls', () => {
     ]);
   });
 
+  it("unfolds a Safe batch (executeUserOp DELEGATECALL into MultiSend) into MultiSend's transactions", () => {
+    const multiSend = new Interface(['function multiSend(bytes)']);
+    const packed = concat([
+      '0x00',
+      a,
+      zeroPadValue(toBeHex(3n), 32),
+      zeroPadValue(toBeHex(2), 32),
+      '0xabcd',
+      '0x00',
+      b,
+      zeroPadValue(toBeHex(0n), 32),
+      zeroPadValue(toBeHex(0), 32),
+    ]);
+    const batch = multiSend.encodeFunctionData('multiSend', [packed]);
+    for (const sig of ['executeUserOp(address,uint256,bytes,uint8)', 'executeUserOpWithErrorString(address,uint256,bytes,uint8)']) {
+      const safe = new Interface([`function ${sig}`]);
+      expect(decodeAccountCalls(safe.encodeFunctionData(sig, [b, 0n, batch, 1])), sig).to.deep.equal([
+        { target: a, value: 3n, data: '0xabcd' },
+        { target: b, value: 0n, data: '0x' },
+      ]);
+      // A plain CALL to MultiSend is the one call it is; a truncated list falls back to the delegatecall.
+      expect(decodeAccountCalls(safe.encodeFunctionData(sig, [b, 0n, batch, 0]))).to.deep.equal([{ target: b, value: 0n, data: batch }]);
+      const truncated = multiSend.encodeFunctionData('multiSend', [packed.slice(0, -4)]);
+      expect(decodeAccountCalls(safe.encodeFunctionData(sig, [b, 0n, truncated, 1]))).to.deep.equal([
+        { target: b, value: 0n, data: truncated },
+      ]);
+    }
+  });
+
   it('looks through the v0.7 executeUserOp wrapper (0x8dd7712f) at the call it carries', () => {
     const inner = encode('execute(address,uint256,bytes)', [a, 7n, '0x77']);
     expect(decodeAccountCalls(`0x8dd7712f${inner.slice(2)}`)).to.deep.equal([{ target: a, value: 7n, data: '0x77' }]);
