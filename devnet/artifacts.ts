@@ -30,7 +30,9 @@ export type FixtureName =
   | 'TestERC721'
   | 'TestERC1155'
   | 'Reverter'
-  | 'BundleMulticall';
+  | 'BundleMulticall'
+  | 'OZ7579Account'
+  | 'OZ7579AccountFactory';
 
 export function fixtureArtifact(name: FixtureName): Artifact {
   return require(`./contracts/artifacts/${name}.json`) as Artifact;

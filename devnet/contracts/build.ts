@@ -1,5 +1,6 @@
 /**
- * Compiles the devnet's own Solidity fixtures with solc from npm and writes one artifact per
+ * Compiles the devnet's own Solidity fixtures with solc from npm (imports such as
+ * `@openzeppelin/contracts/...` resolved from node_modules) and writes one artifact per
  * deployable contract to devnet/contracts/artifacts/<Name>.json ({contractName, sourceName, abi,
  * bytecode}). The artifacts are committed, so nothing compiles at test time; run this only after
  * editing a .sol file:  npx tsx devnet/contracts/build.ts
@@ -38,7 +39,15 @@ const input = {
   },
 };
 
-const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+const require = createRequire(import.meta.url);
+const findImports = (path: string): { contents: string } | { error: string } => {
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') };
+  } catch {
+    return { error: `not found: ${path}` };
+  }
+};
+const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports })) as SolcOutput;
 for (const e of output.errors ?? []) process.stderr.write(`${e.formattedMessage}\n`);
 if ((output.errors ?? []).some((e) => e.severity === 'error')) process.exit(1);
 
@@ -46,6 +55,7 @@ rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 let written = 0;
 for (const [sourceName, contracts] of Object.entries(output.contracts)) {
+  if (!(sourceName in sources)) continue; // an imported package's contracts: theirs, not fixtures
   for (const [contractName, c] of Object.entries(contracts)) {
     if (!c.evm.bytecode.object) continue; // abstract contracts and interfaces
     const artifact = { contractName, sourceName, compiler: `solc ${solc.version()}`, abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
