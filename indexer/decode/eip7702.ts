@@ -14,9 +14,14 @@ import type { RpcTransaction } from './chainTypes.js';
 /** initCode's first 20 bytes when the sender is a 7702 account (INITCODE_EIP7702_MARKER, v0.8+). */
 export const INITCODE_EIP7702_MARKER = `0x7702${'0'.repeat(36)}`;
 
+/**
+ * The EntryPoint's test: initCode of 2 bytes or more whose first 20 bytes, read with calldataload
+ * (zero past the end), are the marker. So a bare `0x7702` is a 7702 initCode too: viem and
+ * permissionless send exactly that (factory "0x7702", no factory data).
+ */
 export function hasEip7702InitCode(version: EntryPointVersion, initCode: string | null): boolean {
-  if (version === 'v0.6' || version === 'v0.7' || !initCode) return false;
-  return initCode.slice(0, 42).toLowerCase() === INITCODE_EIP7702_MARKER;
+  if (version === 'v0.6' || version === 'v0.7' || !initCode || initCode.length < 6) return false;
+  return `0x${initCode.slice(2, 42).padEnd(40, '0')}`.toLowerCase() === INITCODE_EIP7702_MARKER;
 }
 
 /**

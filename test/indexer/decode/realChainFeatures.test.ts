@@ -132,6 +132,11 @@ describe('decode: EIP-7702 senders', () => {
     expect(hasEip7702InitCode('v0.7', INITCODE_EIP7702_MARKER)).to.equal(false);
     expect(hasEip7702InitCode('v0.8', addr(0x7702))).to.equal(false);
     expect(hasEip7702InitCode('v0.8', '0x')).to.equal(false);
+    // What viem sends (factory "0x7702" and no data): the EntryPoint reads the rest of the 20 bytes as zeros.
+    expect(hasEip7702InitCode('v0.8', '0x7702')).to.equal(true);
+    expect(hasEip7702InitCode('v0.9', '0x770200')).to.equal(true);
+    expect(hasEip7702InitCode('v0.8', '0x77')).to.equal(false);
+    expect(hasEip7702InitCode('v0.8', '0x7702000000000000000000000000000000000001')).to.equal(false);
   });
 
   it('flags the op whose sender the transaction delegates, and only it', () => {
