@@ -146,16 +146,18 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
 }
 
 /**
- * A shell that blocks reading a pipe from us and, when the pipe closes, kills anvil and removes its
- * state folder: that happens when this process dies in any way, SIGKILL included, which no 'exit'
- * handler can catch. (The folder comes from mkdtemp: no quote in its name.)
+ * A shell that blocks reading a pipe from us and, when the pipe closes, kills `child` (anvil, a
+ * bundler) and removes its state folder if it has one: that happens when this process dies in any
+ * way, SIGKILL included, which no 'exit' handler can catch. (The folder comes from mkdtemp: no
+ * quote in its name.)
  */
-function spawnWatchdog(anvil: ChildProcess, stateDir: string): ChildProcess {
-  const watchdog = spawn('/bin/sh', ['-c', `read _ ; kill -9 ${anvil.pid} 2>/dev/null; sleep 1; rm -rf '${stateDir}'`], {
+export function spawnWatchdog(child: ChildProcess, stateDir?: string): ChildProcess {
+  const cleanup = stateDir ? `; sleep 1; rm -rf '${stateDir}'` : '';
+  const watchdog = spawn('/bin/sh', ['-c', `read _ ; kill -9 ${child.pid} 2>/dev/null${cleanup}`], {
     stdio: ['pipe', 'ignore', 'ignore'],
   });
   watchdog.unref();
-  anvil.once('exit', () => watchdog.kill('SIGKILL'));
+  child.once('exit', () => watchdog.kill('SIGKILL'));
   return watchdog;
 }
 
@@ -204,8 +206,8 @@ async function waitForRpc(rpc: Rpc, chainId: number): Promise<void> {
   }
 }
 
-/** SIGTERM, then SIGKILL if anvil has not exited within 3 s. */
-function stopChild(child: ChildProcess): Promise<void> {
+/** SIGTERM, then SIGKILL if the child has not exited within 3 s. */
+export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const force = setTimeout(() => child.kill('SIGKILL'), 3000);

@@ -3,6 +3,7 @@
  * it, for an independent indexer to reproduce. Addresses and hashes are lower-case hex, big
  * numbers decimal strings, block numbers and times numbers.
  */
+import type { EntryPointVersion } from '../shared/networks.js';
 import type { EpVersion } from './userop.js';
 
 export type TruthUserOp = {
@@ -10,7 +11,8 @@ export type TruthUserOp = {
   sender: string;
   nonce: string;
   entryPoint: string;
-  entryPointVersion: EpVersion;
+  /** v0.9 only on the realistic devnet (devnet/realistic), whose bundlers run it. */
+  entryPointVersion: EntryPointVersion;
   /** null when the op had no paymaster. */
   paymaster: string | null;
   /** The factory from initCode, only on the op that deployed the account (AccountDeployed). */
@@ -95,7 +97,7 @@ export type TruthDay = {
 
 export type GroundTruth = {
   chainId: number;
-  entryPoints: Record<EpVersion, string>;
+  entryPoints: Record<EpVersion, string> & Partial<Record<'v0.9', string>>;
   contracts: Record<string, string>;
   userOps: TruthUserOp[];
   bundles: TruthBundle[];

@@ -14,7 +14,10 @@ type SolcOutput = {
   errors?: Array<{ severity: 'error' | 'warning' | 'info'; formattedMessage: string }>;
   contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
 };
-type Solc = { compile(input: string): string; version(): string };
+type Solc = {
+  compile(input: string, callbacks?: { import: (path: string) => { contents: string } | { error: string } }): string;
+  version(): string;
+};
 
 const solc = createRequire(import.meta.url)('solc') as Solc;
 const here = dirname(fileURLToPath(import.meta.url));

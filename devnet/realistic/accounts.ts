@@ -1,0 +1,169 @@
+/**
+ * The smart accounts of the realistic devnet, each built and signed by a real client SDK the way a
+ * wallet would: permissionless' toSimpleSmartAccount and toSafeSmartAccount, viem's
+ * toSimple7702SmartAccount, and a viem toSmartAccount over OpenZeppelin's ERC-7579 account (no SDK
+ * ships one; its calls are encoded with permissionless' encode7579Calls). Factory and module
+ * addresses are the devnet's where they differ from mainnet's.
+ */
+import { encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import {
+  entryPoint08Abi,
+  entryPoint09Abi,
+  getUserOperationHash,
+  toSimple7702SmartAccount,
+  toSmartAccount,
+  type SmartAccount,
+} from 'viem/account-abstraction';
+import { toSafeSmartAccount, toSimpleSmartAccount } from 'permissionless/accounts';
+import { decode7579Calls, encode7579Calls } from 'permissionless/utils';
+import type { EntryPointVersion } from '../../shared/networks.js';
+import type { RealisticContracts } from './contracts.js';
+
+export const ACCOUNT_TYPES = [
+  'simple-v0.6',
+  'simple-v0.7',
+  'simple-v0.8',
+  'simple-v0.9',
+  'simple7702-v0.8',
+  'simple7702-v0.9',
+  'safe',
+  'oz7579',
+] as const;
+export type AccountType = (typeof ACCOUNT_TYPES)[number];
+
+/** The EntryPoint each account type runs on (Safe's 4337 module 0.3.0 is the v0.7 build). */
+export const ENTRY_POINT_OF: Record<AccountType, EntryPointVersion> = {
+  'simple-v0.6': 'v0.6',
+  'simple-v0.7': 'v0.7',
+  'simple-v0.8': 'v0.8',
+  'simple-v0.9': 'v0.9',
+  'simple7702-v0.8': 'v0.8',
+  'simple7702-v0.9': 'v0.9',
+  safe: 'v0.7',
+  oz7579: 'v0.8',
+};
+
+export type RealAccount = {
+  type: AccountType;
+  version: EntryPointVersion;
+  address: Address;
+  owner: PrivateKeyAccount;
+  sdk: SmartAccount;
+  /** The delegate an EIP-7702 account's EOA authorizes (null for contract accounts). */
+  delegate: Address | null;
+  /** Deployed (or delegated) by an op already. */
+  deployed: boolean;
+  /** Has approved the ERC-20 paymaster to take its token. */
+  approvedPaymaster: boolean;
+};
+
+export async function createRealAccount(
+  type: AccountType,
+  client: PublicClient,
+  contracts: RealisticContracts,
+  ownerKey: Hex,
+  index: bigint,
+): Promise<RealAccount> {
+  const owner = privateKeyToAccount(ownerKey);
+  const version = ENTRY_POINT_OF[type];
+  const entryPointAddress = contracts.entryPoints[version];
+  let sdk: SmartAccount;
+  let delegate: Address | null = null;
+  switch (type) {
+    case 'simple-v0.6':
+    case 'simple-v0.7':
+    case 'simple-v0.8':
+    case 'simple-v0.9':
+      sdk = (await toSimpleSmartAccount({
+        client,
+        owner,
+        index,
+        factoryAddress: contracts.simpleAccountFactories[version],
+        // permissionless 0.4 knows SimpleAccount up to v0.8; v0.9's is v0.8's (EIP-712 userOpHash,
+        // signed the same way), and viem hashes v0.8 and v0.9 ops alike.
+        entryPoint: { address: entryPointAddress, version: version === 'v0.6' ? '0.6' : version === 'v0.7' ? '0.7' : '0.8' },
+      })) as unknown as SmartAccount;
+      break;
+    case 'simple7702-v0.8':
+    case 'simple7702-v0.9':
+      delegate = contracts.simple7702[version as 'v0.8' | 'v0.9'];
+      sdk = (await toSimple7702SmartAccount({
+        client,
+        owner,
+        implementation: delegate,
+        entryPoint:
+          version === 'v0.8'
+            ? { abi: entryPoint08Abi, address: entryPointAddress, version: '0.8' }
+            : ({ abi: entryPoint09Abi, address: entryPointAddress, version: '0.9' } as never),
+      })) as unknown as SmartAccount;
+      break;
+    case 'safe':
+      sdk = (await toSafeSmartAccount({
+        client,
+        owners: [owner],
+        version: '1.4.1',
+        entryPoint: { address: entryPointAddress, version: '0.7' },
+        saltNonce: index,
+        safe4337ModuleAddress: contracts.safe.module4337,
+        safeModuleSetupAddress: contracts.safe.moduleSetup,
+        safeSingletonAddress: contracts.safe.singleton,
+        safeProxyFactoryAddress: contracts.safe.proxyFactory,
+        multiSendAddress: contracts.safe.multiSend,
+        multiSendCallOnlyAddress: contracts.safe.multiSendCallOnly,
+      })) as unknown as SmartAccount;
+      break;
+    case 'oz7579':
+      sdk = await toOz7579Account(client, contracts.oz7579Factory, entryPointAddress, owner, index);
+      break;
+  }
+  return { type, version, address: (await sdk.getAddress()).toLowerCase() as Address, owner, sdk, delegate, deployed: false, approvedPaymaster: false };
+}
+
+const OZ7579_FACTORY_ABI = parseAbi([
+  'function createAccount(address owner, uint256 index) returns (address)',
+  'function getAddress(address owner, uint256 index) view returns (address)',
+]);
+
+/**
+ * OpenZeppelin's AccountERC7579 as a viem smart account: ERC-7579 execute(mode, executionCalldata)
+ * in single-call mode for one call and batch mode for several; the owner signs the v0.8 userOpHash
+ * (EIP-712) with no prefix, as SignerECDSA checks it.
+ */
+async function toOz7579Account(
+  client: PublicClient,
+  factory: Address,
+  entryPoint: Address,
+  owner: PrivateKeyAccount,
+  index: bigint,
+): Promise<SmartAccount> {
+  const address = (await client.readContract({ address: factory, abi: OZ7579_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, index] })) as Address;
+  const factoryData = encodeFunctionData({ abi: OZ7579_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, index] });
+  const chainId = await client.getChainId();
+  return toSmartAccount({
+    client,
+    entryPoint: { address: entryPoint, abi: entryPoint08Abi, version: '0.8' },
+    getAddress: async () => address,
+    getFactoryArgs: async () => ({ factory, factoryData }),
+    encodeCalls: async (calls) =>
+      encode7579Calls({
+        mode: { type: calls.length > 1 ? 'batchcall' : 'call', revertOnError: false, selector: '0x', context: '0x' },
+        callData: calls.map((c) => ({ to: c.to, value: c.value ?? 0n, data: c.data ?? '0x' })),
+      }),
+    decodeCalls: async (data) => decode7579Calls(data).callData.map((c) => ({ to: c.to, value: c.value, data: c.data })),
+    // A well-formed signature of the right length, for gas estimation.
+    getStubSignature: async () =>
+      '0xfffffffffffffffffffffffffffffff0000000000000000000000000000000007aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1c',
+    signMessage: async ({ message }) => owner.signMessage({ message }),
+    signTypedData: async (typedData) => owner.signTypedData(typedData as never),
+    signUserOperation: async (op) => {
+      const hash = getUserOperationHash({
+        userOperation: { ...op, sender: address } as never,
+        entryPointAddress: entryPoint,
+        entryPointVersion: '0.8',
+        chainId,
+      });
+      return owner.sign({ hash });
+    },
+  }) as unknown as Promise<SmartAccount>;
+}

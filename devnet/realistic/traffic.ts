@@ -1,0 +1,249 @@
+/**
+ * The mix of ops real chains show, built by the SDKs and sent only through the bundlers'
+ * eth_sendUserOperation: account deployments through initCode and through EIP-7702, single calls,
+ * batches, ERC-20/721/1155 moves, sponsored and token-paid ops, ops that revert in execution, ops
+ * whose paymaster postOp reverts, parallel nonce keys (several ops of one sender in one bundle), and
+ * ops sent to both bundlers at once (they compete; one includes it). Ops go out in waves: a wave's
+ * ops are sent together (so a bundler packs several into one handleOps) and all included before the
+ * next wave is planned.
+ */
+import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem';
+import {
+  createBundlerClient,
+  formatUserOperationRequest,
+  getUserOperationHash,
+  type UserOperation,
+} from 'viem/account-abstraction';
+import { createPimlicoClient } from 'permissionless/clients/pimlico';
+import type { Random } from '../random.js';
+import { ACCOUNT_TYPES, createRealAccount, type RealAccount } from './accounts.js';
+import type { Bundler } from './bundler.js';
+import { devnetChain, type PaymasterMode } from './contracts.js';
+import { approvePaymasterCall, paymasterService } from './paymaster.js';
+import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type SentOp } from './record.js';
+import type { RealisticDevnet } from './index.js';
+
+const WAVE_SIZE = 8;
+const RECEIPT_TIMEOUT_MS = 60_000;
+const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
+const ERC721 = parseAbi(['function mint(address,uint256)']);
+const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
+const REVERTER = parseAbi(['function fail(string)']);
+const DEAD: Address = '0x000000000000000000000000000000000000dead';
+
+type Intent = {
+  account: RealAccount;
+  calls: Call[];
+  /** What estimation runs instead when the real calls are meant to fail (a bundler will not estimate a reverting op). */
+  estimateWith: Call[] | null;
+  paymasterMode: PaymasterMode | null;
+  expected: ExpectedOutcome;
+  nonceKey: bigint | null;
+  bundlers: Bundler[];
+};
+
+/** Plans, sends and records `ops` more ops on the realistic devnet. */
+export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onProgress?: (done: number) => void): Promise<void> {
+  let done = 0;
+  while (done < ops) {
+    const intents = await planWave(rd, Math.min(WAVE_SIZE, ops - done));
+    const sent = await Promise.all(intents.map((i) => sendOp(rd, i)));
+    const receipts = new Map<Hex, BundlerReceipt>();
+    await Promise.all(sent.map(async (s) => receipts.set(s.hash, await waitForReceipt(rd, s))));
+    const records = await recordWave(rd.devnet.rpc, rd.devnet.truth, sent, receipts);
+    rd.records.push(...records);
+    for (const s of sent) {
+      const account = intents.find((i) => i.account.address === s.op.sender.toLowerCase())!.account;
+      account.deployed = true;
+      if (s.paymasterMode === 'erc20' && s.expected === 'success') account.approvedPaymaster = true;
+    }
+    done += sent.length;
+    onProgress?.(done);
+  }
+}
+
+async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
+  const { rng } = rd;
+  const intents: Intent[] = [];
+  const used = new Set<string>();
+  const fresh: RealAccount[] = [];
+  while (intents.length < size) {
+    // Round robin over the account types, so even a short run has each of them.
+    const type = ACCOUNT_TYPES[rd.opsPlanned++ % ACCOUNT_TYPES.length]!;
+    const pool = rd.accounts.filter((a) => a.type === type && !used.has(a.address));
+    let account: RealAccount;
+    if (pool.length === 0 || rng.chance(0.25)) {
+      account = await createRealAccount(type, rd.operator.public, rd.contracts, rd.ownerKey(rd.accounts.length), BigInt(rd.accounts.length));
+      rd.accounts.push(account);
+      fresh.push(account);
+    } else account = rng.pick(pool);
+    used.add(account.address);
+    const bundler = rng.pick(rd.bundlers);
+    // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
+    if (account.deployed && rng.chance(0.15) && size - intents.length >= 2) {
+      const count = Math.min(size - intents.length, rng.int(2, 3));
+      for (let k = 0; k < count; k++) intents.push({ ...planOp(rd, account, 'success'), nonceKey: BigInt(1000 + rd.nextNonceKey++), bundlers: [bundler] });
+      continue;
+    }
+    const roll = rng.next();
+    const expected: ExpectedOutcome =
+      account.deployed && roll < 0.1 ? 'execution-revert' : account.deployed && account.approvedPaymaster && roll < 0.25 ? 'postop-revert' : 'success';
+    const competing = rng.chance(0.1);
+    intents.push({ ...planOp(rd, account, expected), nonceKey: null, bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler] });
+  }
+  await fundAccounts(rd, fresh);
+  return intents;
+}
+
+function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOutcome): Omit<Intent, 'nonceKey' | 'bundlers'> {
+  const { rng } = rd;
+  const version = account.version;
+  if (expected === 'postop-revert') {
+    // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
+    return { account, calls: [], estimateWith: null, paymasterMode: 'erc20', expected };
+  }
+  if (expected === 'execution-revert') {
+    const reason = `realistic revert ${rd.nextNftId}`;
+    const calls = [{ target: rd.base.reverter, value: 0n, data: encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] }) }];
+    // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
+    const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
+    return { account, calls, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+  }
+  const count = rng.chance(0.35) ? rng.int(2, 3) : 1;
+  const calls = Array.from({ length: count }, () => randomCall(rd, account));
+  const roll = rng.next();
+  const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < 0.5 ? 'erc20' : null;
+  if (paymasterMode === 'erc20' && !account.approvedPaymaster) calls.unshift(approvePaymasterCall(rd.contracts, version));
+  return { account, calls, estimateWith: null, paymasterMode, expected };
+}
+
+function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
+  const { rng, base } = rd;
+  const others = rd.accounts.filter((a) => a.deployed && a.address !== account.address).map((a) => a.address);
+  const to = (rng.chance(0.3) && others.length > 0 ? rng.pick(others) : rng.pick(rd.devnet.recipients)) as Address;
+  switch (rng.int(0, 4)) {
+    case 0:
+      return { target: to, value: BigInt(rng.int(1, 1_000_000)) * 1_000_000n, data: '0x' };
+    case 1:
+      return { target: base.erc20Usd6, value: 0n, data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, BigInt(rng.int(1, 5_000_000))] }) };
+    case 2:
+      return { target: base.erc721, value: 0n, data: encodeFunctionData({ abi: ERC721, functionName: 'mint', args: [rng.chance(0.5) ? account.address : to, rd.nextNftId++] }) };
+    case 3:
+      return { target: base.erc1155, value: 0n, data: encodeFunctionData({ abi: ERC1155, functionName: 'mint', args: [to, BigInt(1 + rng.int(0, 4)), BigInt(rng.int(1, 100))] }) };
+    default:
+      // A contract call with value and data: the paymaster token's transfer, paid with 0 ETH.
+      return { target: base.erc20Dai18, value: 0n, data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, 10n ** 15n * BigInt(rng.int(1, 100))] }) };
+  }
+}
+
+/** New accounts get ether for gas and both test tokens, in plain transactions (as wallets are funded). */
+async function fundAccounts(rd: RealisticDevnet, accounts: RealAccount[]): Promise<void> {
+  if (accounts.length === 0) return;
+  const mint = parseAbi(['function mint(address,uint256)']);
+  let last: Hex | undefined;
+  for (const a of accounts) {
+    await rd.operator.send({ to: a.address, value: 10n ** 18n });
+    await rd.operator.send({ to: rd.base.erc20Usd6, data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 6n] }) });
+    last = await rd.operator.send({ to: rd.base.erc20Dai18, data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 18n] }) });
+  }
+  await rd.operator.public.waitForTransactionReceipt({ hash: last! });
+}
+
+async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
+  const { account } = intent;
+  const [bundler] = intent.bundlers;
+  const client = rd.operator.public;
+  const chain = devnetChain(rd.devnet);
+  const pimlico = createPimlicoClient({ chain, transport: http(bundler!.url) });
+  const paymaster = intent.paymasterMode
+    ? await paymasterService(client, rd.contracts, rd.paymasterSigner, account.version, intent.paymasterMode)
+    : undefined;
+  const bundlerClient = createBundlerClient({
+    client,
+    chain,
+    transport: http(bundler!.url),
+    paymaster: paymaster as never,
+    userOperation: { estimateFeesPerGas: async () => (await pimlico.getUserOperationGasPrice()).fast },
+  });
+  const toViem = (calls: Call[]) => calls.map((c) => ({ to: c.target, value: c.value, data: c.data }));
+  let calls = intent.calls;
+  let estimateWith = intent.estimateWith;
+  if (intent.expected === 'postop-revert') {
+    const balance = await client.readContract({ address: rd.contracts.paymasterToken, abi: ERC20, functionName: 'balanceOf', args: [account.address] });
+    const drain = (amount: bigint): Call => ({
+      target: rd.contracts.paymasterToken,
+      value: 0n,
+      data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [DEAD, amount] }),
+    });
+    calls = [drain(balance)];
+    estimateWith = [drain(0n)];
+  }
+  const authorization =
+    account.delegate && !account.deployed
+      ? await account.owner.signAuthorization({
+          chainId: rd.devnet.chainId,
+          address: account.delegate,
+          nonce: await client.getTransactionCount({ address: account.owner.address }),
+        })
+      : undefined;
+  const nonce = intent.nonceKey === null ? undefined : await account.sdk.getNonce({ key: intent.nonceKey });
+  const base = { account: account.sdk, ...(authorization ? { authorization } : {}), ...(nonce === undefined ? {} : { nonce }) };
+
+  let gas = {};
+  if (estimateWith) {
+    const estimated = (await bundlerClient.prepareUserOperation({ ...base, calls: toViem(estimateWith) } as never)) as UserOperation;
+    gas = {
+      callGasLimit: (estimated.callGasLimit * 3n) / 2n + 50_000n,
+      verificationGasLimit: (estimated.verificationGasLimit * 3n) / 2n,
+      preVerificationGas: (estimated.preVerificationGas * 11n) / 10n + 5_000n,
+    };
+  }
+  const prepared = (await bundlerClient.prepareUserOperation({ ...base, calls: toViem(calls), ...gas } as never)) as UserOperation;
+  const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared as never) } as UserOperation;
+  const entryPoint = account.sdk.entryPoint;
+  const hash = getUserOperationHash({
+    userOperation: op as never,
+    entryPointAddress: entryPoint.address,
+    entryPointVersion: entryPoint.version,
+    chainId: rd.devnet.chainId,
+  }).toLowerCase() as Hex;
+
+  const request = formatUserOperationRequest(op as never);
+  const sentTo: string[] = [];
+  for (const [i, b] of intent.bundlers.entries()) {
+    try {
+      const answered = await b.rpc.call<Hex>('eth_sendUserOperation', [request, entryPoint.address]);
+      if (answered.toLowerCase() !== hash) throw new Error(`bundler ${b.name} answered userOpHash ${answered}, the SDK computed ${hash}`);
+      sentTo.push(b.name);
+    } catch (err) {
+      // The second of two competing bundlers may refuse an op the first has taken; the first may not.
+      if (i === 0) throw new Error(`${account.type} op refused by bundler ${b.name}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  const paymasterAddress = intent.paymasterMode ? (rd.contracts.paymasters[account.version].toLowerCase() as Address) : null;
+  return {
+    hash,
+    accountType: account.type,
+    version: account.version,
+    entryPoint: entryPoint.address.toLowerCase() as Address,
+    op,
+    calls,
+    paymaster: paymasterAddress,
+    paymasterMode: intent.paymasterMode,
+    expected: intent.expected,
+    eip7702: account.delegate !== null,
+    sentTo,
+  };
+}
+
+async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerReceipt> {
+  const bundler = rd.bundlers.find((b) => b.name === s.sentTo[0])!;
+  const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  for (;;) {
+    const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
+    if (receipt) return receipt;
+    if (Date.now() > deadline) throw new Error(`${s.accountType} op ${s.hash}: no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
