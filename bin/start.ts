@@ -39,6 +39,7 @@ const db = await createDb({
   databaseUrl: config.DATABASE_URL,
   dataDir: config.DATA_DIR,
   max: 10 + config.networks.length * 4,
+  log,
 });
 shutdown.add('db', () => db.close());
 await migrate(db);

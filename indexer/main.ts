@@ -3,6 +3,7 @@
  * one that is not migrated), and indexes every configured network until SIGINT/SIGTERM.
  */
 import { indexerEnvSchema, loadConfig } from '../shared/config.js';
+import { waitForDatabase } from '../shared/db/availability.js';
 import { createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
@@ -21,15 +22,17 @@ const db = await createDb({
   databaseUrl: config.DATABASE_URL,
   dataDir: config.DATA_DIR,
   max: Math.max(10, config.networks.length * CONNECTIONS_PER_NETWORK + 2),
+  log,
 });
 shutdown.add('database', () => db.close());
-await assertMigrated(db);
-
 indexerMetrics.watch(db, config.networks);
+// Served before the database is waited for: /readyz says 503 (and why) meanwhile.
 if (config.METRICS_PORT !== undefined) {
   const ops = await startOpsServer({ port: config.METRICS_PORT, db, metricsToken: config.METRICS_TOKEN, log });
   shutdown.add('metrics server', () => closeServer(ops));
 }
+await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
+await assertMigrated(db);
 
 const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());

@@ -2,10 +2,14 @@
  * The life of one network in an indexer process: become its only writer (a Postgres session
  * advisory lock, held on a dedicated session for as long as we index; PGlite is one process
  * anyway), create the cursor, catch up, then follow the head on the node-cron schedule. A lost
- * session or lock means we stop writing and queue for the lock again.
+ * session or lock means we stop writing and queue for the lock again: a restart or crash of the
+ * database ends the session, so the runner waits for the database (with back-off, one log line per
+ * outage) and takes the lock again. A batch cut by the outage was rolled back whole and is written
+ * again from the committed cursor.
  */
 import cron from 'node-cron';
-import type { Db, Queryable } from '../shared/db/client.js';
+import { backoffMs } from '../shared/db/availability.js';
+import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { NetworkSync } from './sync/networkSync.js';
@@ -40,7 +44,7 @@ export function runNetwork(deps: {
   let running: Promise<void> | null = null;
   let ready: Promise<void> | null = null;
 
-  const acquireLock = async (session: Queryable): Promise<boolean> => {
+  const acquireLock = async (session: Session): Promise<boolean> => {
     if (db.kind !== 'postgres') return true;
     for (let waited = false; !stopped; waited = true) {
       const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
@@ -53,25 +57,28 @@ export function runNetwork(deps: {
     return false;
   };
 
-  const whileLocked = async (session: Queryable): Promise<void> => {
+  const whileLocked = async (session: Session): Promise<void> => {
     if (!(await acquireLock(session))) return;
     // The writer of a network gives it its own partitions before the first write (migration 0010).
     await ensureChainPartitions(db, network.chainId);
     await sync.init();
-    let lost: (err: unknown) => void = () => undefined;
-    const lostSignal = new Promise<never>((_, reject) => (lost = reject));
+    // The lock went with its session: stop writing at once (the next batch is not started; one
+    // in flight cannot commit over another writer's, as persistBatch checks the cursor).
+    let sessionLost = false;
+    const lostSignal = session.lost.then((err) => {
+      sessionLost = true;
+      throw err;
+    });
     lostSignal.catch(() => undefined);
+    const shouldStop = () => stopped || sessionLost;
     const tick = (): Promise<void> => {
-      running ??= (async () => {
-        try {
-          await session.query('select 1'); // the session holding the lock is still alive
-        } catch (err) {
-          lost(err);
-          return;
-        }
-        await sync.catchUp(() => stopped);
-      })()
-        .catch((err: unknown) => log.error({ err }, 'indexing pass failed; retrying on the next tick'))
+      running ??= sync
+        .catchUp(shouldStop)
+        .catch((err: unknown) => {
+          // An outage is logged once by the database client; the pass runs again once it is over.
+          if (isDatabaseUnavailable(err)) log.debug({ err }, 'indexing pass cut by a database outage');
+          else log.error({ err }, 'indexing pass failed; retrying on the next tick');
+        })
         .finally(() => (running = null));
       return running;
     };
@@ -88,13 +95,20 @@ export function runNetwork(deps: {
   };
 
   const loop = (async () => {
-    while (!stopped) {
+    for (let attempt = 0; !stopped; attempt++) {
       try {
         await db.withSession(whileLocked);
+        attempt = -1;
       } catch (err) {
         if (stopped) break;
-        log.error({ err }, 'indexer session failed; retrying');
-        await Promise.race([sleep(tuning.lockRetryMs), stopSignal]);
+        // The database is away (restarting, crashed): try again soon, backing off; else as a standby would.
+        if (isDatabaseUnavailable(err)) {
+          log.debug({ err }, 'writer session lost to a database outage; taking the lock again once it is back');
+          await Promise.race([sleep(backoffMs(attempt, tuning.lockRetryMs)), stopSignal]);
+        } else {
+          log.error({ err }, 'indexer session failed; retrying');
+          await Promise.race([sleep(tuning.lockRetryMs), stopSignal]);
+        }
       }
     }
   })();

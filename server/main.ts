@@ -1,4 +1,5 @@
 import { loadConfig, webEnvSchema } from '../shared/config.js';
+import { waitForDatabase } from '../shared/db/availability.js';
 import { createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
@@ -9,8 +10,9 @@ import { closeServer, startWeb } from './web.js';
 const config = loadConfig(webEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'web' });
 const shutdown = createShutdown(log);
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, statementTimeoutMs: 5000 });
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, statementTimeoutMs: 5000, log });
 shutdown.add('db', () => db.close());
+await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
 await assertMigrated(db);
 const server = await startWeb({ db, config, log }, config.PORT);
 shutdown.add('http', () => closeServer(server));

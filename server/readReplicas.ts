@@ -83,9 +83,14 @@ export function createReadReplicas(
 ): ReadReplicas {
   const { log, maxLagSeconds } = options;
   const members = urls.map((url) => {
-    const db = createPostgresDb(url, { statementTimeoutMs: options.statementTimeoutMs, connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS });
+    const name = nameOf(url);
+    const db = createPostgresDb(url, {
+      statementTimeoutMs: options.statementTimeoutMs,
+      connectTimeoutMs: REPLICA_CONNECT_TIMEOUT_MS,
+      name,
+    });
     return {
-      name: nameOf(url),
+      name,
       db,
       indexer: createIndexerView(db, options.networks, { log }),
       usable: false,

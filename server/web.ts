@@ -3,6 +3,7 @@ import type { WebConfig } from '../shared/config.js';
 import type { Db } from '../shared/db/client.js';
 import type { Logger } from '../shared/log.js';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/requestGuards.js';
 import { createWebServices } from './services.js';
 
 /**
@@ -18,6 +19,7 @@ export async function startWeb(base: { db: Db; config: WebConfig; log: Logger },
     s.once('error', reject);
   });
   server.once('close', () => void services.close());
+  answerClientErrors(server);
   // Keep-alive longer than a proxy's idle timeout, so it never reuses a socket we just closed.
   server.keepAliveTimeout = 95_000;
   server.headersTimeout = 96_000;

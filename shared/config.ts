@@ -23,6 +23,14 @@ export const baseEnvSchema = z.object({
     .optional()
     .describe('PostgreSQL connection URL. Unset: embedded PGlite in DATA_DIR.'),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder of the embedded PGlite store.'),
+  DB_STARTUP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(60_000)
+    .describe(
+      'How long a process starting while PostgreSQL is unreachable waits for it (retrying with back-off) before it exits; 0: exit at once. Outages after the start are waited out without a bound.',
+    ),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('Log level.'),
   LOG_FORMAT: z
     .enum(LOG_FORMATS)

@@ -27,10 +27,26 @@ export function metricsAuthorized(token: string | undefined, authorization: stri
   return timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`));
 }
 
+/** A probe answers within this, whatever the database does (a connection attempt may hang up to 10 s). */
+const READY_TIMEOUT_MS = 3_000;
+
 /** Resolves when the process can do its work; rejects with the reason it cannot. */
 export async function checkReady(db: Queryable): Promise<void> {
-  await db.query('select 1');
-  await assertMigrated(db);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        await db.query('select 1');
+        await assertMigrated(db);
+      })(),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export type Probe = { status: number; contentType: string; body: string };

@@ -1,4 +1,5 @@
 import { dispatcherEnvSchema, loadConfig } from '../shared/config.js';
+import { waitForDatabase } from '../shared/db/availability.js';
 import { createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
@@ -13,13 +14,15 @@ const config = loadConfig(dispatcherEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher', format: config.LOG_FORMAT });
 const shutdown = createShutdown(log);
 // Room for the two LISTEN sessions, the matcher, claims and batched outcome writes.
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20 });
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20, log });
 shutdown.add('db', () => db.close());
-await assertMigrated(db);
 dispatcherMetrics.watch(db);
+// Served before the database is waited for: /readyz says 503 (and why) meanwhile.
 if (config.METRICS_PORT !== undefined) {
   const ops = await startOpsServer({ port: config.METRICS_PORT, db, metricsToken: config.METRICS_TOKEN, log });
   shutdown.add('metrics server', () => closeServer(ops));
 }
+await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
+await assertMigrated(db);
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());

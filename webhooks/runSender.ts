@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../shared/db/client.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import type { ClaimedDelivery } from '../shared/db/tables/webhookDeliveries.js';
 import { dispatcherMetrics } from './metrics.js';
@@ -61,7 +62,9 @@ export async function runSender(deps: SendDeps & { wakeup: Wakeup; isRunning: ()
       const idle = room > 0 && busy.length === 0;
       await deps.wakeup.wait(idle ? await msUntilNextDue(deps, settings.pollIntervalMs) : settings.pollIntervalMs);
     } catch (err) {
-      deps.log.error({ err }, 'webhook sender loop failed; retrying');
+      // An outage is logged once by the database client.
+      if (isDatabaseUnavailable(err)) deps.log.debug({ err }, 'claiming deliveries cut by a database outage; retrying');
+      else deps.log.error({ err }, 'webhook sender loop failed; retrying');
       await deps.wakeup.wait(settings.pollIntervalMs);
     }
   }

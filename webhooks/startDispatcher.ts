@@ -1,5 +1,5 @@
 import type { DispatcherConfig } from '../shared/config.js';
-import type { Db } from '../shared/db/client.js';
+import { isDatabaseUnavailable, type Db } from '../shared/db/client.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import * as cursors from '../shared/db/tables/webhookOutboxCursors.js';
 import type { Logger } from '../shared/log.js';
@@ -50,7 +50,8 @@ export type Dispatcher = { stats(): DispatcherStats; stop(): Promise<void> };
 /**
  * Starts the two loops of the dispatcher: the matcher (outbox → deliveries, woken by
  * NOTIFY on OUTBOX_CHANNEL) and the sender (deliveries → signed POSTs). `stop()` stops taking work,
- * waits for sends in flight (at most the request timeout) and releases everything.
+ * waits for sends in flight (at most the request timeout) and releases everything. Both loops ride
+ * out a database outage: they retry on their poll interval, their LISTENs reconnect by themselves.
  */
 export async function startDispatcher(deps: {
   db: Db;
@@ -104,7 +105,9 @@ export async function startDispatcher(deps: {
           if (result.deliveries > 0) senderWakeup.wake();
           more ||= result.more;
         } catch (err) {
-          log.error({ err, chainId: chain.chainId }, 'matching outbox events failed; retrying');
+          // The batch rolled back whole; an outage is logged once by the database client.
+          if (isDatabaseUnavailable(err)) log.debug({ err, chainId: chain.chainId }, 'matching cut by a database outage; retrying');
+          else log.error({ err, chainId: chain.chainId }, 'matching outbox events failed; retrying');
         }
       }
       if (!more) await matcherWakeup.wait(pollIntervalMs);

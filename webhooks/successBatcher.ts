@@ -1,8 +1,10 @@
+import { retryWhileUnavailable } from '../shared/db/availability.js';
 import { transactionRetryingConflicts, type Db } from '../shared/db/client.js';
 import * as webhookAttempts from '../shared/db/tables/webhookAttempts.js';
 import type { AttemptRecord } from '../shared/db/tables/webhookAttempts.js';
 import * as webhookDeliveries from '../shared/db/tables/webhookDeliveries.js';
 import * as webhooks from '../shared/db/tables/webhooks.js';
+import { RECORD_RETRY_MS } from './sendDelivery.js';
 
 /**
  * Records successful attempts in batches: one transaction (three statements) for up to
@@ -27,17 +29,20 @@ export function createSuccessBatcher(db: Db): SuccessBatcher {
     queue = [];
     if (batch.length === 0) return;
     const attempts = batch.map((e) => e.attempt);
-    transactionRetryingConflicts(db, async (tx) => {
-      await webhookAttempts.insertMany(tx, attempts);
-      await webhookDeliveries.settleDeliveredMany(
-        tx,
-        attempts.map((a) => ({ id: a.deliveryId, attempt: a.attempt })),
-      );
-      await webhooks.markSucceeded(
-        tx,
-        attempts.map((a) => a.webhookId),
-      );
-    }).then(
+    const write = () =>
+      transactionRetryingConflicts(db, async (tx) => {
+        await webhookAttempts.insertMany(tx, attempts);
+        await webhookDeliveries.settleDeliveredMany(
+          tx,
+          attempts.map((a) => ({ id: a.deliveryId, attempt: a.attempt })),
+        );
+        await webhooks.markSucceeded(
+          tx,
+          attempts.map((a) => a.webhookId),
+        );
+      });
+    // Sent already: through a database outage the record waits for it rather than the receiver getting it twice.
+    retryWhileUnavailable(write, { deadline: Date.now() + RECORD_RETRY_MS }).then(
       () => batch.forEach((e) => e.done()),
       (error: unknown) => batch.forEach((e) => e.fail(error)),
     );

@@ -1,3 +1,5 @@
+import { maxHeaderSize, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type express from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { AppError } from '../../shared/errors.js';
@@ -60,16 +62,40 @@ function earlyError(req: express.Request, res: express.Response, error: AppError
   res.status(status).json(errorBody(error));
 }
 
+/** How much of a refused body is read and dropped (a lingering close), and for how long at most. */
+export const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+export const DISCARD_MAX_MS = 5_000;
+
+/**
+ * A lingering close, as servers do it: the client of a refused body is usually still sending it
+ * when the answer goes out. Closing the connection then, with its bytes still arriving, makes the
+ * kernel answer them with a reset, which may reach the client before it has read the answer (Node's
+ * http client reports EPIPE and never sees the 413; curl happens to). So the rest of the body is
+ * read and dropped, and the connection stays usable after it; a client sending more than
+ * DISCARD_MAX_BYTES, or for longer than DISCARD_MAX_MS, is cut off there.
+ */
+export function discardBody(req: IncomingMessage): void {
+  let read = 0;
+  const cut = () => req.socket.destroy();
+  const timer = setTimeout(cut, DISCARD_MAX_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > DISCARD_MAX_BYTES) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
+}
+
 /**
  * First of all middleware: a body declared larger than MAX_BODY_BYTES is a 413 whatever its type
- * and route, before anything reads it (the JSON parser enforces the same limit on bodies sent
- * without a length).
+ * and route, before anything parses it; the rest of it is read and dropped (`discardBody`), so the
+ * client reads the 413. The JSON parser enforces the same limit on bodies sent without a length
+ * (it reads such a body to its end before answering, within the server's 30 s request timeout).
  */
 export const bodySizeGuard: express.RequestHandler = (req, res, next) => {
   const length = Number(req.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) {
-    // The body is not read: close the connection after answering rather than drain it.
-    res.setHeader('connection', 'close');
+    discardBody(req);
     earlyError(req, res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`));
     return;
   }
@@ -99,3 +125,58 @@ export const trpcRequestGuard: express.RequestHandler = (req, res, next) => {
   }
   next();
 };
+
+/** Node's limit on a request's headers (--max-http-header-size, 16 KB unless changed). */
+const headerLimitKb = () => Math.round(maxHeaderSize / 1024);
+
+/**
+ * What a request Node's parser refused gets (server 'clientError': headers over the limit, a
+ * malformed request, headers that took too long). Node's own answer is a bare 431/400/408 followed
+ * by an immediate close; headers over the limit usually arrive faster than that, so the close
+ * resets the connection and a client still sending reads ECONNRESET instead of the 431. Here the
+ * answer is JSON and the 431 lingers like a refused body (`discardBody`): the connection is
+ * half-closed and what the client still sends is read and dropped, up to DISCARD_MAX_BYTES or
+ * DISCARD_MAX_MS. The parser gives up at the first byte over the limit, so its bytes are not
+ * parsed any more, only counted.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, code, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [
+            431,
+            'Request Header Fields Too Large',
+            'REQUEST_HEADER_FIELDS_TOO_LARGE',
+            `The request headers are larger than ${headerLimitKb()} KB`,
+          ]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request did not arrive in time']
+          : [400, 'Bad Request', 'BAD_REQUEST', 'Malformed HTTP request'];
+    const body = JSON.stringify({ message, code });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    if (status !== 431) {
+      socket.destroy();
+      return;
+    }
+    // The parser is done with this socket: its listener would parse (and fail) again.
+    socket.removeAllListeners('data');
+    let read = 0;
+    const cut = () => socket.destroy();
+    const timer = setTimeout(cut, DISCARD_MAX_MS);
+    timer.unref();
+    socket.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DISCARD_MAX_BYTES) cut();
+    });
+    socket.once('end', cut);
+    socket.once('close', () => clearTimeout(timer));
+    socket.end();
+    socket.resume();
+  });
+}

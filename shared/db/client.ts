@@ -5,6 +5,8 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import type { Logger } from '../log.js';
+import { backoffMs, trackAvailability } from './availability.js';
 
 /**
  * The one database interface of opscan. It is implemented by a `pg` pool (real PostgreSQL, when
@@ -21,16 +23,30 @@ export interface Queryable {
   copyFrom?(statement: string, chunks: Iterable<Buffer>): Promise<void>;
 }
 
+/** One connection kept for session-scoped state (an advisory lock). */
+export interface Session extends Queryable {
+  /**
+   * Resolves with the error once the connection is lost (the server restarted, crashed, or ended
+   * it): whatever the session held (its locks) is gone with it. Never resolves on PGlite.
+   */
+  readonly lost: Promise<Error>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**
-   * Runs `fn` on one dedicated session (for session-scoped state such as advisory locks or
-   * LISTEN). The session goes back to the pool when `fn` settles.
+   * Runs `fn` on one dedicated session (for session-scoped state such as advisory locks). The
+   * session goes back to the pool when `fn` settles.
    */
-  withSession<T>(fn: (session: Queryable) => Promise<T>): Promise<T>;
-  /** Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. */
+  withSession<T>(fn: (session: Session) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to NOTIFY on `channel`; resolves to an unsubscribe function. The subscription
+   * outlives its connection: a lost one is made again (with back-off) and listens again. What was
+   * notified meanwhile is lost, so `onNotify` is then called once with an empty payload: a
+   * subscriber re-reads what it waits for.
+   */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
@@ -49,6 +65,10 @@ export type DbOptions = {
   statementTimeoutMs?: number;
   /** How long to wait for a new PostgreSQL connection before failing (default 10 s, never forever). */
   connectTimeoutMs?: number;
+  /** Labels the availability metrics (`primary` unless told; a replica is named by its host). */
+  name?: string;
+  /** Where outages are logged (the start and the end of each, once). */
+  log?: Logger;
 };
 
 /**
@@ -115,25 +135,46 @@ export async function createDb(options: DbOptions): Promise<Db> {
 
 /** A PostgreSQL pool as a Db (synchronous: the pool connects on first use). */
 export function createPostgresDb(url: string, options: Omit<DbOptions, 'databaseUrl' | 'dataDir'> = {}): Db {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeoutMs,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    connectionTimeoutMillis: connectTimeoutMs,
   });
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
-  const listeners: pg.PoolClient[] = [];
+  const availability = trackAvailability(options.name ?? 'primary', options.log);
+  // A client whose connection dies (the server restarted or ended it) emits 'error'; with no
+  // listener that would end the process. The pool listens only while a client is idle (and then
+  // replaces it), so every client gets a listener of its own for its whole life: a borrowed one
+  // fails its next query instead, and the pool drops it when it is released.
+  pool.on('error', (error) => availability.failed(error));
+  pool.on('connect', (client) => client.on('error', (error) => availability.failed(error)));
+  const closing = new Set<() => Promise<void>>();
 
-  const query = async <TRow>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }> => {
-    const res = await pool.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
-    return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+  /** Every call reports to the availability tracker: the first failure opens an outage, a success closes it. */
+  const tracked = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await run();
+      availability.succeeded();
+      return result;
+    } catch (error) {
+      availability.failed(error);
+      throw error;
+    }
   };
 
-  const onClient = (client: pg.PoolClient): Queryable => ({
-    async query<TRow>(text: string, values?: readonly unknown[]) {
-      const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
+  const query = <TRow>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }> =>
+    tracked(async () => {
+      const res = await pool.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+    });
+
+  const onClient = (client: pg.PoolClient): Queryable => ({
+    query<TRow>(text: string, values?: readonly unknown[]) {
+      return tracked(async () => {
+        const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
+        return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+      });
     },
     async copyFrom(statement, chunks) {
       // Written straight to the COPY stream, waiting only for drain (a Readable piped in cost a
@@ -161,11 +202,68 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     },
   });
 
+  /**
+   * A LISTEN of its own connection (outside the pool, which it would hold forever), made again with
+   * back-off whenever it is lost, until unsubscribed.
+   */
+  const listen = async (channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> => {
+    let client: pg.Client | null = null;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<pg.Client> => {
+      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      c.on('notification', (msg) => {
+        if (msg.channel === channel) onNotify(msg.payload ?? '');
+      });
+      c.on('error', (error) => {
+        availability.failed(error);
+        if (client === c) lost(0);
+      });
+      try {
+        await tracked(async () => {
+          await c.connect();
+          await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+        });
+      } catch (error) {
+        await c.end().catch(() => {});
+        throw error;
+      }
+      return c;
+    };
+    const lost = (attempt: number): void => {
+      const dead = client;
+      client = null;
+      void dead?.end().catch(() => {});
+      if (stopped) return;
+      retry = setTimeout(() => {
+        connect().then(
+          (c) => {
+            if (stopped) return void c.end().catch(() => {});
+            client = c;
+            onNotify(''); // notifications sent while it was away are lost: the subscriber looks again
+          },
+          () => lost(attempt + 1),
+        );
+      }, backoffMs(attempt));
+    };
+    client = await connect();
+    const unsubscribe = async () => {
+      stopped = true;
+      clearTimeout(retry);
+      closing.delete(unsubscribe);
+      const c = client;
+      client = null;
+      await c?.end().catch(() => {});
+    };
+    closing.add(unsubscribe);
+    return unsubscribe;
+  };
+
   return {
     kind: 'postgres',
     query,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await tracked(() => pool.connect());
       try {
         await client.query('begin');
         const result = await fn(onClient(client));
@@ -179,10 +277,13 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       }
     },
     async withSession(fn) {
-      const client = await pool.connect();
+      const client = await tracked(() => pool.connect());
       let broken = false;
+      let onError: (error: Error) => void = () => undefined;
+      const lost = new Promise<Error>((resolve) => (onError = resolve));
+      client.on('error', onError);
       try {
-        return await fn(onClient(client));
+        return await fn({ ...onClient(client), lost });
       } catch (error) {
         broken = true;
         throw error;
@@ -190,27 +291,13 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
         // Session state (locks, LISTEN) must not leak to the next borrower: a failed session is
         // destroyed, a clean one is reset.
         if (!broken) await client.query('select pg_advisory_unlock_all()').catch(() => (broken = true));
+        client.off('error', onError);
         client.release(broken);
       }
     },
-    async listen(channel, onNotify) {
-      const client = await pool.connect();
-      listeners.push(client);
-      const onNotification = (msg: pg.Notification) => {
-        if (msg.channel === channel) onNotify(msg.payload ?? '');
-      };
-      client.on('notification', onNotification);
-      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
-      return async () => {
-        await client.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => {});
-        // The pooled client outlives this subscription: its handler must not.
-        client.off('notification', onNotification);
-        listeners.splice(listeners.indexOf(client), 1);
-        client.release();
-      };
-    },
+    listen,
     async close() {
-      for (const client of listeners.splice(0)) client.release();
+      await Promise.all([...closing].map((unsubscribe) => unsubscribe()));
       await pool.end();
     },
   };
@@ -260,9 +347,9 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
     transaction(fn) {
       return lite.transaction(async (tx) => fn({ query: runOn(tx) }));
     },
-    // PGlite is one session already.
+    // PGlite is one session already, and in-process: it is never lost.
     withSession(fn) {
-      return fn({ query });
+      return fn({ query, lost: new Promise<Error>(() => undefined) });
     },
     async listen(channel, onNotify) {
       const unsubscribe = await lite.listen(channel, onNotify);

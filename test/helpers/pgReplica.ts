@@ -46,7 +46,8 @@ export function postgresServerBinaries(): string | null {
   return candidates.find((dir) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((b) => existsSync(join(dir, b)))) ?? null;
 }
 
-function postgresUser(): { uid: number; gid: number } | null {
+/** The `postgres` OS user when running as root (the server refuses to run as root); else null: run as ourselves. */
+export function postgresUser(): { uid: number; gid: number } | null {
   if (process.getuid?.() !== 0) return null;
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
   const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());

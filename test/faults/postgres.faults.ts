@@ -1,0 +1,254 @@
+/**
+ * PostgreSQL restarted and crashed under load (issue 20), with the three processes of the Procfile
+ * running from their entry points (web, indexer, dispatcher) on a private PostgreSQL server this
+ * suite starts (the shared one is never touched), devnet traffic arriving throughout:
+ *
+ *   - `pg_ctl restart -m fast` (every client told 57P01, the server back within a second);
+ *   - `pg_ctl stop -m immediate` (a crash), the server started again 5 s later.
+ *
+ * After each: no process exited, the API answered only JSON 200 or JSON 503 with Retry-After
+ * (never a 500), the indexer's and dispatcher's /readyz said 503 while the server was down and 200
+ * again after, and the data read through the API equals the chain. At the end every webhook event
+ * was delivered. Also: a 10 MB upload sent with Node's http module reads back the web process's 413.
+ * Part of `npm run test:faults` (`--reduced`: fewer ops). Prints a table: fault, injected, outcome.
+ */
+import { expect } from 'chai';
+import http from 'node:http';
+import request from 'supertest';
+import { generate, startContinuous, startDevnet, type ContinuousTraffic, type Devnet } from '../../devnet/index.js';
+import { createDb } from '../../shared/db/client.js';
+import { createTestApp, createTestKey } from '../helpers/app.js';
+import { createMigratedDatabaseOn, startPostgresServer, type PostgresServer } from '../helpers/pgServer.js';
+import { postgresServerBinaries } from '../helpers/pgReplica.js';
+import { expectedEvents, mostCommon } from '../webhooks/support/expectedEvents.js';
+import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
+import { startApiLoad, statusSummary, type Answer } from './support/apiLoad.js';
+import { apiDifference } from './support/apiTruth.js';
+import { freePort, startChild, waitUntil, type Child } from './support/childProcess.js';
+
+const REDUCED = process.argv.includes('--reduced') || process.env.FAULTS_REDUCED === '1';
+const OPS = REDUCED ? 60 : 200;
+const CRASH_DOWN_MS = 5_000;
+
+type Row = { fault: string; injected: string; outcome: string };
+
+describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)' : ''}`, function () {
+  this.timeout(REDUCED ? 300_000 : 600_000);
+  const rows: Row[] = [];
+  let server: PostgresServer;
+  let devnet: Devnet;
+  let traffic: ContinuousTraffic | undefined;
+  let receiver: Receiver;
+  let key: string;
+  let bundler: string;
+  let webUrl: string;
+  const readyz: Record<'indexer' | 'dispatcher', string> = { indexer: '', dispatcher: '' };
+  const children: Child[] = [];
+  const exits: string[] = [];
+
+  const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => null))?.status ?? 0;
+
+  before(async function () {
+    if (!postgresServerBinaries()) this.skip();
+    server = await startPostgresServer();
+    const databaseUrl = await createMigratedDatabaseOn(server);
+    devnet = await startDevnet();
+    await generate(devnet, { ops: OPS, days: 1, seed: 5, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
+    bundler = mostCommon(devnet.truth.userOps.map((o) => o.bundler));
+    receiver = await startReceiver();
+    const env = {
+      DATABASE_URL: databaseUrl,
+      NETWORKS: 'devnet',
+      RPC_URL_DEVNET: devnet.rpcUrl,
+      START_BLOCK_DEVNET: '0',
+      INDEXER_POLL_CRON: '*/1 * * * * *',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    };
+    const db = await createDb({ databaseUrl, max: 1 });
+    try {
+      key = await createTestKey(db, 'pg-faults', 1_000_000);
+      const created = await request(createTestApp(db, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }))
+        .post('/v0/createWebhook')
+        .set('x-api-key', key)
+        .send({ webhookUrl: `${receiver.url}/hook`, filter: 'BUNDLER', identifier: bundler, chainId: 31337, apiName: 'pg faults' });
+      expect(created.status, 'createWebhook').to.equal(200);
+    } finally {
+      await db.close();
+    }
+    const [webPort, indexerPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
+    webUrl = `http://127.0.0.1:${webPort}`;
+    readyz.indexer = `http://127.0.0.1:${indexerPort}/readyz`;
+    readyz.dispatcher = `http://127.0.0.1:${dispatcherPort}/readyz`;
+    for (const [name, script, extra] of [
+      ['web', 'server/main.ts', { PORT: String(webPort) }],
+      ['indexer', 'indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
+      ['dispatcher', 'webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
+    ] as const) {
+      const child = startChild(name, script, { env: { ...env, ...extra } });
+      child.process.once('exit', (code, signal) => exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`));
+      children.push(child);
+    }
+    await waitUntil('the web process to answer /healthz', async () => (await status(`${webUrl}/healthz`)) === 200, 60_000);
+    await waitUntil(
+      'the indexer and the dispatcher to be ready',
+      async () => (await status(readyz.indexer)) === 200 && (await status(readyz.dispatcher)) === 200,
+      60_000,
+    );
+    await waitUntil('the API to equal the ground truth', async () => (await apiDifference(webUrl, key, devnet.truth)) === null, 120_000);
+  });
+
+  after(async () => {
+    await traffic?.stop();
+    await Promise.all(children.map((c) => c.kill()));
+    await receiver?.close();
+    await server?.stop();
+    await devnet?.stop();
+    printTable();
+  });
+
+  /**
+   * Runs `outage` under API load and devnet traffic; then waits for both workers' /readyz to be 200
+   * and the API to equal the chain, and checks every answer and that no process exited.
+   */
+  async function underLoad(fault: string, injected: string, outage: () => Promise<{ downAt: number; upAt: number }>): Promise<void> {
+    const sample = devnet.truth.userOps.filter((_, i) => i % 20 === 0).map((o) => `/v0/getUserOp?hash=${o.userOpHash}`);
+    const load = startApiLoad({ baseUrl: webUrl, key, paths: ['/v0/getLatestUserOps?network=devnet&first=10', ...sample] });
+    traffic = startContinuous(devnet, { intervalMs: 700, opsPerTick: 3, seed: rows.length + 1 });
+    try {
+      await waitUntil('answers before the outage', () => load.answers.length >= 20);
+      const notReady = { indexer: 0, dispatcher: 0 };
+      let probing = true;
+      const probe = (async () => {
+        while (probing) {
+          for (const name of ['indexer', 'dispatcher'] as const) if ((await status(readyz[name])) === 503) notReady[name]++;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      const { downAt, upAt } = await outage();
+      const recovered: Record<string, number> = {};
+      await waitUntil(
+        'the indexer and the dispatcher to be ready again',
+        async () => {
+          for (const name of ['indexer', 'dispatcher'] as const)
+            if (!recovered[name] && (await status(readyz[name])) === 200) recovered[name] = Date.now();
+          return Boolean(recovered.indexer && recovered.dispatcher);
+        },
+        60_000,
+      );
+      probing = false;
+      await probe;
+      await traffic.stop();
+      traffic = undefined;
+      let difference: string | null = 'not checked';
+      await waitUntil(
+        `the API to equal the chain after ${fault}`,
+        async () => (difference = await apiDifference(webUrl, key, devnet.truth)) === null,
+        120_000,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}: ${difference}`);
+      });
+      const answers: Answer[] = await load.stop();
+      expect(exits, 'processes that exited').to.deep.equal([]);
+      const bad = answers.filter((a) => a.status === 0 || !a.json || (a.status >= 500 && !(a.status === 503 && a.retryAfter)));
+      expect(
+        bad.map((a) => `${a.status} ${a.path} ${a.error ?? ''} at +${a.at - downAt} ms`),
+        'answers other than JSON 200/4xx or JSON 503 with Retry-After',
+      ).to.deep.equal([]);
+      const after = (name: string) => ((recovered[name]! - upAt) / 1000).toFixed(1);
+      rows.push({
+        fault,
+        injected: `${injected}, ${answers.length} requests`,
+        outcome: `no exit; ${statusSummary(answers)}; /readyz 503 seen indexer×${notReady.indexer} dispatcher×${notReady.dispatcher}; ready again ${after('indexer')} s (indexer) and ${after('dispatcher')} s (dispatcher) after the server was back; API = chain (${devnet.truth.userOps.length} ops)`,
+      });
+    } catch (err) {
+      rows.push({ fault, injected, outcome: `FAILED: ${(err as Error).message.split('\n')[0]}` });
+      await load.stop();
+      throw err;
+    }
+  }
+
+  it('rides out a fast restart (57P01 to every client)', async () => {
+    await underLoad('PostgreSQL restarted (pg_ctl restart -m fast)', 'one restart', async () => {
+      const downAt = Date.now();
+      await server.restartFast();
+      return { downAt, upAt: Date.now() };
+    });
+  });
+
+  it(`rides out a crash, the server down ${CRASH_DOWN_MS / 1000} s`, async () => {
+    await underLoad('PostgreSQL crashed (pg_ctl stop -m immediate)', `${CRASH_DOWN_MS / 1000} s down`, async () => {
+      const downAt = Date.now();
+      await server.crash();
+      await new Promise((r) => setTimeout(r, CRASH_DOWN_MS));
+      // Both workers said 503 while it was down (probed above); the web answered 503s.
+      expect(await status(readyz.indexer), 'indexer /readyz while down').to.equal(503);
+      expect(await status(readyz.dispatcher), 'dispatcher /readyz while down').to.equal(503);
+      await server.start();
+      return { downAt, upAt: Date.now() };
+    });
+  });
+
+  it('delivered every webhook event afterwards', async () => {
+    const expected = expectedEvents(devnet.truth, 'BUNDLER', bundler);
+    const delivered = () =>
+      new Set(
+        receiver.received.map((r) => {
+          const body = JSON.parse(r.body) as { type: string; data: { userOp?: { userOpHash: string }; userOpHash?: string } };
+          return `${body.type}:${body.data.userOp?.userOpHash ?? body.data.userOpHash}`;
+        }),
+      );
+    await waitUntil('every webhook event to be delivered', () => [...expected].every((e) => delivered().has(e)), 120_000).catch(
+      (err: Error) => {
+        rows.push({
+          fault: 'webhooks after the outages',
+          injected: '-',
+          outcome: `FAILED: ${[...expected].filter((e) => !delivered().has(e)).length} missing`,
+        });
+        throw err;
+      },
+    );
+    rows.push({
+      fault: 'webhooks after the outages',
+      injected: `${expected.size} events`,
+      outcome: `all delivered (${receiver.received.length} requests)`,
+    });
+    expect(exits, 'processes that exited').to.deep.equal([]);
+  });
+
+  it('answers a 10 MB upload sent with Node http with a JSON 413 it reads', async () => {
+    const body = Buffer.alloc(10 * 1024 * 1024, 'a');
+    const answers = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<string>((resolve) => {
+            const req = http.request(
+              `${webUrl}/v0/createWebhook`,
+              { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-api-key': key } },
+              (res) => {
+                let text = '';
+                res.on('data', (c: Buffer) => (text += c.toString()));
+                res.on('end', () => resolve(`${res.statusCode} ${text}`));
+              },
+            );
+            req.on('error', (e: NodeJS.ErrnoException) => resolve(`error ${e.code}`));
+            req.end(body);
+          }),
+      ),
+    );
+    rows.push({ fault: '10 MB upload (Node http)', injected: '4 uploads', outcome: answers.map((a) => a.slice(0, 3)).join(', ') });
+    for (const a of answers) expect(a).to.match(/^413 .*PAYLOAD_TOO_LARGE/);
+  });
+
+  function printTable(): void {
+    const width = (k: keyof Row) => Math.max(k.length, ...rows.map((r) => r[k].length));
+    const line = (r: Row) => `| ${r.fault.padEnd(width('fault'))} | ${r.injected.padEnd(width('injected'))} | ${r.outcome} |`;
+    console.log(
+      `\nPostgreSQL faults${REDUCED ? ' (reduced)' : ''}:\n${line({ fault: 'fault', injected: 'injected', outcome: 'outcome' })}`,
+    );
+    console.log(`|${'-'.repeat(width('fault') + 2)}|${'-'.repeat(width('injected') + 2)}|---|`);
+    for (const r of rows) console.log(line(r));
+  }
+});

@@ -1,0 +1,113 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { createDb } from '../../shared/db/client.js';
+import { migrate } from '../../shared/db/migrate.js';
+import { freePort } from './freePort.js';
+import { postgresServerBinaries, postgresUser } from './pgReplica.js';
+
+/**
+ * A private PostgreSQL server (its own cluster on a free loopback port in a temporary folder) that
+ * a test may restart and crash: the shared server on 5432 is used by others and is never touched.
+ * Started the way pgReplica.ts starts its primary; removed by `stop()` or, failing that, at exit.
+ */
+
+const run = promisify(execFile);
+
+export type PostgresServer = {
+  /** postgres://postgres@127.0.0.1:<port>/<database>. */
+  url(database?: string): string;
+  /** `pg_ctl restart -m fast`: clients are told 57P01 and disconnected; back within a fraction of a second. */
+  restartFast(): Promise<void>;
+  /** `pg_ctl stop -m immediate` (a crash: no shutdown checkpoint, crash recovery at the next start). */
+  crash(): Promise<void>;
+  /** Starts it again after `crash()`. */
+  start(): Promise<void>;
+  /** Stops it and deletes its folder. */
+  stop(): Promise<void>;
+};
+
+export async function startPostgresServer(): Promise<PostgresServer> {
+  const bin = postgresServerBinaries();
+  if (!bin) throw new Error('PostgreSQL server binaries (initdb, pg_ctl) not found; set PG_BIN');
+  const owner = postgresUser();
+  const pgCtl = (args: string[]) =>
+    owner ? run('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args]) : run(join(bin, 'pg_ctl'), args);
+
+  const root = mkdtempSync(join(tmpdir(), 'opscan-pg-'));
+  if (owner) chownSync(root, owner.uid, owner.gid);
+  const dir = join(root, 'data');
+  const port = await freePort();
+  const options = [
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${root}`,
+    `-p ${port}`,
+    '-c fsync=off',
+    '-c full_page_writes=off',
+    '-c shared_buffers=16MB',
+    '-c max_connections=200',
+  ].join(' ');
+  const start = () => pgCtl(['-D', dir, '-o', options, '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
+
+  const onExit = () => {
+    try {
+      execFileSync(
+        owner ? 'runuser' : join(bin, 'pg_ctl'),
+        [...(owner ? ['-u', 'postgres', '--', join(bin, 'pg_ctl')] : []), '-D', dir, '-m', 'immediate', 'stop'],
+        {
+          stdio: 'ignore',
+        },
+      );
+    } catch {
+      // not running
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+  try {
+    const initdb = [join(bin, 'initdb'), '-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'];
+    await (owner ? run('runuser', ['-u', 'postgres', '--', ...initdb]) : run(initdb[0]!, initdb.slice(1)));
+    await start();
+  } catch (error) {
+    onExit();
+    process.off('exit', onExit);
+    throw error;
+  }
+
+  return {
+    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async restartFast() {
+      await pgCtl(['-D', dir, '-o', options, '-l', `${dir}.log`, '-m', 'fast', '-w', '-t', '60', 'restart']);
+    },
+    async crash() {
+      await pgCtl(['-D', dir, '-m', 'immediate', '-w', 'stop']);
+    },
+    start: async () => void (await start()),
+    async stop() {
+      await pgCtl(['-D', dir, '-m', 'fast', '-w', 'stop']).catch(() => {});
+      rmSync(root, { recursive: true, force: true });
+      process.off('exit', onExit);
+    },
+  };
+}
+
+/** Creates `database` on the server and migrates it; answers its URL. */
+export async function createMigratedDatabaseOn(server: PostgresServer, database = 'opscan'): Promise<string> {
+  const admin = new pg.Client({ connectionString: server.url() });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${database}`);
+  } finally {
+    await admin.end();
+  }
+  const db = await createDb({ databaseUrl: server.url(database), max: 2 });
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
+  return server.url(database);
+}
