@@ -19,7 +19,9 @@ const POST_OP_GAS = 100_000n;
 const PAYMASTER_VERIFICATION_GAS = 300_000n;
 const PAYMASTER_POST_OP_GAS = 150_000n;
 const VALID_FOR_SECONDS = 3600;
-const DUMMY_SIGNATURE: Hex = `0x${'ff'.repeat(32)}${'00'.repeat(32)}1c`;
+/** A signature that recovers to some address (the paymaster's ECDSA.recover reverts on malformed ones), for estimation. */
+const DUMMY_SIGNATURE: Hex =
+  '0xcd91f19f0f19ce862d7bec7b7d9b95457145afc6f639c28fd0360f488937bfa41e6eedcd3a46054fd95fcd0e3ef6b0bc0a615c4d975eef55c8a3517257904d5b1c';
 
 type GetHash = (mode: number, op: unknown) => Promise<Hex>;
 
