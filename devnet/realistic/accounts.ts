@@ -60,8 +60,7 @@ export type RealAccount = {
 
 export async function createRealAccount(
   type: AccountType,
-  client: PublicClient,
-  contracts: RealisticContracts,
+  { client, contracts }: { client: PublicClient; contracts: RealisticContracts },
   ownerKey: Hex,
   index: bigint,
 ): Promise<RealAccount> {
@@ -75,7 +74,7 @@ export async function createRealAccount(
     case 'simple-v0.7':
     case 'simple-v0.8':
     case 'simple-v0.9':
-      sdk = (await toSimpleSmartAccount({
+      sdk = await toSimpleSmartAccount({
         client,
         owner,
         index,
@@ -83,12 +82,12 @@ export async function createRealAccount(
         // permissionless 0.4 knows SimpleAccount up to v0.8; v0.9's is v0.8's (EIP-712 userOpHash,
         // signed the same way), and viem hashes v0.8 and v0.9 ops alike.
         entryPoint: { address: entryPointAddress, version: version === 'v0.6' ? '0.6' : version === 'v0.7' ? '0.7' : '0.8' },
-      })) as unknown as SmartAccount;
+      });
       break;
     case 'simple7702-v0.8':
     case 'simple7702-v0.9':
       delegate = contracts.simple7702[version as 'v0.8' | 'v0.9'];
-      sdk = (await toSimple7702SmartAccount({
+      sdk = await toSimple7702SmartAccount({
         client,
         owner,
         implementation: delegate,
@@ -96,10 +95,10 @@ export async function createRealAccount(
           version === 'v0.8'
             ? { abi: entryPoint08Abi, address: entryPointAddress, version: '0.8' }
             : ({ abi: entryPoint09Abi, address: entryPointAddress, version: '0.9' } as never),
-      })) as unknown as SmartAccount;
+      });
       break;
     case 'safe':
-      sdk = (await toSafeSmartAccount({
+      sdk = await toSafeSmartAccount({
         client,
         owners: [owner],
         version: '1.4.1',
@@ -111,13 +110,22 @@ export async function createRealAccount(
         safeProxyFactoryAddress: contracts.safe.proxyFactory,
         multiSendAddress: contracts.safe.multiSend,
         multiSendCallOnlyAddress: contracts.safe.multiSendCallOnly,
-      })) as unknown as SmartAccount;
+      });
       break;
     case 'oz7579':
-      sdk = await toOz7579Account(client, contracts.oz7579Factory, entryPointAddress, owner, index);
+      sdk = await toOz7579Account(client, { factory: contracts.oz7579Factory, entryPoint: entryPointAddress }, owner, index);
       break;
   }
-  return { type, version, address: (await sdk.getAddress()).toLowerCase() as Address, owner, sdk, delegate, deployed: false, approvedPaymaster: false };
+  return {
+    type,
+    version,
+    address: (await sdk.getAddress()).toLowerCase() as Address,
+    owner,
+    sdk,
+    delegate,
+    deployed: false,
+    approvedPaymaster: false,
+  };
 }
 
 const OZ7579_FACTORY_ABI = parseAbi([
@@ -132,38 +140,46 @@ const OZ7579_FACTORY_ABI = parseAbi([
  */
 async function toOz7579Account(
   client: PublicClient,
-  factory: Address,
-  entryPoint: Address,
+  { factory, entryPoint }: { factory: Address; entryPoint: Address },
   owner: PrivateKeyAccount,
   index: bigint,
 ): Promise<SmartAccount> {
-  const address = (await client.readContract({ address: factory, abi: OZ7579_FACTORY_ABI, functionName: 'getAddress', args: [owner.address, index] })) as Address;
+  const address = await client.readContract({
+    address: factory,
+    abi: OZ7579_FACTORY_ABI,
+    functionName: 'getAddress',
+    args: [owner.address, index],
+  });
   const factoryData = encodeFunctionData({ abi: OZ7579_FACTORY_ABI, functionName: 'createAccount', args: [owner.address, index] });
   const chainId = await client.getChainId();
   return toSmartAccount({
     client,
     entryPoint: { address: entryPoint, abi: entryPoint08Abi, version: '0.8' },
-    getAddress: async () => address,
-    getFactoryArgs: async () => ({ factory, factoryData }),
-    encodeCalls: async (calls) =>
-      encode7579Calls({
-        mode: { type: calls.length > 1 ? 'batchcall' : 'call', revertOnError: false, selector: '0x', context: '0x' },
-        callData: calls.map((c) => ({ to: c.to, value: c.value ?? 0n, data: c.data ?? '0x' })),
-      }),
-    decodeCalls: async (data) => decode7579Calls(data).callData.map((c) => ({ to: c.to, value: c.value, data: c.data })),
+    getAddress: () => Promise.resolve(address),
+    getFactoryArgs: () => Promise.resolve({ factory, factoryData }),
+    encodeCalls: (calls) =>
+      Promise.resolve(
+        encode7579Calls({
+          mode: { type: calls.length > 1 ? 'batchcall' : 'call', revertOnError: false, selector: '0x', context: '0x' },
+          callData: calls.map((c) => ({ to: c.to, value: c.value ?? 0n, data: c.data ?? '0x' })),
+        }),
+      ),
+    decodeCalls: (data) => Promise.resolve(decode7579Calls(data).callData.map((c) => ({ to: c.to, value: c.value, data: c.data }))),
     // A well-formed signature of the right length, for gas estimation.
-    getStubSignature: async () =>
-      '0xfffffffffffffffffffffffffffffff0000000000000000000000000000000007aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1c',
+    getStubSignature: () =>
+      Promise.resolve(
+        '0xfffffffffffffffffffffffffffffff0000000000000000000000000000000007aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1c',
+      ),
     signMessage: async ({ message }) => owner.signMessage({ message }),
     signTypedData: async (typedData) => owner.signTypedData(typedData as never),
     signUserOperation: async (op) => {
       const hash = getUserOperationHash({
-        userOperation: { ...op, sender: address } as never,
+        userOperation: { ...op, sender: address },
         entryPointAddress: entryPoint,
         entryPointVersion: '0.8',
         chainId,
       });
       return owner.sign({ hash });
     },
-  }) as unknown as Promise<SmartAccount>;
+  });
 }

@@ -176,9 +176,11 @@ export async function deployRealisticContracts(devnet: Devnet, operator: Operato
     'v0.9': await create2(withArgs(artifact('ep09/artifacts/Simple7702Account.json').bytecode, ['address'], [entryPoints['v0.9']])),
   };
   const oz7579 = fixtureArtifact('OZ7579AccountFactory');
-  const oz7579Factory = await create({ abi: oz7579.abi as readonly unknown[], bytecode: oz7579.bytecode as Hex }, ['address'], [
-    entryPoints['v0.8'],
-  ]);
+  const oz7579Factory = await create(
+    { abi: oz7579.abi as readonly unknown[], bytecode: oz7579.bytecode as Hex },
+    ['address'],
+    [entryPoints['v0.8']],
+  );
 
   const paymasters = await deployPaymasters(paymasterSigner, entryPoints, create2);
   const depositTo = parseAbi(['function depositTo(address)']);
@@ -207,8 +209,8 @@ export function realisticContractNames(c: RealisticContracts): Record<string, st
     'simple7702Account.v0.8': c.simple7702['v0.8'],
     'simple7702Account.v0.9': c.simple7702['v0.9'],
     'oz7579AccountFactory.v0.8': c.oz7579Factory,
-    'paymasterToken': c.paymasterToken,
-    'paymasterTreasury': c.paymasterTreasury,
+    paymasterToken: c.paymasterToken,
+    paymasterTreasury: c.paymasterTreasury,
   };
   for (const [name, address] of Object.entries(c.safe)) out[`safe.${name}`] = address;
   for (const [version, address] of Object.entries(c.paymasters)) out[`pimlicoSingletonPaymaster.${version}`] = address;
@@ -225,7 +227,9 @@ async function placeEntryPointV09(
   if (((await client.getCode({ address: canonical })) ?? '0x') !== '0x') return canonical;
   const rc1 = await create2(artifact('ep09/artifacts/EntryPoint.json').bytecode);
   const senderCreatorAbi = parseAbi(['function senderCreator() view returns (address)']);
-  const rc1SenderCreator = (await client.readContract({ address: rc1, abi: senderCreatorAbi, functionName: 'senderCreator' })).toLowerCase();
+  const rc1SenderCreator = (
+    await client.readContract({ address: rc1, abi: senderCreatorAbi, functionName: 'senderCreator' })
+  ).toLowerCase();
   const senderCreator = getContractAddress({ from: canonical, nonce: 1n }).toLowerCase() as Address;
   const swap = (code: Hex, from: string, to: string): Hex => {
     const out = code.toLowerCase().split(from.slice(2)).join(to.slice(2)) as Hex;
@@ -277,5 +281,11 @@ async function deployPaymasters(
 
 function withArgs(bytecode: Hex, types: string[], args: unknown[]): Hex {
   if (types.length === 0) return bytecode;
-  return concat([bytecode, encodeAbiParameters(types.map((type) => ({ type })), args)]);
+  return concat([
+    bytecode,
+    encodeAbiParameters(
+      types.map((type) => ({ type })),
+      args,
+    ),
+  ]);
 }

@@ -60,7 +60,12 @@ const PAYMASTER_SIGNER = 19;
 
 export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Promise<RealisticDevnet> {
   // Bundlers and paymasters check validity windows against the wall clock: the chain starts now.
-  const devnet = await startDevnet({ port: opts.port, chainId: opts.chainId, accounts: 20, genesisTimestamp: Math.floor(Date.now() / 1000) });
+  const devnet = await startDevnet({
+    port: opts.port,
+    chainId: opts.chainId,
+    accounts: 20,
+    genesisTimestamp: Math.floor(Date.now() / 1000),
+  });
   const bundlers: Bundler[] = [];
   try {
     const root = HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0");
@@ -126,7 +131,9 @@ export async function generateRealistic(rd: RealisticDevnet, opts: GenerateReali
  * The truth file: the ground truth with each op extended by the generator's record of it (account
  * type, calls asked for, paymaster mode, expected outcome, the bundler's receipt).
  */
-export function realisticTruthFile(rd: RealisticDevnet): GroundTruth & { bundlers: Array<{ name: string; url: string; executors: string[] }> } {
+export function realisticTruthFile(
+  rd: RealisticDevnet,
+): GroundTruth & { bundlers: Array<{ name: string; url: string; executors: string[] }> } {
   const records = new Map(rd.records.map((r) => [r.userOpHash, r]));
   const truth = rd.devnet.truth;
   return {

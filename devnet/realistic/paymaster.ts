@@ -32,9 +32,7 @@ export type PaymasterService = {
 };
 
 export async function paymasterService(
-  client: PublicClient,
-  contracts: RealisticContracts,
-  signer: PrivateKeyAccount,
+  { client, contracts, signer }: { client: PublicClient; contracts: RealisticContracts; signer: PrivateKeyAccount },
   version: EntryPointVersion,
   mode: PaymasterMode,
 ): Promise<PaymasterService> {
@@ -49,7 +47,7 @@ export async function paymasterService(
       abi: (version === 'v0.6' ? singletonPaymaster06Abi : singletonPaymaster07Abi) as never,
       functionName: 'getHash',
       args: [modeNumber, op],
-    }) as Promise<Hex>;
+    });
   const modeNumber = mode === 'verifying' ? 0 : 1;
   const config = (): Hex => {
     const validUntil = Math.floor(Date.now() / 1000) + VALID_FOR_SECONDS;
@@ -60,7 +58,11 @@ export async function paymasterService(
       [(1 << 1) | 1, 0, validUntil, 0, contracts.paymasterToken, POST_OP_GAS, EXCHANGE_RATE, 1n, contracts.paymasterTreasury],
     );
   };
-  const gasFields = { paymaster: address, paymasterVerificationGasLimit: PAYMASTER_VERIFICATION_GAS, paymasterPostOpGasLimit: PAYMASTER_POST_OP_GAS };
+  const gasFields = {
+    paymaster: address,
+    paymasterVerificationGasLimit: PAYMASTER_VERIFICATION_GAS,
+    paymasterPostOpGasLimit: PAYMASTER_POST_OP_GAS,
+  };
   const build = async (op: Record<string, unknown>, sign: boolean): Promise<Record<string, unknown>> => {
     const cfg = config();
     if (version === 'v0.6') {
@@ -94,7 +96,10 @@ function v06Struct(op: Record<string, unknown>) {
 }
 
 /** The call that lets the ERC-20 mode take the account's token (the first token-paid op carries it). */
-export function approvePaymasterCall(contracts: RealisticContracts, version: EntryPointVersion): { target: Address; value: bigint; data: Hex } {
+export function approvePaymasterCall(
+  contracts: RealisticContracts,
+  version: EntryPointVersion,
+): { target: Address; value: bigint; data: Hex } {
   return {
     target: contracts.paymasterToken,
     value: 0n,

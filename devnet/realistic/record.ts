@@ -6,7 +6,7 @@
  * Where the two truths disagree (an op meant to succeed that failed, a receipt naming another
  * sender), recording throws: a ground truth that disagrees with itself is worse than none.
  */
-import { decodeAbiParameters, decodeFunctionData, type Address, type Hex } from 'viem';
+import { decodeAbiParameters, decodeFunctionData, keccak256, toBytes, type Address, type Hex } from 'viem';
 import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RpcLog } from '../mining.js';
@@ -15,6 +15,9 @@ import type { Rpc } from '../rpc.js';
 import { computeDays, type GroundTruth, type TruthTransfer, type TruthUserOp } from '../truth.js';
 import type { AccountType } from './accounts.js';
 import type { PaymasterMode } from './contracts.js';
+
+/** EntryPoint v0.7+: PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason). */
+const POST_OP_REVERT_REASON = keccak256(toBytes('PostOpRevertReason(bytes32,address,uint256,bytes)'));
 
 export type Call = { target: Address; value: bigint; data: Hex };
 
@@ -75,6 +78,8 @@ export type RealisticRecord = {
   expectedOutcome: ExpectedOutcome;
   eip7702: boolean;
   sentTo: string[];
+  /** The paymaster's revert data from PostOpRevertReason (v0.7+; v0.6 emits none). */
+  postOpRevertReason: string | null;
   bundlerReceipt: {
     success: boolean;
     actualGasCost: string;
@@ -195,8 +200,14 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
     fail('the bundler receipt differs from the UserOperationEvent');
 
   const reasonLog = ctx.execution.find((l) => l.topics[0] === TOPICS.userOperationRevertReason && l.topics[1]?.toLowerCase() === s.hash);
-  const revertReason = reasonLog ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], reasonLog.data as Hex)[1] as string) : null;
-  if ((s.expected === 'execution-revert') !== (reasonLog !== undefined)) fail(`UserOperationRevertReason ${reasonLog ? 'present' : 'missing'}`);
+  const revertReason = reasonLog
+    ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], reasonLog.data as Hex)[1] as string)
+    : null;
+  if ((s.expected === 'execution-revert') !== (reasonLog !== undefined))
+    fail(`UserOperationRevertReason ${reasonLog ? 'present' : 'missing'}`);
+
+  const postOpLog = ctx.execution.find((l) => l.topics[0] === POST_OP_REVERT_REASON && l.topics[1]?.toLowerCase() === s.hash);
+  if (postOpLog && s.expected !== 'postop-revert') fail('PostOpRevertReason on an op not meant to make postOp revert');
 
   const deployedLog = ctx.allLogs.find((l) => l.topics[0] === TOPICS.accountDeployed && l.topics[1]?.toLowerCase() === s.hash);
   const [factory] = deployedLog ? decodeAbiParameters([{ type: 'address' }, { type: 'address' }], deployedLog.data as Hex) : [null];
@@ -253,8 +264,8 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
     bundler: ctx.bundler,
     beneficiary: ctx.beneficiary,
     callData: op.callData.toLowerCase(),
-    initCode: (packed ? packed.initCode : v06.initCode ?? '0x').toLowerCase(),
-    paymasterAndData: (packed ? packed.paymasterAndData : v06.paymasterAndData ?? '0x').toLowerCase(),
+    initCode: (packed ? packed.initCode : (v06.initCode ?? '0x')).toLowerCase(),
+    paymasterAndData: (packed ? packed.paymasterAndData : (v06.paymasterAndData ?? '0x')).toLowerCase(),
     signature: op.signature.toLowerCase(),
     callGasLimit: op.callGasLimit.toString(),
     verificationGasLimit: op.verificationGasLimit.toString(),
@@ -285,6 +296,9 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
     expectedOutcome: s.expected,
     eip7702: s.eip7702,
     sentTo: s.sentTo,
+    postOpRevertReason: postOpLog
+      ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], postOpLog.data as Hex)[1] as string).toLowerCase()
+      : null,
     bundlerReceipt: {
       success: receipt.success,
       actualGasCost: BigInt(receipt.actualGasCost).toString(),

@@ -8,14 +8,8 @@
  * next wave is planned.
  */
 import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem';
-import {
-  createBundlerClient,
-  formatUserOperationRequest,
-  getUserOperationHash,
-  type UserOperation,
-} from 'viem/account-abstraction';
+import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import type { Random } from '../random.js';
 import { ACCOUNT_TYPES, createRealAccount, type RealAccount } from './accounts.js';
 import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
@@ -73,7 +67,12 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     const pool = rd.accounts.filter((a) => a.type === type && !used.has(a.address));
     let account: RealAccount;
     if (pool.length === 0 || rng.chance(0.25)) {
-      account = await createRealAccount(type, rd.operator.public, rd.contracts, rd.ownerKey(rd.accounts.length), BigInt(rd.accounts.length));
+      account = await createRealAccount(
+        type,
+        { client: rd.operator.public, contracts: rd.contracts },
+        rd.ownerKey(rd.accounts.length),
+        BigInt(rd.accounts.length),
+      );
       rd.accounts.push(account);
       fresh.push(account);
     } else account = rng.pick(pool);
@@ -82,14 +81,23 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
     if (account.deployed && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
-      for (let k = 0; k < count; k++) intents.push({ ...planOp(rd, account, 'success'), nonceKey: BigInt(1000 + rd.nextNonceKey++), bundlers: [bundler] });
+      for (let k = 0; k < count; k++)
+        intents.push({ ...planOp(rd, account, 'success'), nonceKey: BigInt(1000 + rd.nextNonceKey++), bundlers: [bundler] });
       continue;
     }
     const roll = rng.next();
     const expected: ExpectedOutcome =
-      account.deployed && roll < 0.1 ? 'execution-revert' : account.deployed && account.approvedPaymaster && roll < 0.25 ? 'postop-revert' : 'success';
+      account.deployed && roll < 0.1
+        ? 'execution-revert'
+        : account.deployed && account.approvedPaymaster && roll < 0.25
+          ? 'postop-revert'
+          : 'success';
     const competing = rng.chance(0.1);
-    intents.push({ ...planOp(rd, account, expected), nonceKey: null, bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler] });
+    intents.push({
+      ...planOp(rd, account, expected),
+      nonceKey: null,
+      bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler],
+    });
   }
   await fundAccounts(rd, fresh);
   return intents;
@@ -104,13 +112,18 @@ function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOut
   }
   if (expected === 'execution-revert') {
     const reason = `realistic revert ${rd.nextNftId}`;
-    const calls = [{ target: rd.base.reverter, value: 0n, data: encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] }) }];
+    const calls = [
+      { target: rd.base.reverter, value: 0n, data: encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] }) },
+    ];
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
     const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
     return { account, calls, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
   }
   const count = rng.chance(0.35) ? rng.int(2, 3) : 1;
-  const calls = Array.from({ length: count }, () => randomCall(rd, account));
+  let calls = Array.from({ length: count }, () => randomCall(rd, account));
+  // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
+  // without a word): a wallet on it batches value-less calls only.
+  if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
   const roll = rng.next();
   const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < 0.5 ? 'erc20' : null;
   if (paymasterMode === 'erc20' && !account.approvedPaymaster) calls.unshift(approvePaymasterCall(rd.contracts, version));
@@ -125,14 +138,30 @@ function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
     case 0:
       return { target: to, value: BigInt(rng.int(1, 1_000_000)) * 1_000_000n, data: '0x' };
     case 1:
-      return { target: base.erc20Usd6, value: 0n, data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, BigInt(rng.int(1, 5_000_000))] }) };
+      return {
+        target: base.erc20Usd6,
+        value: 0n,
+        data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, BigInt(rng.int(1, 5_000_000))] }),
+      };
     case 2:
-      return { target: base.erc721, value: 0n, data: encodeFunctionData({ abi: ERC721, functionName: 'mint', args: [rng.chance(0.5) ? account.address : to, rd.nextNftId++] }) };
+      return {
+        target: base.erc721,
+        value: 0n,
+        data: encodeFunctionData({ abi: ERC721, functionName: 'mint', args: [rng.chance(0.5) ? account.address : to, rd.nextNftId++] }),
+      };
     case 3:
-      return { target: base.erc1155, value: 0n, data: encodeFunctionData({ abi: ERC1155, functionName: 'mint', args: [to, BigInt(1 + rng.int(0, 4)), BigInt(rng.int(1, 100))] }) };
+      return {
+        target: base.erc1155,
+        value: 0n,
+        data: encodeFunctionData({ abi: ERC1155, functionName: 'mint', args: [to, BigInt(1 + rng.int(0, 4)), BigInt(rng.int(1, 100))] }),
+      };
     default:
       // A contract call with value and data: the paymaster token's transfer, paid with 0 ETH.
-      return { target: base.erc20Dai18, value: 0n, data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, 10n ** 15n * BigInt(rng.int(1, 100))] }) };
+      return {
+        target: base.erc20Dai18,
+        value: 0n,
+        data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, 10n ** 15n * BigInt(rng.int(1, 100))] }),
+      };
   }
 }
 
@@ -143,20 +172,36 @@ async function fundAccounts(rd: RealisticDevnet, accounts: RealAccount[]): Promi
   let last: Hex | undefined;
   for (const a of accounts) {
     await rd.operator.send({ to: a.address, value: 10n ** 18n });
-    await rd.operator.send({ to: rd.base.erc20Usd6, data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 6n] }) });
-    last = await rd.operator.send({ to: rd.base.erc20Dai18, data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 18n] }) });
+    await rd.operator.send({
+      to: rd.base.erc20Usd6,
+      data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 6n] }),
+    });
+    last = await rd.operator.send({
+      to: rd.base.erc20Dai18,
+      data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 18n] }),
+    });
   }
   await rd.operator.public.waitForTransactionReceipt({ hash: last! });
 }
 
 async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
+  try {
+    return await buildAndSend(rd, intent);
+  } catch (err) {
+    const a = intent.account;
+    const what = `${a.type} ${a.address} (${a.deployed ? 'deployed' : 'new'}, ${intent.expected}, paymaster ${intent.paymasterMode ?? 'none'}, nonce key ${intent.nonceKey ?? 'SDK default'})`;
+    throw new Error(`sending an op of ${what}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+  }
+}
+
+async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
   const { account } = intent;
   const [bundler] = intent.bundlers;
   const client = rd.operator.public;
   const chain = devnetChain(rd.devnet);
   const pimlico = createPimlicoClient({ chain, transport: http(bundler!.url) });
   const paymaster = intent.paymasterMode
-    ? await paymasterService(client, rd.contracts, rd.paymasterSigner, account.version, intent.paymasterMode)
+    ? await paymasterService({ client, contracts: rd.contracts, signer: rd.paymasterSigner }, account.version, intent.paymasterMode)
     : undefined;
   const bundlerClient = createBundlerClient({
     client,
@@ -169,7 +214,12 @@ async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
   let calls = intent.calls;
   let estimateWith = intent.estimateWith;
   if (intent.expected === 'postop-revert') {
-    const balance = await client.readContract({ address: rd.contracts.paymasterToken, abi: ERC20, functionName: 'balanceOf', args: [account.address] });
+    const balance = await client.readContract({
+      address: rd.contracts.paymasterToken,
+      abi: ERC20,
+      functionName: 'balanceOf',
+      args: [account.address],
+    });
     const drain = (amount: bigint): Call => ({
       target: rd.contracts.paymasterToken,
       value: 0n,
@@ -199,16 +249,16 @@ async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
     };
   }
   const prepared = (await bundlerClient.prepareUserOperation({ ...base, calls: toViem(calls), ...gas } as never)) as UserOperation;
-  const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared as never) } as UserOperation;
+  const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared) };
   const entryPoint = account.sdk.entryPoint;
   const hash = getUserOperationHash({
-    userOperation: op as never,
+    userOperation: op,
     entryPointAddress: entryPoint.address,
     entryPointVersion: entryPoint.version,
     chainId: rd.devnet.chainId,
   }).toLowerCase() as Hex;
 
-  const request = formatUserOperationRequest(op as never);
+  const request = formatUserOperationRequest(op);
   const sentTo: string[] = [];
   for (const [i, b] of intent.bundlers.entries()) {
     try {
@@ -242,8 +292,8 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
   for (;;) {
     const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
     if (receipt) return receipt;
-    if (Date.now() > deadline) throw new Error(`${s.accountType} op ${s.hash}: no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${s.accountType} op ${s.hash}: no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-

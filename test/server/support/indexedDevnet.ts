@@ -27,17 +27,27 @@ export type IndexedDevnet = {
   get(name: string, query?: Record<string, unknown>): Promise<request.Response>;
 };
 
-export function useIndexedDevnet(options: { ops: number; days?: number; seed?: number }): IndexedDevnet {
+/** A devnet with its traffic made, and how to stop it: what useIndexedDevnet indexes. */
+export type Traffic = { devnet: Devnet; truth: GroundTruth; stop(): Promise<void> };
+
+/** Generated traffic (`ops` over `days`), or whatever `traffic` makes (the realistic devnet). */
+export function useIndexedDevnet(options: { ops: number; days?: number; seed?: number } | { traffic: () => Promise<Traffic> }): IndexedDevnet {
   const t = useTestDb();
   let devnet: Devnet | undefined;
   let truth: GroundTruth | undefined;
+  let stop: (() => Promise<void>) | undefined;
   let deps: Deps | undefined;
   let key = '';
 
   before(async function () {
-    this.timeout(300_000);
-    devnet = await startDevnet();
-    truth = await generate(devnet, { ops: options.ops, days: options.days ?? 3, seed: options.seed ?? 7 });
+    this.timeout(600_000);
+    if ('traffic' in options) {
+      ({ devnet, truth, stop } = await options.traffic());
+    } else {
+      devnet = await startDevnet();
+      stop = () => devnet!.stop();
+      truth = await generate(devnet, { ops: options.ops, days: options.days ?? 3, seed: options.seed ?? 7 });
+    }
     const log = createLogger({ level: 'silent', name: 'test-indexer' });
     const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0' });
     const indexer = startIndexer({ db: t.db, config, log });
@@ -53,7 +63,7 @@ export function useIndexedDevnet(options: { ops: number; days?: number; seed?: n
 
   after(async () => {
     await deps?.services.close();
-    await devnet?.stop();
+    await stop?.();
   });
 
   const need = <T>(value: T | undefined, what: string): T => {

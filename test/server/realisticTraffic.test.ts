@@ -1,0 +1,239 @@
+/**
+ * Real-world traffic (devnet/realistic): ops that viem and permissionless built for real account
+ * implementations, bundled by two Alto processes, sponsored or token-paid through Pimlico's
+ * paymaster. opscan indexes the chain; every op's answers in /v0, /jiffyscan/v0 and GraphQL must
+ * equal both truths, per account type: the generator's record of what it asked for, and the
+ * bundler's own eth_getUserOperationReceipt. Webhooks for an ADDRESS and a PAYMASTER filter get
+ * exactly the matching ops.
+ */
+import { expect } from 'chai';
+import {
+  generateRealistic,
+  startRealisticDevnet,
+  ACCOUNT_TYPES,
+  type RealisticDevnet,
+  type RealisticRecord,
+} from '../../devnet/realistic/index.js';
+import type { GroundTruth } from '../../devnet/index.js';
+import { startIndexer } from '../../indexer/index.js';
+import { allInOneEnvSchema, loadConfig } from '../../shared/config.js';
+import * as outboxDeadLetters from '../../shared/db/tables/outboxDeadLetters.js';
+import { createLogger } from '../../shared/log.js';
+import { expectMatchesTruth } from '../indexer/storedTruth.js';
+import { expectedEvents } from '../webhooks/support/expectedEvents.js';
+import { useWebhookHarness } from '../webhooks/support/harness.js';
+import { startReceiver, verifySignature } from '../webhooks/support/receiver.js';
+import { ZERO_ADDRESS, expectedUserOp, pick } from './support/expected.js';
+import { useIndexedDevnet } from './support/indexedDevnet.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Ops per run: 8 per account type by default (REALISTIC_OPS for a longer run). */
+const OPS = Number(process.env.REALISTIC_OPS ?? 64);
+
+describe('real-world traffic: Alto bundlers, real accounts and paymasters (devnet --realistic)', function () {
+  this.timeout(600_000);
+  let rd: RealisticDevnet | undefined;
+  let truth: GroundTruth;
+  /** Made once, indexed twice (the API's database and the webhook harness's). */
+  const traffic = async () => {
+    if (!rd) {
+      rd = await startRealisticDevnet({ seed: 11 });
+      truth = structuredClone(await generateRealistic(rd, { ops: OPS }));
+    }
+    return { devnet: rd.devnet, truth, stop: async () => undefined };
+  };
+  after(async () => {
+    await rd?.stop();
+  });
+  const records = (): RealisticRecord[] => rd!.records;
+
+  describe('the generated mix', () => {
+    before(traffic);
+
+    it('has what real chains carry: every account type and EntryPoint version, deployments by initCode and by 7702, both paymaster modes, reverts, shared bundles, two bundlers', () => {
+      const r = records();
+      expect(r).to.have.length(OPS);
+      expect(new Set(r.map((x) => x.accountType))).to.deep.equal(new Set(ACCOUNT_TYPES));
+      expect(new Set(truth.userOps.map((o) => o.entryPointVersion))).to.deep.equal(new Set(['v0.6', 'v0.7', 'v0.8', 'v0.9']));
+      expect(truth.accounts.length, 'accounts deployed through initCode').to.be.greaterThan(0);
+      expect(r.filter((x) => x.eip7702).length, '7702 ops').to.be.greaterThan(0);
+      expect(new Set(r.map((x) => x.paymasterMode))).to.deep.equal(new Set([null, 'verifying', 'erc20']));
+      expect(
+        r.some((x) => x.expectedOutcome === 'execution-revert'),
+        'an op reverting in execution',
+      ).to.equal(true);
+      expect(
+        r.some((x) => x.expectedOutcome === 'postop-revert' && x.postOpRevertReason),
+        'a paymaster postOp reverting',
+      ).to.equal(true);
+      expect(
+        r.some((x) => x.sentTo.length === 2),
+        'an op both bundlers competed for',
+      ).to.equal(true);
+      const sharedBundle = truth.bundles.some(
+        (b) => new Set(b.userOpHashes.map((h) => truth.userOps.find((o) => o.userOpHash === h)!.sender)).size < b.userOpHashes.length,
+      );
+      expect(sharedBundle, 'several ops of one sender (parallel nonce keys) in one bundle').to.equal(true);
+      expect(
+        r.some((x) => x.calls.length > 1),
+        'a batch',
+      ).to.equal(true);
+      expect(new Set(truth.transfers.map((t) => t.standard))).to.deep.equal(new Set(['NATIVE', 'ERC20', 'ERC721', 'ERC1155']));
+      expect(new Set(r.map((x) => x.bundlerReceipt.bundler)).size, 'executors of both bundlers').to.be.greaterThan(2);
+      expect(
+        truth.bundles.some((b) => b.userOpHashes.length > 1),
+        'a bundle of several ops',
+      ).to.equal(true);
+      // Each op is recorded from the bundler's receipt; both truths agree on what was asked.
+      for (const x of r) expect(x.bundlerReceipt.success, x.userOpHash).to.equal(x.expectedOutcome === 'success');
+    });
+  });
+
+  describe('indexed and served', () => {
+    const d = useIndexedDevnet({ traffic });
+    const opOf = (hash: string) => truth.userOps.find((o) => o.userOpHash === hash)!;
+
+    it('stores every op, bundle, account, transfer and daily metric as the truth has them', async () => {
+      await expectMatchesTruth(d.db, truth, (got, want, what) => {
+        // Item by item, so a difference names its op rather than drowning in a diff of all of them.
+        if (Array.isArray(got) && Array.isArray(want)) {
+          expect(got.length, `${what}: count`).to.equal(want.length);
+          want.forEach((w, i) => expect(got[i], `${what}[${i}]`).to.deep.equal(w));
+        } else expect(got, what).to.deep.equal(want);
+      });
+    });
+
+    for (const type of ACCOUNT_TYPES) {
+      it(`${type}: /v0 and /jiffyscan/v0 getUserOp equal the generator's record and the bundler's receipt`, async () => {
+        const mine = records().filter((r) => r.accountType === type);
+        expect(mine.length).to.be.greaterThan(0);
+        for (const record of mine) {
+          const op = opOf(record.userOpHash);
+          const query = { network: 'devnet', hash: record.userOpHash };
+          const spec = (await d.get('getUserOp', query)).body.userOps[0] as Json;
+          const live = (await d.api().get('/jiffyscan/v0/getUserOp').query(query).set('x-api-key', d.key)).body.userOps[0] as Json;
+          const want = expectedUserOp(truth, op);
+          expect(pick(spec, want), `${type} ${record.userOpHash}`).to.deep.equal(want);
+          // The generator's record: what it asked for.
+          expect({ sender: spec.sender, targets: spec.targets, values: spec.values, callDatas: spec.callDatas }).to.deep.equal({
+            sender: record.sender,
+            targets: record.calls.map((c) => c.target),
+            values: record.calls.map((c) => c.value),
+            callDatas: record.calls.map((c) => c.data),
+          });
+          expect(spec.paymaster).to.equal(record.paymaster ?? ZERO_ADDRESS);
+          expect(spec.factory).to.equal(record.factory ?? '0x');
+          expect(spec.eip7702, 'the 7702 flag').to.equal(record.eip7702);
+          expect(spec.paymasterRevertReason ?? null, 'the paymaster postOp revert').to.equal(record.postOpRevertReason);
+          // The bundler's receipt.
+          const receipt = record.bundlerReceipt;
+          expect({
+            success: spec.success,
+            actualGasCost: spec.actualGasCost,
+            actualGasUsed: spec.actualGasUsed,
+            transactionHash: spec.transactionHash,
+            blockNumber: spec.blockNumber,
+            bundler: spec.bundler,
+          }).to.deep.equal({
+            success: receipt.success,
+            actualGasCost: receipt.actualGasCost,
+            actualGasUsed: receipt.actualGasUsed,
+            transactionHash: receipt.transactionHash,
+            blockNumber: String(receipt.blockNumber),
+            bundler: receipt.bundler,
+          });
+          // The live dialect: the calls as arrays, the op's token transfers.
+          expect({ target: live.target, value: live.value, callData: live.callData }).to.deep.equal({
+            target: spec.targets,
+            value: spec.values,
+            callData: spec.callDatas,
+          });
+          const made = truth.transfers.filter((t) => t.userOpHash === record.userOpHash);
+          expect(live.erc20Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.value])).to.deep.equal(
+            made.filter((t) => t.standard === 'ERC20').map((t) => [t.token, t.from, t.to, t.value]),
+          );
+          expect(live.erc721Transfers.map((t: Json) => [t.contractAddress, t.from, t.to, t.tokenId])).to.deep.equal(
+            made.filter((t) => t.standard === 'ERC721' || t.standard === 'ERC1155').map((t) => [t.token, t.from, t.to, t.tokenId]),
+          );
+        }
+      });
+
+      it(`${type}: the GraphQL UserOp entities equal both truths`, async () => {
+        for (const record of records().filter((r) => r.accountType === type)) {
+          const op = opOf(record.userOpHash);
+          const res = await d
+            .api()
+            .post('/subgraphs/name/devnet')
+            .set('x-api-key', d.key)
+            .send({
+              query: `{ userOp(id: "${op.userOpHash}-${op.logIndex}") { userOpHash sender target paymaster factory success actualGasCost actualGasUsed transactionHash revertReason callData } }`,
+            });
+          expect(res.body.errors).to.equal(undefined);
+          expect(res.body.data.userOp).to.deep.equal({
+            userOpHash: record.userOpHash,
+            sender: record.sender,
+            target: record.calls[0]?.target ?? null,
+            paymaster: record.paymaster ?? ZERO_ADDRESS,
+            factory: record.factory ?? '0x',
+            success: record.bundlerReceipt.success,
+            actualGasCost: record.bundlerReceipt.actualGasCost,
+            actualGasUsed: record.bundlerReceipt.actualGasUsed,
+            transactionHash: record.bundlerReceipt.transactionHash,
+            revertReason: op.revertReason,
+            callData: op.callData,
+          });
+        }
+      });
+    }
+  });
+
+  describe('webhooks', () => {
+    const h = useWebhookHarness();
+
+    it('deliver exactly the matching ops for an ADDRESS (a Safe) and a PAYMASTER filter, signed', async () => {
+      await traffic();
+      const receiver = await startReceiver();
+      const indexer = { current: undefined as { stop(): Promise<void>; syncNow(): Promise<unknown> } | undefined };
+      try {
+        const safe = records().find((r) => r.accountType === 'safe' && r.factory)!.sender;
+        const paymaster = records().find((r) => r.paymasterMode === 'erc20')!.paymaster!;
+        const hooks = [];
+        for (const [filter, x] of [
+          ['ADDRESS', safe],
+          ['PAYMASTER', paymaster],
+        ] as const) {
+          const expected = expectedEvents(truth, filter, x);
+          expect(expected.size, `${filter} ${x} matches something`).to.be.greaterThan(0);
+          hooks.push({ filter, x, expected, ...(await h.createWebhook(`${receiver.url}/${filter}`, filter, x)) });
+        }
+        const total = hooks.reduce((n, w) => n + w.expected.size, 0);
+        await h.startDispatcher();
+        const config = loadConfig(allInOneEnvSchema, {
+          NETWORKS: 'devnet',
+          RPC_URL_DEVNET: rd!.devnet.rpcUrl,
+          START_BLOCK_DEVNET: '0',
+          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          LOG_LEVEL: 'silent',
+        });
+        indexer.current = startIndexer({ db: h.db, config, log: createLogger({ level: 'silent', name: 'indexer' }) });
+        await indexer.current.syncNow();
+        await receiver.waitFor(() => receiver.received.length >= total, 120_000);
+        await new Promise((r) => setTimeout(r, 500));
+        for (const hook of hooks) {
+          const mine = receiver.received.filter((r) => (JSON.parse(r.body) as Json).webhookId === hook.id);
+          const got = mine.map((r) => {
+            const body = JSON.parse(r.body) as Json;
+            return `${body.type}:${body.data.userOp?.userOpHash ?? body.data.userOpHash}`;
+          });
+          expect(got.sort(), `${hook.filter} ${hook.x}`).to.deep.equal([...hook.expected].sort());
+          for (const r of mine) verifySignature(hook.secret, r);
+        }
+        expect(await outboxDeadLetters.listByChain(h.db, rd!.devnet.chainId)).to.deep.equal([]);
+      } finally {
+        await indexer.current?.stop();
+        await receiver.close();
+      }
+    });
+  });
+});
