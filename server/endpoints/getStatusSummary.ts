@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountFamily } from '../../shared/calldata/accountCalls.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
@@ -22,7 +23,20 @@ const networkSummarySchema = z.object({
   /** Share of the blocks from startBlock to the head that are indexed (0–1). */
   backfillProgress: z.number(),
   latestUserOps: z.array(
-    userOpSchema.pick({ userOpHash: true, sender: true, success: true, blockNumber: true, blockTime: true, actualGasCost: true }),
+    userOpSchema
+      .pick({
+        userOpHash: true,
+        sender: true,
+        success: true,
+        blockNumber: true,
+        blockTime: true,
+        actualGasCost: true,
+        entryPointVersion: true,
+      })
+      .extend({
+        /** What kind of account sent it, read from its callData's method (and the 7702 flag): "Safe", "EIP-7702 SimpleAccount-style"… */
+        account: z.string(),
+      }),
   ),
   latestBundles: z.array(
     bundleSchema.pick({ transactionHash: true, userOpsLength: true, from: true, blockNumber: true, blockTime: true, status: true }),
@@ -68,6 +82,8 @@ export const getStatusSummary = defineEndpoint({
           blockNumber: o.blockNumber,
           blockTime: o.blockTime,
           actualGasCost: o.actualGasCost,
+          entryPointVersion: o.entryPointVersion,
+          account: `${o.eip7702 ? 'EIP-7702 ' : ''}${accountFamily(o.preDecodedCallData) ?? 'unknown'}`,
         })),
         latestBundles: latestBundles.map((b) => ({
           transactionHash: b.transactionHash,

@@ -108,13 +108,14 @@ const erc7579: Decoder = (r) => {
  * Selector → the method (its signature, argument names as the reference accounts spell them) and
  * the layout of its calls. @see research/indexer.md §1.4 for who uses which.
  */
-const METHODS = new Map<string, { signature: string; decode: Decoder }>([
+const METHODS = new Map<string, { family: string; signature: string; decode: Decoder }>([
   // SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount
-  ['0xb61d27f6', { signature: 'execute(address dest, uint256 value, bytes func)', decode: single }],
+  ['0xb61d27f6', { family: 'SimpleAccount-style', signature: 'execute(address dest, uint256 value, bytes func)', decode: single }],
   // SimpleAccount v0.6, LightAccount v1: no values
   [
     '0x18dfb3c7',
     {
+      family: 'SimpleAccount-style',
       signature: 'executeBatch(address[] dest, bytes[] func)',
       decode: (r) => {
         const targets = r.array(0, 0);
@@ -128,28 +129,56 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
     },
   ],
   // SimpleAccount v0.7, LightAccount v2
-  ['0x47e1da2a', { signature: 'executeBatch(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
+  [
+    '0x47e1da2a',
+    { family: 'SimpleAccount-style', signature: 'executeBatch(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays },
+  ],
   // v0.8 BaseAccount, Coinbase
-  ['0x34fcd5be', { signature: 'executeBatch((address target, uint256 value, bytes data)[] calls)', decode: (r) => callStructs(r, 0, 0) }],
+  [
+    '0x34fcd5be',
+    {
+      family: 'SimpleAccount-style',
+      signature: 'executeBatch((address target, uint256 value, bytes data)[] calls)',
+      decode: (r) => callStructs(r, 0, 0),
+    },
+  ],
   // ERC-7579 (Kernel v3, Nexus, Safe7579)
-  ['0xe9ae5c53', { signature: 'execute(bytes32 mode, bytes executionCalldata)', decode: erc7579 }],
+  ['0xe9ae5c53', { family: 'ERC-7579', signature: 'execute(bytes32 mode, bytes executionCalldata)', decode: erc7579 }],
   // Kernel v2
-  ['0x51945447', { signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
+  ['0x51945447', { family: 'Kernel v2', signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
   // Safe 4337 module
-  ['0x7bb37428', { signature: 'executeUserOp(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall }],
-  ['0x541d63c8', { signature: 'executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall }],
+  ['0x7bb37428', { family: 'Safe', signature: 'executeUserOp(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall }],
+  [
+    '0x541d63c8',
+    { family: 'Safe', signature: 'executeUserOpWithErrorString(address to, uint256 value, bytes data, uint8 operation)', decode: safeCall },
+  ],
   // Biconomy v2
-  ['0x0000189a', { signature: 'execute_ncC(address dest, uint256 value, bytes func)', decode: single }],
-  ['0x00004680', { signature: 'executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays }],
-  ['0x9e5d4c49', { signature: 'executeCall(address dest, uint256 value, bytes func)', decode: single }],
-  ['0x80c5c7d0', { signature: 'execFromEntryPoint(address dest, uint256 value, bytes func)', decode: single }],
-  ['0x70641a22', { signature: 'execTransactionFromEntrypoint(address to, uint256 value, bytes data)', decode: single }],
+  ['0x0000189a', { family: 'Biconomy v2', signature: 'execute_ncC(address dest, uint256 value, bytes func)', decode: single }],
+  [
+    '0x00004680',
+    { family: 'Biconomy v2', signature: 'executeBatch_y6U(address[] dest, uint256[] value, bytes[] func)', decode: parallelArrays },
+  ],
+  // Older accounts (Blockscout's list)
+  ['0x9e5d4c49', { family: 'other', signature: 'executeCall(address dest, uint256 value, bytes func)', decode: single }],
+  ['0x80c5c7d0', { family: 'other', signature: 'execFromEntryPoint(address dest, uint256 value, bytes func)', decode: single }],
+  [
+    '0x70641a22',
+    { family: 'other', signature: 'execTransactionFromEntrypoint(address to, uint256 value, bytes data)', decode: single },
+  ],
   // Ambire (also its EIP-7702 account)
-  ['0xabc5345e', { signature: 'executeBySender((address to, uint256 value, bytes data)[] calls)', decode: (r) => callStructs(r, 0, 0) }],
+  [
+    '0xabc5345e',
+    {
+      family: 'Ambire',
+      signature: 'executeBySender((address to, uint256 value, bytes data)[] calls)',
+      decode: (r) => callStructs(r, 0, 0),
+    },
+  ],
   // Coinbase Smart Wallet: every entry is a call of the account to itself (owner changes replayed across chains)
   [
     '0x2c2abd1e',
     {
+      family: 'Coinbase Smart Wallet',
       signature: 'executeWithoutChainIdValidation(bytes[] calls)',
       decode: (r, account) => {
         if (!account) return [];
@@ -163,6 +192,17 @@ const METHODS = new Map<string, { signature: string; decode: Decoder }>([
     },
   ],
 ]);
+
+/**
+ * The kind of account whose method `callData` calls (the family of implementations that share the
+ * method: "Safe", "ERC-7579", "SimpleAccount-style"…), or null for an unknown selector. A guess from
+ * the calldata alone, for people reading a list of ops; the calls' decoding does not depend on it.
+ */
+export function accountFamily(callData: string): string | null {
+  let input = callData.toLowerCase();
+  if (input.startsWith(EXECUTE_USER_OP_SELECTOR)) input = `0x${input.slice(10)}`;
+  return METHODS.get(input.slice(0, 10))?.family ?? null;
+}
 
 /**
  * The account method `selector` names: its signature, and whether its arguments are one call

@@ -64,13 +64,18 @@ describe('status page at /', function () {
     const ops = devnet.dailyMetrics.reduce((sum: number, d: { userOpsDaily: string }) => sum + Number(d.userOpsDaily), 0);
     expect(ops).to.equal(t.truth.userOps.length);
     expect(Object.keys(devnet.latestUserOps[0]).sort()).to.deep.equal([
+      'account',
       'actualGasCost',
       'blockNumber',
       'blockTime',
+      'entryPointVersion',
       'sender',
       'success',
       'userOpHash',
     ]);
+    // The devnet's accounts call execute/executeBatch: SimpleAccount's methods (MiniAccount shares them).
+    expect(devnet.latestUserOps[0].account).to.equal('SimpleAccount-style');
+    expect(devnet.latestUserOps[0].entryPointVersion).to.equal(latest.entryPointVersion);
   });
 
   it('serves the page, its script and the charting library from this process', async () => {
@@ -114,6 +119,9 @@ describe('status page at /', function () {
       const latest = [...t.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex)[0]!;
       const href = await section.locator('table[data-list="userOps"] tbody tr a').first().getAttribute('href');
       expect(href).to.equal(`/v0/getUserOp?network=devnet&hash=${latest.userOpHash}`);
+      expect(await section.locator('table[data-list="userOps"] tbody tr [data-field="account"]').first().textContent()).to.equal(
+        `SimpleAccount-style · EntryPoint ${latest.entryPointVersion}`,
+      );
       // The chart's legend names the three series.
       const legend = await section.locator('.u-legend').textContent();
       expect(legend).to.include('user ops').and.include('active wallets').and.include('gas collected');

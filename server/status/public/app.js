@@ -52,7 +52,16 @@ function opsTable(n) {
       $(
         'thead',
         {},
-        $('tr', {}, $('th', {}, 'user op'), $('th', {}, 'sender'), $('th', {}, 'block'), $('th', {}, 'when'), $('th', {}, 'result')),
+        $(
+          'tr',
+          {},
+          $('th', {}, 'user op'),
+          $('th', {}, 'sender'),
+          $('th', {}, 'account'),
+          $('th', {}, 'block'),
+          $('th', {}, 'when'),
+          $('th', {}, 'result'),
+        ),
       ),
       $(
         'tbody',
@@ -67,6 +76,7 @@ function opsTable(n) {
               $('a', { href: `/v0/getUserOp?${q({ hash: op.userOpHash })}`, title: op.userOpHash }, short(op.userOpHash)),
             ),
             $('td', { class: 'hash', title: op.sender }, short(op.sender)),
+            $('td', { 'data-field': 'account' }, `${op.account} · EntryPoint ${op.entryPointVersion}`),
             $('td', {}, number(op.blockNumber)),
             $('td', {}, ago(op.blockTime)),
             $('td', { class: op.success ? 'ok' : 'bad' }, op.success ? 'success' : 'reverted'),
