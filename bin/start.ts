@@ -13,17 +13,21 @@ import { rollbackTo, startIndexer } from '../indexer/index.js';
 import { indexerMetrics } from '../indexer/metrics.js';
 import { startDispatcher } from '../webhooks/startDispatcher.js';
 import { dispatcherMetrics } from '../webhooks/metrics.js';
-import { DEVNET_CHAIN_ID, generate, startContinuous, startDevnet } from '../devnet/index.js';
+import { DEVNET_CHAIN_ID, defaultGenesisTimestamp, generate, startContinuous, startDevnet } from '../devnet/index.js';
+import { generateRealistic, startRealisticContinuous, startRealisticDevnet } from '../devnet/realistic/index.js';
 import { banner, exampleCommands } from './banner.js';
 
 /**
  * `npm start`: the whole product in one process on the embedded defaults — migrations, the web
  * process, the indexer and the webhook dispatcher (with PGlite only one process may open the
  * store, so the processes of the Procfile share this one). When the `devnet` network is indexed
- * and no RPC_URL_DEVNET is given, it also starts a local chain with the real EntryPoints and
- * generated ERC-4337 traffic, so a newcomer sees the whole product work.
+ * and no RPC_URL_DEVNET is given, it also starts a local chain with the real EntryPoints, generated
+ * history and live real-world traffic (two Alto bundlers; Safe, ERC-7579, EIP-7702 and SimpleAccount
+ * accounts; see devnet/realistic), so a newcomer sees the whole product work on real shapes.
  */
 const DEMO_OPS = 300;
+/** Ops sent through the bundlers before the banner (live ones follow every DEMO_TICK_MS). */
+const DEMO_REALISTIC_OPS = 24;
 const DEMO_TICK_MS = 3000;
 /** The banner waits this long at most for a first indexed op (its hash goes in an example). */
 const FIRST_OP_WAIT_MS = 90_000;
@@ -47,21 +51,39 @@ await migrate(db);
 const devnetNetwork = config.networks.find((n) => n.chainId === DEVNET_CHAIN_ID);
 const demoChain = Boolean(devnetNetwork && devnetNetwork.rpcUrls.length === 0);
 if (devnetNetwork && demoChain) {
-  const devnet = await startDevnet().catch((err: unknown) => {
+  // Realistic traffic (DEMO_TRAFFIC): the devnet with Alto bundlers and real accounts and
+  // paymasters, its genesis three days back so generated history fits before the live ops.
+  const started =
+    config.DEMO_TRAFFIC === 'realistic'
+      ? startRealisticDevnet({ genesisTimestamp: defaultGenesisTimestamp(3) }).then((rd) => ({ devnet: rd.devnet, realistic: rd }))
+      : startDevnet().then((devnet) => ({ devnet, realistic: null }));
+  const { devnet, realistic } = await started.catch((err: unknown) => {
     // No anvil for this platform, most likely: the message says what to do.
     log.fatal((err as Error).message);
     return shutdown.run('the demo chain did not start').then(() => process.exit(1));
   });
-  shutdown.add('devnet', () => devnet.stop());
+  shutdown.add('devnet', () => (realistic ? realistic.stop() : devnet.stop()));
+  if (realistic) log.info({ bundlers: realistic.bundlers.map((b) => b.url) }, 'devnet: Alto bundlers running');
   // The demo chain is new on every start: rows indexed from a previous run's chain describe
   // blocks that no longer exist, so they go first (as a reorg down to genesis would).
   if (await indexerState.findCursor(db, DEVNET_CHAIN_ID)) {
     await rollbackTo(db, DEVNET_CHAIN_ID, { number: -1, hash: '0x' });
   }
   log.info({ rpcUrl: devnet.rpcUrl, ops: DEMO_OPS }, 'devnet started; generating demo traffic');
+  // Three days of generated history for the daily chart, then live traffic.
   await generate(devnet, { ops: DEMO_OPS, days: 3 });
-  const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
-  shutdown.add('devnet traffic', () => traffic.stop());
+  if (realistic) {
+    await generateRealistic(realistic, { ops: DEMO_REALISTIC_OPS });
+    const traffic = startRealisticContinuous(realistic, {
+      intervalMs: DEMO_TICK_MS,
+      opsPerTick: 3,
+      onError: (err) => log.warn({ err }, 'realistic demo traffic: a tick failed'),
+    });
+    shutdown.add('devnet traffic', () => traffic.stop());
+  } else {
+    const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
+    shutdown.add('devnet traffic', () => traffic.stop());
+  }
   env[`RPC_URL_${envSuffix(devnetNetwork.name)}`] = devnet.rpcUrl;
   config = loadConfig(allInOneEnvSchema, env);
 }

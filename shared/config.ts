@@ -174,8 +174,19 @@ export const dispatcherEnvSchema = baseEnvSchema.extend({
     .describe('Webhook requests one dispatcher keeps in flight at once.'),
 });
 
-/** `npm start`: every process of the Procfile in one, so it reads all of their variables. */
-export const allInOneEnvSchema = webEnvSchema.extend(indexerEnvSchema.shape).extend(dispatcherEnvSchema.shape);
+/** `npm start`: every process of the Procfile in one, so it reads all of their variables, and its demo chain's. */
+export const allInOneEnvSchema = webEnvSchema
+  .extend(indexerEnvSchema.shape)
+  .extend(dispatcherEnvSchema.shape)
+  .extend({
+    DEMO_TRAFFIC: z
+      .enum(['realistic', 'generated'])
+      .default('realistic')
+      .describe(
+        'Live traffic on the demo chain (npm start without RPC_URL_DEVNET): realistic = Alto bundlers, real accounts and paymasters ' +
+          '(devnet --realistic); generated = the devnet generator alone (starts a few seconds sooner).',
+      ),
+  });
 
 /** Per-network variables; NAME is the network name in upper case with `-` → `_`. */
 export const networkEnvSchema = z.object({
@@ -288,7 +299,7 @@ export function loadConfig<TSchema extends typeof baseEnvSchema>(schema: TSchema
 
 /** Every variable name a schema reads, for `.env.example` and the README table. */
 export function documentedVariables(): Array<{ name: string; description: string }> {
-  const schemas = [webEnvSchema, indexerEnvSchema, dispatcherEnvSchema];
+  const schemas = [webEnvSchema, indexerEnvSchema, dispatcherEnvSchema, allInOneEnvSchema];
   const rows = new Map<string, string>();
   for (const schema of schemas) {
     for (const [name, field] of Object.entries(schema.shape)) {

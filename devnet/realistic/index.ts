@@ -17,6 +17,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { ANVIL_MNEMONIC, type StartChainOptions } from '../chain.js';
 import type { Deployment } from '../deploy.js';
 import { startDevnet, type Devnet } from '../devnet.js';
+import { headBlock } from '../mining.js';
 import { Random } from '../random.js';
 import { computeDays, type GroundTruth } from '../truth.js';
 import type { RealAccount } from './accounts.js';
@@ -47,7 +48,7 @@ export type RealisticDevnet = {
   stop(): Promise<void>;
 };
 
-export type StartRealisticOptions = Pick<StartChainOptions, 'port' | 'chainId'> & {
+export type StartRealisticOptions = Pick<StartChainOptions, 'port' | 'chainId' | 'genesisTimestamp'> & {
   /** Bundler processes competing on the chain (default 2). */
   bundlers?: number;
   seed?: number;
@@ -59,12 +60,13 @@ const FIRST_BUNDLER_KEY = 13;
 const PAYMASTER_SIGNER = 19;
 
 export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Promise<RealisticDevnet> {
-  // Bundlers and paymasters check validity windows against the wall clock: the chain starts now.
+  // The chain starts now unless asked to start earlier (to hold generated history before the live
+  // traffic: generateRealistic brings the chain's clock up to the wall clock first).
   const devnet = await startDevnet({
     port: opts.port,
     chainId: opts.chainId,
     accounts: 20,
-    genesisTimestamp: Math.floor(Date.now() / 1000),
+    genesisTimestamp: opts.genesisTimestamp ?? Math.floor(Date.now() / 1000),
   });
   const bundlers: Bundler[] = [];
   try {
@@ -122,9 +124,42 @@ export type GenerateRealisticOptions = { ops: number; onProgress?: (done: number
 
 /** Sends `ops` more ops; returns the devnet's ground truth (everything recorded so far). */
 export async function generateRealistic(rd: RealisticDevnet, opts: GenerateRealisticOptions): Promise<GroundTruth> {
-  await rd.devnet.exclusive(() => sendRealisticTraffic(rd, opts.ops, opts.onProgress));
+  await rd.devnet.exclusive(async () => {
+    // Bundlers and paymasters judge validity windows by the wall clock: a chain whose generated
+    // history ran behind it is brought up to now by one empty block.
+    const now = Math.floor(Date.now() / 1000);
+    if ((await headBlock(rd.devnet.rpc)).timestamp < now) await rd.devnet.rpc.call('evm_mine', [now]);
+    await sendRealisticTraffic(rd, opts.ops, opts.onProgress);
+  });
   rd.devnet.truth.days = computeDays(rd.devnet.truth);
   return rd.devnet.truth;
+}
+
+export type RealisticContinuous = { stop(): Promise<void> };
+
+/** Live traffic: `opsPerTick` ops through the bundlers every `intervalMs`, recorded like the rest. */
+export function startRealisticContinuous(
+  rd: RealisticDevnet,
+  opts: { intervalMs: number; opsPerTick: number; onError?: (err: unknown) => void },
+): RealisticContinuous {
+  const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`realistic devnet traffic: ${String(err)}\n`));
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<unknown> = Promise.resolve();
+  const schedule = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      current = generateRealistic(rd, { ops: opts.opsPerTick }).catch(onError).finally(schedule);
+    }, opts.intervalMs);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
 }
 
 /**
