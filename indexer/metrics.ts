@@ -96,6 +96,11 @@ const rpcErrors = new Counter({
   help: 'JSON-RPC calls answered with an error or lost with their HTTP request (most are retried).',
   labelNames: ['network', 'method'],
 });
+const undecodedCalls = new Counter({
+  name: 'opscan_indexer_undecoded_call_data_total',
+  help: 'User operations whose callData names no account method opscan knows (kept with raw callData and no calls).',
+  labelNames: ['network'],
+});
 const reorgs = new Counter({
   name: 'opscan_indexer_reorgs_total',
   help: 'Reorgs repaired (rolled back to the common ancestor).',
@@ -106,6 +111,10 @@ export const indexerMetrics = {
   /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
   watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
     watched = { db, networks };
+  },
+  /** Ops written whose callData opscan could not read as account calls (an unknown account layout). */
+  undecodedCallData(network: string, ops: number): void {
+    if (ops > 0) undecodedCalls.inc({ network }, ops);
   },
   batchWritten(network: string, ops: number, writeSeconds?: number): void {
     userOps.inc({ network }, ops);

@@ -190,6 +190,8 @@ export class NetworkSync {
         }).then((result) => {
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
+          const undecoded = batch.userOps.filter((o) => o.calls.length === 0 && o.callData !== null && o.callData !== '0x').length;
+          indexerMetrics.undecodedCallData(this.network.name, undecoded);
           // Where a batch's time goes (which stage bounds throughput), for tuning. Decoding ran when
           // the range arrived; waitFetchMs is how long the writer waited for a decoded range.
           const ms = (a: number, b: number): number => Math.round(b - a);

@@ -161,10 +161,7 @@ const METHODS = new Map<string, { family: string; signature: string; decode: Dec
   // Older accounts (Blockscout's list)
   ['0x9e5d4c49', { family: 'other', signature: 'executeCall(address dest, uint256 value, bytes func)', decode: single }],
   ['0x80c5c7d0', { family: 'other', signature: 'execFromEntryPoint(address dest, uint256 value, bytes func)', decode: single }],
-  [
-    '0x70641a22',
-    { family: 'other', signature: 'execTransactionFromEntrypoint(address to, uint256 value, bytes data)', decode: single },
-  ],
+  ['0x70641a22', { family: 'other', signature: 'execTransactionFromEntrypoint(address to, uint256 value, bytes data)', decode: single }],
   // Ambire (also its EIP-7702 account)
   [
     '0xabc5345e',

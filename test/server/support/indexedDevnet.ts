@@ -31,7 +31,9 @@ export type IndexedDevnet = {
 export type Traffic = { devnet: Devnet; truth: GroundTruth; stop(): Promise<void> };
 
 /** Generated traffic (`ops` over `days`), or whatever `traffic` makes (the realistic devnet). */
-export function useIndexedDevnet(options: { ops: number; days?: number; seed?: number } | { traffic: () => Promise<Traffic> }): IndexedDevnet {
+export function useIndexedDevnet(
+  options: { ops: number; days?: number; seed?: number } | { traffic: () => Promise<Traffic> },
+): IndexedDevnet {
   const t = useTestDb();
   let devnet: Devnet | undefined;
   let truth: GroundTruth | undefined;
