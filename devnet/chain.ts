@@ -112,14 +112,8 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
   };
   process.once('exit', killOnExit);
 
-  const recentOutput: string[] = [];
-  const remember = (chunk: Buffer): void => {
-    recentOutput.push(chunk.toString());
-    if (recentOutput.length > 50) recentOutput.shift();
-  };
-  // anvil logs every RPC method it serves; keep draining so its stdout pipe never fills.
-  child.stdout?.on('data', remember);
-  child.stderr?.on('data', remember);
+  // anvil logs every RPC method it serves: drained so its stdout pipe never fills.
+  const recentOutput = drainOutput(child);
 
   let port: number;
   try {
@@ -143,6 +137,21 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
     return stopping;
   };
   return { rpcUrl, port, chainId, rpc, stateDir, stop };
+}
+
+/**
+ * Reads a child's stdout and stderr as they come (a full pipe would block it), keeping the last 50
+ * chunks to quote when it fails.
+ */
+export function drainOutput(child: ChildProcess): string[] {
+  const recent: string[] = [];
+  const remember = (chunk: Buffer): void => {
+    recent.push(chunk.toString());
+    if (recent.length > 50) recent.shift();
+  };
+  child.stdout?.on('data', remember);
+  child.stderr?.on('data', remember);
+  return recent;
 }
 
 /**

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { spawnWatchdog, stopChild } from '../chain.js';
+import { drainOutput, spawnWatchdog, stopChild } from '../chain.js';
 import { Rpc } from '../rpc.js';
 
 export type Bundler = {
@@ -65,13 +65,7 @@ export async function startBundler(opts: BundlerOptions): Promise<Bundler> {
   const cwd = mkdtempSync(join(tmpdir(), 'opscan-alto-'));
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const watchdog = spawnWatchdog(child, cwd);
-  const recentOutput: string[] = [];
-  const remember = (chunk: Buffer): void => {
-    recentOutput.push(chunk.toString());
-    if (recentOutput.length > 50) recentOutput.shift();
-  };
-  child.stdout?.on('data', remember);
-  child.stderr?.on('data', remember);
+  const recentOutput = drainOutput(child);
   const killOnExit = (): void => {
     child.kill('SIGKILL');
     watchdog.kill('SIGKILL');
