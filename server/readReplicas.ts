@@ -1,5 +1,6 @@
 import type { NetworkConfig } from '../shared/config.js';
 import { createPostgresDb, replicationLagSeconds, type Db } from '../shared/db/client.js';
+import { parseDatabaseUrl } from '../shared/db/hosts.js';
 import type { IndexerState } from '../shared/db/tables/indexerState.js';
 import type { Logger } from '../shared/log.js';
 import { createIndexerView, type IndexerView } from './indexerView.js';
@@ -73,8 +74,7 @@ function atOrPast(s: IndexerState | undefined, floor: Position | undefined): boo
 }
 
 function nameOf(url: string): string {
-  const u = new URL(url);
-  return `${u.hostname}:${u.port || '5432'}${u.pathname}`;
+  return parseDatabaseUrl(url).name;
 }
 
 export function createReadReplicas(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { parseDatabaseUrl, splitDatabaseUrls } from './db/hosts.js';
 import { LOG_FORMATS } from './log.js';
 import { CANONICAL_ENTRYPOINTS, envSuffix, findNetwork, type EntryPointVersion, type NetworkInfo } from './networks.js';
 
@@ -15,13 +16,25 @@ const boolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** A PostgreSQL URL, one host or several the libpq way (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`). */
+const databaseUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+  .superRefine((url, ctx) => {
+    try {
+      parseDatabaseUrl(url);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+  });
+
 /** Variables every process reads. */
 export const baseEnvSchema = z.object({
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+  DATABASE_URL: databaseUrl
     .optional()
-    .describe('PostgreSQL connection URL. Unset: embedded PGlite in DATA_DIR.'),
+    .describe(
+      'PostgreSQL connection URL; several hosts the libpq way follow a failover (postgres://h1:5432,h2:5432/db?target_session_attrs=read-write). Unset: embedded PGlite in DATA_DIR.',
+    ),
   DATA_DIR: z.string().min(1).default('./.data').describe('Folder of the embedded PGlite store.'),
   DB_STARTUP_TIMEOUT_MS: z.coerce
     .number()
@@ -118,16 +131,11 @@ const opsEnv = {
 const readReplicaEnv = {
   DATABASE_READ_URL: z
     .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((u) => u.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^postgres(ql)?:\/\//, 'each entry must be a postgres:// or postgresql:// URL')).min(1))
+    .transform(splitDatabaseUrls)
+    .pipe(z.array(databaseUrl).min(1))
     .optional()
     .describe(
-      "Comma list of PostgreSQL read replicas (streaming standbys of DATABASE_URL) for the web process's reads; writes and read-your-writes endpoints stay on DATABASE_URL. Unset: every read goes to DATABASE_URL.",
+      "Comma list of PostgreSQL read replicas (streaming standbys of DATABASE_URL) for the web process's reads, each URL one host or several the libpq way (e.g. target_session_attrs=prefer-standby); writes and read-your-writes endpoints stay on DATABASE_URL. Unset: every read goes to DATABASE_URL.",
     ),
   READ_REPLICA_MAX_LAG_SECONDS: z.coerce
     .number()

@@ -7,6 +7,7 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 import type { Logger } from '../log.js';
 import { backoffMs, trackAvailability } from './availability.js';
+import { createHostSelector, parseDatabaseUrl } from './hosts.js';
 
 /**
  * The one database interface of opscan. It is implemented by a `pg` pool (real PostgreSQL, when
@@ -133,23 +134,51 @@ export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
 }
 
-/** A PostgreSQL pool as a Db (synchronous: the pool connects on first use). */
+/**
+ * A PostgreSQL pool as a Db (synchronous: the pool connects on first use). `url` may name several
+ * hosts the libpq way (`postgres://h1,h2/db?target_session_attrs=read-write`): connections follow
+ * the host that fits, across a failover (shared/db/hosts.ts).
+ */
 export function createPostgresDb(url: string, options: Omit<DbOptions, 'databaseUrl' | 'dataDir'> = {}): Db {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const hosts = parseDatabaseUrl(url);
+  const name = options.name ?? 'primary';
+  const selector = createHostSelector(hosts, { connectTimeoutMs, name, log: options.log });
   const pool = new pg.Pool({
-    connectionString: url,
+    connectionString: hosts.urlFor(hosts.hosts[0]!),
+    Client: selector.Client,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeoutMs,
     connectionTimeoutMillis: connectTimeoutMs,
   });
-  const availability = trackAvailability(options.name ?? 'primary', options.log);
+  const availability = trackAvailability(name, options.log);
   // A client whose connection dies (the server restarted or ended it) emits 'error'; with no
   // listener that would end the process. The pool listens only while a client is idle (and then
   // replaces it), so every client gets a listener of its own for its whole life: a borrowed one
   // fails its next query instead, and the pool drops it when it is released.
-  pool.on('error', (error) => availability.failed(error));
-  pool.on('connect', (client) => client.on('error', (error) => availability.failed(error)));
+  pool.on('error', (error, client) => {
+    selector.failed(client, error);
+    availability.failed(error);
+  });
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      selector.failed(client, error);
+      availability.failed(error);
+    }),
+  );
   const closing = new Set<() => Promise<void>>();
+
+  /**
+   * A pooled connection to a host still in use: connections made to a host that went stale since
+   * (a failover) are dropped rather than handed out.
+   */
+  const acquire = async (): Promise<pg.PoolClient> => {
+    for (;;) {
+      const client = await pool.connect();
+      if (!selector.isStale(client)) return client;
+      client.release(true);
+    }
+  };
 
   /** Every call reports to the availability tracker: the first failure opens an outage, a success closes it. */
   const tracked = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -163,18 +192,34 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     }
   };
 
+  /** A query on `client`; a failure that says its host is stale (read-only, lost) is told to the selector. */
+  const queryOn = async <TRow>(client: pg.ClientBase, text: string, values?: readonly unknown[]) => {
+    try {
+      const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
+      return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+    } catch (error) {
+      selector.failed(client, error);
+      throw error;
+    }
+  };
+
   const query = <TRow>(text: string, values?: readonly unknown[]): Promise<{ rows: TRow[]; rowCount: number }> =>
     tracked(async () => {
-      const res = await pool.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
-      return { rows: res.rows, rowCount: res.rowCount ?? 0 };
+      const client = await acquire();
+      let broken = false;
+      try {
+        return await queryOn<TRow>(client, text, values);
+      } catch (error) {
+        broken = selector.isStale(client);
+        throw error;
+      } finally {
+        client.release(broken);
+      }
     });
 
   const onClient = (client: pg.PoolClient): Queryable => ({
     query<TRow>(text: string, values?: readonly unknown[]) {
-      return tracked(async () => {
-        const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
-        return { rows: res.rows, rowCount: res.rowCount ?? 0 };
-      });
+      return tracked(() => queryOn<TRow>(client, text, values));
     },
     async copyFrom(statement, chunks) {
       // Written straight to the COPY stream, waiting only for drain (a Readable piped in cost a
@@ -211,11 +256,12 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
     const connect = async (): Promise<pg.Client> => {
-      const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+      const c = new selector.Client({ connectionString: hosts.urlFor(hosts.hosts[0]!), connectionTimeoutMillis: connectTimeoutMs });
       c.on('notification', (msg) => {
         if (msg.channel === channel) onNotify(msg.payload ?? '');
       });
       c.on('error', (error) => {
+        selector.failed(c, error);
         availability.failed(error);
         if (client === c) lost(0);
       });
@@ -263,21 +309,21 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     kind: 'postgres',
     query,
     async transaction(fn) {
-      const client = await tracked(() => pool.connect());
+      const client = await tracked(acquire);
       try {
-        await client.query('begin');
+        await queryOn(client, 'begin');
         const result = await fn(onClient(client));
-        await client.query('commit');
+        await queryOn(client, 'commit');
         return result;
       } catch (error) {
         await client.query('rollback').catch(() => {});
         throw error;
       } finally {
-        client.release();
+        client.release(selector.isStale(client));
       }
     },
     async withSession(fn) {
-      const client = await tracked(() => pool.connect());
+      const client = await tracked(acquire);
       let broken = false;
       let onError: (error: Error) => void = () => undefined;
       const lost = new Promise<Error>((resolve) => (onError = resolve));
@@ -292,7 +338,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
         // destroyed, a clean one is reset.
         if (!broken) await client.query('select pg_advisory_unlock_all()').catch(() => (broken = true));
         client.off('error', onError);
-        client.release(broken);
+        client.release(broken || selector.isStale(client));
       }
     },
     listen,
