@@ -132,11 +132,20 @@ export function standaloneDiagnostics(file = apiFile): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/** Writes the file, then checks it compiles alone. */
+async function main(): Promise<void> {
   const text = await generateClientTypes();
   const before = await readFile(apiFile, 'utf8').catch(() => '');
   if (text !== before) await writeFile(apiFile, text);
   const problems = standaloneDiagnostics();
   if (problems.length > 0) throw new Error(`client/src/api.ts does not compile alone:\n${problems.join('\n')}`);
   process.stdout.write(text === before ? 'client/src/api.ts is up to date\n' : 'wrote client/src/api.ts\n');
+}
+
+// No top-level await: the client's test imports this module, and mocha loads test files with require() first.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.exitCode = 1;
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  });
 }
