@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.data/', 'devnet/artifacts/', 'bench/out/'] },
+  { ignores: ['dist/', 'client/dist/', 'node_modules/', '.data/', 'devnet/artifacts/', 'bench/out/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   // Type-aware rules: promises that nobody awaits, switches that miss a case, `any` leaking out.

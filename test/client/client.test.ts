@@ -1,15 +1,48 @@
 import { expect } from 'chai';
 import { createTRPCClient, httpLink } from '@trpc/client';
+import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { readFile } from 'node:fs/promises';
+import type { z } from 'zod';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOpscanClient, OpscanError, type AppRouter, type EndpointName } from '../../client/index.js';
-import { ENDPOINT_METHODS } from '../../client/rest.js';
+import { apiFile, generateClientTypes, standaloneDiagnostics } from '../../client/scripts/generateTypes.js';
+import { createOpscanClient, OpscanError, type EndpointName, type InputOf, type OutputOf } from '../../client/src/index.js';
+import { ENDPOINT_METHODS } from '../../client/src/rest.js';
+import type { AppRouter } from '../../client/src/trpc.js';
 import { createApp } from '../../server/app.js';
 import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
-import { endpoints } from '../../server/endpoints/index.js';
+import {
+  endpoints,
+  type EndpointName as ServerEndpointName,
+  type Endpoints,
+  type OutputOf as ServerOutputOf,
+} from '../../server/endpoints/index.js';
+import type { AppRouter as ServerAppRouter } from '../../server/trpc/router.js';
 import { createTestKey } from '../helpers/app.js';
 import { sampleInputs } from '../server/support/sampleInputs.js';
 import { useIndexedDevnet } from '../server/support/indexedDevnet.js';
+
+// The client's types, spelled out in client/src/api.ts, are the server's: checked by `npm run typecheck`.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const typesAgree: [
+  Equal<EndpointName, ServerEndpointName>,
+  Equal<{ [K in EndpointName]: OutputOf<K> }, { [K in ServerEndpointName]: ServerOutputOf<K> }>,
+  Equal<{ [K in EndpointName]: InputOf<K> }, { [K in ServerEndpointName]: z.input<Endpoints[K]['input']> }>,
+  Equal<inferRouterInputs<AppRouter>, inferRouterInputs<ServerAppRouter>>,
+  Equal<inferRouterOutputs<AppRouter>, inferRouterOutputs<ServerAppRouter>>,
+  Equal<inferRouterError<AppRouter>, inferRouterError<ServerAppRouter>>,
+  Equal<AppRouter['_def']['record']['getUserOp']['_def']['type'], ServerAppRouter['_def']['record']['getUserOp']['_def']['type']>,
+  Equal<AppRouter['_def']['record']['createWebhook']['_def']['type'], ServerAppRouter['_def']['record']['createWebhook']['_def']['type']>,
+] = [true, true, true, true, true, true, true, true];
+
+describe('opscan/client types', () => {
+  it("client/src/api.ts is what the server's schemas generate, and compiles with nothing but the ES lib", async function () {
+    this.timeout(120_000);
+    expect(typesAgree).to.not.include(false);
+    expect(await readFile(apiFile, 'utf8'), 'stale: run `npm run generate -w @opscan/client`').to.equal(await generateClientTypes());
+    expect(standaloneDiagnostics()).to.deep.equal([]);
+  });
+});
 
 /** Listens on 127.0.0.1 and answers the base URL. */
 async function listen(server: Server): Promise<string> {

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { JiffyscanGraphClient } from 'jiffyscan-graph-wrapper';
 import type { TruthUserOp } from '../../devnet/index.js';
-import { createOpscanClient } from '../../client/index.js';
+import { createOpscanClient } from '../../client/src/index.js';
 import { expectedUserOp } from '../server/support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from '../server/support/expectedSubgraph.js';
 import { useListeningApp } from '../helpers/app.js';

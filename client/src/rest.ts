@@ -1,13 +1,14 @@
-import type { z } from 'zod';
-import type { EndpointName, Endpoints, OutputOf } from '../server/endpoints/index.js';
+import type { Endpoints } from './api.js';
 import { requestJson, type OpscanClientOptions } from './request.js';
 
 /**
- * A method per `/v0` endpoint, typed by the server's own zod schemas (types only: nothing of the
- * server runs in the client). Inputs are the endpoint's parameters as the schema accepts them;
- * answers are the endpoint's JSON.
+ * A method per `/v0` endpoint, typed by the server's own zod schemas (spelled out in api.ts: nothing
+ * of the server, at run time or in the types, is in the client). Inputs are the endpoint's
+ * parameters as the schema accepts them; answers are the endpoint's JSON.
  */
-export type InputOf<K extends EndpointName> = z.input<Endpoints[K]['input']>;
+export type EndpointName = keyof Endpoints;
+export type InputOf<K extends EndpointName> = Endpoints[K]['input'];
+export type OutputOf<K extends EndpointName> = Endpoints[K]['output'];
 export type RestClient = { [K in EndpointName]: (input: InputOf<K>) => Promise<OutputOf<K>> };
 
 /** Endpoints not read with GET: those that change something. Checked against the server's own list by the client's test. */

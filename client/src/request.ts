@@ -10,7 +10,18 @@ export type OpscanClientOptions = {
   /** Longest wait honoured before a retry, in seconds (default 30): a longer Retry-After fails at once. */
   maxRetryAfterSeconds?: number;
   /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
+  fetch?: Fetch;
+};
+
+/** What the client asks of `fetch` (the global one of Node ≥ 18 and browsers has it), spelled out so that its types need no DOM or Node lib. */
+export type Fetch = (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<FetchResponse>;
+export type FetchResponse = {
+  ok: boolean;
+  status: number;
+  statusText: string;
+  headers: { get(name: string): string | null };
+  json(): Promise<unknown>;
+  text(): Promise<string>;
 };
 
 type ErrorBody = {
@@ -26,8 +37,8 @@ const firstString = (...values: unknown[]): string | undefined => values.find((v
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The JSON answer of one call, retried after Retry-After while the server answers 429. */
-export async function requestJson(options: OpscanClientOptions, path: string, init: RequestInit): Promise<unknown> {
-  const doFetch = options.fetch ?? globalThis.fetch;
+export async function requestJson(options: OpscanClientOptions, path: string, init: { method: string; body?: string }): Promise<unknown> {
+  const doFetch: Fetch = options.fetch ?? globalThis.fetch;
   const maxRetries = options.maxRetries ?? 2;
   const maxWait = options.maxRetryAfterSeconds ?? 30;
   const headers = { accept: 'application/json', 'x-api-key': options.apiKey, ...(init.body ? { 'content-type': 'application/json' } : {}) };
@@ -41,7 +52,7 @@ export async function requestJson(options: OpscanClientOptions, path: string, in
   }
 }
 
-async function toError(res: Response): Promise<OpscanError> {
+async function toError(res: FetchResponse): Promise<OpscanError> {
   const text = await res.text();
   let body: ErrorBody = {};
   try {
