@@ -189,9 +189,12 @@ async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
     try {
       return await buildAndSend(rd, intent);
     } catch (err) {
-      // A bundler answered AA25 (invalid nonce) once in about 1,500 ops while estimating an op with
-      // a fresh time-based nonce key; a wallet builds it again with a new nonce, and so do we, once.
+      // Seen about once in 1,000 ops: a bundler answers AA25 (invalid nonce) while estimating an
+      // op with a fresh nonce key, most likely because it still holds an earlier op of the same
+      // sender that the competing bundler has included, and simulates it first until its next
+      // bundling round drops it. A wallet builds the op again a moment later; so do we, once.
       if (!String((err as Error).message).includes('AA25')) throw err;
+      await new Promise((r) => setTimeout(r, 1500));
       return await buildAndSend(rd, intent);
     }
   } catch (err) {
