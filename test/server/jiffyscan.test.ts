@@ -7,7 +7,7 @@ import type { Presentation } from '../../server/dialects/dialect.js';
 import { jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
 import type { UserOp } from '../../shared/models/index.js';
 import type { AppRouter } from '../../server/trpc/router.js';
-import { useListeningApp } from '../helpers/app.js';
+import { testDeps, useListeningApp } from '../helpers/app.js';
 import { expectedUserOp, pick } from './support/expected.js';
 import { sampleInputs } from './support/sampleInputs.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
@@ -311,9 +311,92 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     const transactions = own.body.paths['/getAddressTransactions'].get.responses['200'].content['application/json'].schema;
     expect(transactions.type).to.equal('object');
     expect(transactions.properties).to.have.key('transactions');
+    // `network` is optional on every endpoint of both documents, and each says what its absence means.
+    for (const doc of [own.body, spec.body]) {
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+        const network = (item.get?.parameters ?? []).find((p: Json) => p.name === 'network');
+        if (!network) continue;
+        expect(network.required, path).to.equal(false);
+        expect(network.description, path).to.match(/Optional|every indexed network/);
+      }
+    }
     const docs = await d.api().get('/jiffyscan/docs/');
     expect(docs.status).to.equal(200);
     expect(docs.text).to.contain('JiffyScan dialect');
+  });
+
+  describe('without `network` (the SDK makes it optional on every method)', () => {
+    const ON_EVERY_NETWORK = ['getUserOp', 'searchEntry', 'getTopFactories', 'getAddressAggregateData', 'getStatusSummary'];
+
+    it('answers every endpoint in both dialects as for the only indexed network', async () => {
+      for (const [name] of queries) {
+        const { network, ...without } = sampleInputs(d.truth)[name]!;
+        if (network === undefined) continue;
+        for (const base of ['/v0', '/jiffyscan/v0']) {
+          const named = await d
+            .api()
+            .get(`${base}/${name}`)
+            .query({ ...without, network })
+            .set('x-api-key', d.key);
+          const unnamed = await d.api().get(`${base}/${name}`).query(without).set('x-api-key', d.key);
+          expect(unnamed.status, `${base}/${name}: ${JSON.stringify(unnamed.body)}`).to.equal(named.status);
+          expect(unnamed.body, `${base}/${name}`).to.deep.equal(named.body);
+        }
+      }
+    });
+
+    describe('with several networks', () => {
+      const deps = (env: Record<string, string> = {}) =>
+        testDeps(d.db, { NETWORKS: 'devnet,devnet2', RPC_URL_DEVNET: d.devnet.rpcUrl, RATE_LIMIT_PER_SECOND: '1000000', ...env });
+      const noDefault = useListeningApp(() => deps());
+      const devnet2Default = useListeningApp(() => deps({ DEFAULT_NETWORK: 'devnet2' }));
+      const call = (origin: string, path: string, query: Record<string, string>) =>
+        fetch(`${origin}${path}?${new URLSearchParams(query).toString()}`, { headers: { 'x-api-key': d.key } }).then(async (res) => ({
+          status: res.status,
+          body: (await res.json()) as Json,
+        }));
+
+      it('finds a hash on whichever network holds it, and asks for the network of anything else', async () => {
+        const samples = sampleInputs(d.truth);
+        for (const [name] of queries) {
+          const { network, ...without } = samples[name]!;
+          if (network === undefined || ON_EVERY_NETWORK.includes(name)) continue;
+          const byHash = ['userOpHash', 'bundle', 'transactionHash', 'trxHash'].some((k) => k in without);
+          for (const base of ['/v0', '/jiffyscan/v0']) {
+            const [named, unnamed] = await Promise.all([
+              call(noDefault.origin, `${base}/${name}`, { ...without, network }),
+              call(noDefault.origin, `${base}/${name}`, without),
+            ]);
+            if (byHash) {
+              expect(unnamed, `${base}/${name}`).to.deep.equal(named);
+              expect(unnamed.status, `${base}/${name}`).to.equal(200);
+            } else {
+              expect(unnamed.status, `${base}/${name}`).to.equal(400);
+              expect(unnamed.body, `${base}/${name}`).to.include({ code: 'BAD_REQUEST', param: 'network' });
+              expect(unnamed.body.validNetworks).to.deep.equal(['devnet', 'devnet2']);
+              expect(unnamed.body.message).to.include('DEFAULT_NETWORK').and.include('devnet, devnet2');
+            }
+          }
+        }
+        // A hash no network holds: the usual not-found answers.
+        const unknown = `0x${'ab'.repeat(32)}`;
+        expect((await call(noDefault.origin, '/v0/getUserOpMetadata', { userOpHash: unknown })).status).to.equal(404);
+        expect((await call(noDefault.origin, '/jiffyscan/v0/getUserOpLogs', { userOpHash: unknown })).body.message).to.include(
+          'any indexed network',
+        );
+      });
+
+      it('answers for DEFAULT_NETWORK when it is set', async () => {
+        const latest = await call(devnet2Default.origin, '/v0/getLatestUserOps', { first: '5' });
+        expect(latest).to.deep.equal({ status: 200, body: { userOps: [] } });
+        const op = d.truth.userOps[0]!;
+        const activity = await call(devnet2Default.origin, '/jiffyscan/v0/getAddressActivity', { address: op.sender });
+        expect(activity.body.accountDetail).to.include({ network: 'devnet2', userOpsCount: '0' });
+        // Hashes are still found where they are.
+        const metadata = await call(devnet2Default.origin, '/jiffyscan/v0/getUserOpMetadata', { userOpHash: op.userOpHash });
+        expect(metadata.status).to.equal(200);
+      });
+    });
   });
 
   describe('over tRPC (jiffyscan.*)', () => {
