@@ -15,6 +15,7 @@ import {
   logSchema,
   nftTransferSchema,
   paymasterDetailSchema,
+  searchResultSchema,
   transactionSchema,
   traceDataSchema,
   userOpMetadataSchema,
@@ -22,6 +23,8 @@ import {
   decodedArgumentSchema,
   type Balance,
   type Log,
+  type SearchResult,
+  type SearchType,
   type TraceNode,
   type UserOp,
 } from '../../shared/models/index.js';
@@ -188,6 +191,40 @@ const liveBalance = (balance: Balance): z.infer<typeof liveBalanceSchema> => ({
   native_token: balance.native_token === 'true',
 });
 
+// Search.
+
+/**
+ * The `type` names the explorer routes on (its utils.tsx constructRedirectUrl, research/contract.md
+ * §3.25): a paymaster is `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found
+ * as the ops' beneficiaries). Any other type it does not route says "No results found".
+ */
+const LIVE_SEARCH_TYPES = {
+  userOpHash: 'userOpHash',
+  bundle: 'bundle',
+  account: 'account',
+  paymaster: 'paymasters',
+  bundler: 'beneficiarie',
+  factory: 'factory',
+  block: 'block',
+} as const satisfies Record<SearchType, string>;
+const liveSearchType = z.enum(Object.values(LIVE_SEARCH_TYPES) as [string, ...string[]]);
+
+const liveSearchResultSchema = z
+  .union([
+    searchResultSchema
+      .extend({ type: liveSearchType, matches: z.array(z.object({ network: z.string(), type: liveSearchType })) })
+      .meta({ id: 'JiffyscanSearchResult' }),
+    // The explorer treats a body with a message as "nothing found" and any non-200 as an invalid term.
+    z.object({ message: z.string() }).meta({ id: 'JiffyscanSearchNotFound' }),
+  ])
+  .meta({ id: 'JiffyscanSearchAnswer' });
+
+const liveSearchResult = (result: SearchResult) => ({
+  ...result,
+  type: LIVE_SEARCH_TYPES[result.type],
+  matches: result.matches.map((m) => ({ ...m, type: LIVE_SEARCH_TYPES[m.type] })),
+});
+
 // The endpoints whose shape differs.
 
 const userOpsOf = <T extends { userOps: UserOp[] }>(detail: T) => ({ ...detail, userOps: detail.userOps.map(liveUserOp) });
@@ -276,6 +313,7 @@ const presentations = {
   ),
   getUserOpLogs: presentation('getUserOpLogs', z.object({ logs: z.array(liveLogSchema) }), ({ logs }) => ({ logs: logs.map(liveLog) })),
   getLogFromIndex: presentation('getLogFromIndex', z.object({ log: liveLogSchema }), ({ log }) => ({ log: liveLog(log) })),
+  searchEntry: presentation('searchEntry', liveSearchResultSchema, liveSearchResult, (error) => ({ message: error.message })),
 };
 
 const DESCRIPTION = `The JiffyScan live API's dialect of the opscan Explorer Data API: the same endpoints, parameters,
@@ -292,7 +330,10 @@ What differs from \`/v0\` (the spec's shapes):
   and \`native_token\` a boolean), getAddressAggregateData → \`{accountDetail: {userOps, transactions, erc20Transfers,
   erc721Transfers}}\`;
 - getDailyMetrics answers the days under \`matrics\` (the SDK's spelling) as well as \`metrics\`;
-- logs carry \`topicsDecoded\` and \`dataDecoded\` (arguments by name) when their event is known, else null.
+- logs carry \`topicsDecoded\` and \`dataDecoded\` (arguments by name) when their event is known, else null;
+- searchEntry names types as the explorer routes them (\`paymasters\`, \`beneficiarie\` for a bundler; \`userOpHash\`,
+  \`bundle\`, \`account\`, \`factory\`, \`block\` as in \`/v0\`), and a term nothing matches is 200 \`{message}\` (the
+  explorer shows "No results"), not a 404.
 
 Everything else (errors, keys, limits, caching, networks) is as in \`/v0\`.`;
 

@@ -68,6 +68,32 @@ function expectDecodedTransferLog(truth: GroundTruth, log: Json): boolean {
   return true;
 }
 
+/** searchEntry's types as the explorer routes them (research/contract.md §3.25), from /v0's. */
+const EXPLORER_SEARCH_TYPE: Record<string, string> = { paymaster: 'paymasters', bundler: 'beneficiarie' };
+const explorerType = (type: string) => EXPLORER_SEARCH_TYPE[type] ?? type;
+
+/**
+ * Where the explorer's search box goes with a searchEntry body (its constructRedirectUrl, plus the
+ * factory page it has), or what it says: a body with `message` is "No results found", a non-200 is
+ * "Invalid search term".
+ */
+function explorerSearch(status: number, body: Json): string {
+  if (status !== 200) return 'Invalid search term ?';
+  const routes: Record<string, string> = {
+    userOpHash: 'userOpHash',
+    account: 'account',
+    paymasters: 'paymaster',
+    beneficiarie: 'bundler',
+    block: 'block',
+    bundle: 'bundle',
+    tx: 'bundle',
+    factory: 'factory',
+  };
+  const route = routes[body.type as string];
+  if (body.message !== undefined || !body.foundInNetwork || !route) return 'No results found';
+  return `/${route}/${body.term}/?network=${body.foundInNetwork}`;
+}
+
 /** Per reshaped endpoint: the live body against the /v0 body of the same request and the truth. */
 const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json, spec: Json) => void>> = {
   getUserOp(truth, live, spec) {
@@ -156,6 +182,13 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
       if (log.event_name === null) expect({ topicsDecoded, dataDecoded }).to.deep.equal({ topicsDecoded: null, dataDecoded: null });
     });
     expect(live.logs.filter((log: Json) => expectDecodedTransferLog(truth, log)).length).to.be.greaterThan(0);
+  },
+  searchEntry(_truth, live, spec) {
+    expect(live).to.deep.equal({
+      ...spec,
+      type: explorerType(spec.type),
+      matches: spec.matches.map((m: Json) => ({ ...m, type: explorerType(m.type) })),
+    });
   },
   getLogFromIndex(truth, live, spec) {
     const { topicsDecoded: _t, dataDecoded: _d, ...rest } = live.log;
@@ -289,6 +322,41 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     // Logs: decoded topics as an object the explorer walks with Object.entries.
     const logs = (await body('getUserOpLogs', { userOpHash: transfer.userOpHash, network: 'devnet' })).logs as Json[];
     expect(logs.some((log) => log.topicsDecoded && Object.entries(log.topicsDecoded).length === 2)).to.equal(true);
+  });
+
+  it("searchEntry: the explorer's search box finds an op, a bundle, an account, a paymaster, a bundler, a factory and a block", async () => {
+    const op = d.truth.userOps.find((o) => o.paymaster)!;
+    const account = d.truth.accounts[0]!;
+    const cases: Array<[string, string]> = [
+      [op.userOpHash, 'userOpHash'],
+      [op.transactionHash, 'bundle'],
+      [op.sender, 'account'],
+      [op.paymaster!, 'paymaster'],
+      [op.bundler, 'bundler'],
+      [account.factory, 'factory'],
+      [String(op.blockNumber), 'block'],
+    ];
+    for (const [entry, page] of cases) {
+      // As the explorer calls it: the term lower-cased, no key; with its network selector set or not.
+      for (const network of [undefined, 'devnet']) {
+        const res = await d
+          .api()
+          .get('/jiffyscan/v0/searchEntry')
+          .query({ entry: entry.toLowerCase(), ...(network ? { network } : {}) });
+        expect(explorerSearch(res.status, res.body), `${page} ${entry}`).to.equal(`/${page}/${entry}/?network=devnet`);
+      }
+    }
+    // A term nothing matches: 200 with a message ("No results"); /v0 keeps the spec's 404.
+    for (const entry of [`0x${'5'.repeat(40)}`, `0x${'5'.repeat(64)}`, '999999999']) {
+      const res = await d.api().get('/jiffyscan/v0/searchEntry').query({ entry, network: 'devnet' });
+      expect(res.status, entry).to.equal(200);
+      expect(res.body).to.have.keys('message');
+      expect(res.body.message).to.include(entry);
+      expect(explorerSearch(res.status, res.body)).to.equal('No results found');
+      expect((await d.api().get('/v0/searchEntry').query({ entry })).status).to.equal(404);
+    }
+    // A bad term is still a 400 ("Invalid search term").
+    expect((await d.api().get('/jiffyscan/v0/searchEntry').query({ entry: 'nope' })).status).to.equal(400);
   });
 
   it('answers errors as /v0 does: JSON with the parameter named', async () => {
