@@ -1,11 +1,13 @@
 import { expect } from 'chai';
+import { Interface, ZeroAddress, ZeroHash } from 'ethers';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { GroundTruth, TruthUserOp } from '../../devnet/index.js';
 import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
 import { endpoints, type EndpointName } from '../../server/endpoints/index.js';
 import type { Presentation } from '../../server/dialects/dialect.js';
-import { jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
-import type { UserOp } from '../../shared/models/index.js';
+import { accountExecutionTrace, jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
+import { decodeCall } from '../../server/knownCalls.js';
+import type { TraceNode, UserOp } from '../../shared/models/index.js';
 import type { AppRouter } from '../../server/trpc/router.js';
 import { testDeps, useListeningApp } from '../helpers/app.js';
 import { expectedUserOp, pick } from './support/expected.js';
@@ -13,6 +15,10 @@ import { sampleInputs } from './support/sampleInputs.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ENTRYPOINT_V07 = new Interface([
+  'function innerHandleOp(bytes callData, ((address sender, uint256 nonce, uint256 verificationGasLimit, uint256 callGasLimit, uint256 paymasterVerificationGasLimit, uint256 paymasterPostOpGasLimit, uint256 preVerificationGas, address paymaster, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas) mUserOp, bytes32 userOpHash, uint256 prefund, uint256 contextOffset, uint256 preOpGas) opInfo, bytes context)',
+]);
 
 const presentations = jiffyscanDialect.presentations as Partial<Record<EndpointName, Presentation>>;
 const queries = (Object.entries(endpoints) as Array<[EndpointName, Endpoint]>).filter(([, e]) => e.kind !== 'mutation');
@@ -66,6 +72,44 @@ function expectDecodedTransferLog(truth: GroundTruth, log: Json): boolean {
   if (transfer.standard === 'ERC20') expect(log.dataDecoded).to.deep.equal({ value: transfer.value });
   else expect(log.topicsDecoded.tokenId).to.equal(transfer.tokenId);
   return true;
+}
+
+/** An innerHandleOp call (v0.7 layout) for an op of `sender`: what the EntryPoint's execution frame is called with. */
+function innerHandleOpInput(sender: string): string {
+  const memoryOp = [sender, 0n, 0n, 0n, 0n, 0n, 0n, ZeroAddress, 0n, 0n];
+  return ENTRYPOINT_V07.encodeFunctionData('innerHandleOp', ['0x', [memoryOp, ZeroHash, 0n, 0n, 0n], '0x']);
+}
+
+/** A trace node without what the live dialect adds (the method and decoded input), recursively. */
+function withoutNames(node: Json): Json {
+  const { method: _m, decodedInput: _d, ...traceData } = node.traceData;
+  return { traceData, next: (node.next as Json[]).map(withoutNames) };
+}
+
+/** A call frame as [to, value (decimal), input]. */
+const asCall = (node: Json) => [node.traceData.to, BigInt(node.traceData.value ?? '0x0').toString(), node.traceData.input];
+
+/**
+ * The live execution trace of an op: rooted at the EntryPoint's call into the account (as /v0 has
+ * that frame, marked the execution call), each node named when its selector is known, and every
+ * call under the root one the account made, kept with its subtree as traced.
+ */
+function expectAccountRootedTrace(live: Json, accountCall: Json, sender: string): void {
+  expect(withoutNames(live).traceData).to.deep.equal({ ...accountCall.traceData, executionCall: true });
+  expect(live.traceData.method, 'the account call is named').to.be.a('string');
+  const frames: Json[] = [];
+  const collect = (node: Json) => {
+    frames.push(node);
+    node.next.forEach(collect);
+  };
+  collect(accountCall);
+  for (const call of live.next as Json[]) {
+    expect(call.traceData.from, 'a call the account made').to.equal(sender);
+    expect(['CALL', 'STATICCALL', 'CREATE', 'CREATE2']).to.include(call.traceData.type);
+    const raw = frames.find((f) => JSON.stringify(f.traceData) === JSON.stringify(withoutNames(call).traceData));
+    expect(raw, 'a frame of the trace').to.not.equal(undefined);
+    expect(withoutNames(call)).to.deep.equal(raw);
+  }
 }
 
 /** searchEntry's types as the explorer routes them (research/contract.md §3.25), from /v0's. */
@@ -151,28 +195,14 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
     const { executionTrace: liveTrace, ...liveRest } = live;
     const { executionTrace: specTrace, ...specRest } = spec;
     expect(liveRest).to.deep.equal(specRest);
-    // Every node is the spec's node, plus the method and decoded input when the selector is known.
-    const walk = (l: Json, s: Json): number => {
-      const { method, decodedInput, ...data } = l.traceData;
-      expect(data).to.deep.equal(s.traceData);
-      expect(method === undefined).to.equal(decodedInput === undefined);
-      expect(l.next).to.have.length(s.next.length);
-      return (method ? 1 : 0) + l.next.reduce((n: number, child: Json, i: number) => n + walk(child, s.next[i]), 0);
-    };
-    expect(walk(liveTrace, specTrace)).to.be.greaterThan(0);
-    // The root is the EntryPoint's innerHandleOp; its call to the sender is the op's account call:
-    // named, and decoded into the calls the truth records.
-    expect(liveTrace.traceData.method).to.equal('innerHandleOp');
-    const accountCall = (liveTrace.next as Json[]).find((n) =>
-      truth.userOps.some((o) => o.sender === n.traceData.to && o.callData === n.traceData.input),
-    )!;
+    const op = truth.userOps.find((o) => o.sender === spec.userOpParams[0] && o.callData === spec.userOpParams[3])!;
+    expect(op, 'the op of the metadata').to.not.equal(undefined);
+    // /v0 keeps the frames as traced: the EntryPoint's innerHandleOp, and under it its call into the account.
+    expect(decodeCall(specTrace.traceData.input)?.method).to.equal('innerHandleOp');
+    const accountCall = (specTrace.next as Json[]).find((n) => n.traceData.to === op.sender && n.traceData.input === op.callData)!;
     expect(accountCall, 'a frame calls the sender with the op callData').to.not.equal(undefined);
-    const op = truth.userOps.find((o) => o.sender === accountCall.traceData.to && o.callData === accountCall.traceData.input)!;
-    expect(accountCall.traceData.method).to.match(/^execute/);
-    const args = accountCall.traceData.decodedInput as Array<{ name: string; value: unknown }>;
-    const batch = args.find((a) => a.name === 'calls');
-    const decoded = batch ? (batch.value as Json[]) : [{ target: args[0]!.value, value: args[1]!.value, data: args[2]!.value }];
-    expect(decoded.map((c) => [c.target, c.value, c.data])).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
+    expectAccountRootedTrace(liveTrace, accountCall, op.sender);
+    if (op.success) expect(liveTrace.next.map(asCall)).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
   },
   getUserOpLogs(truth, live, spec) {
     expect(live.logs).to.have.length(spec.logs.length);
@@ -322,6 +352,68 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     // Logs: decoded topics as an object the explorer walks with Object.entries.
     const logs = (await body('getUserOpLogs', { userOpHash: transfer.userOpHash, network: 'devnet' })).logs as Json[];
     expect(logs.some((log) => log.topicsDecoded && Object.entries(log.topicsDecoded).length === 2)).to.equal(true);
+  });
+
+  it("getUserOpMetadata: every op's trace is rooted at its account, its next the op's calls; /v0 keeps the frames", async () => {
+    for (const op of d.truth.userOps.filter((o) => o.callData !== '0x').slice(0, 40)) {
+      const query = { userOpHash: op.userOpHash };
+      const [liveRes, specRes] = await Promise.all([live('getUserOpMetadata', query), d.get('getUserOpMetadata', query)]);
+      const trace = liveRes.body.executionTrace as Json;
+      expect(trace.traceData.to, op.userOpHash).to.equal(op.sender);
+      if (op.success) expect(trace.next.map(asCall), op.userOpHash).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
+      const raw = (specRes.body.executionTrace.next as Json[]).find((n) => n.traceData.to === op.sender)!;
+      expectAccountRootedTrace(trace, raw, op.sender);
+    }
+  });
+
+  it("folds an account's own machinery away: proxies, Safe's 4337 module and MultiSend, self-calls; keeps targets' subtrees", () => {
+    const ep = `0x${'e'.repeat(40)}`;
+    const [sender, singleton, module, multiSend, token, other] = ['a', 'b', 'c', 'd', '1', '2'].map((c) => `0x${c.repeat(40)}`);
+    const frame = (from: string, to: string, input: string, type = 'CALL', ...next: TraceNode[]): TraceNode => ({
+      traceData: { from: from!, to: to!, input, type, gas: '0x1', gasUsed: '0x1', output: '0x' },
+      next,
+    });
+    const execute = '0x541d63c8' + '00'.repeat(8);
+    const transfer = frame(sender!, token!, '0xa9059cbb01', 'CALL', frame(token!, sender!, '0x150b7a02')); // the token calls back: kept under it
+    const lookalike = frame(sender!, other!, execute); // same selector, no callback: a target
+    const safe = frame(
+      ep,
+      sender!,
+      execute,
+      'CALL',
+      frame(
+        sender!,
+        singleton!,
+        execute,
+        'DELEGATECALL',
+        frame(
+          sender!,
+          module!,
+          execute + 'aa'.repeat(20),
+          'CALL',
+          frame(
+            module!,
+            sender!,
+            '0x5229073f',
+            'CALL',
+            frame(
+              sender!,
+              singleton!,
+              '0x5229073f',
+              'DELEGATECALL',
+              frame(sender!, multiSend!, '0x8d80ff0a', 'DELEGATECALL', transfer, lookalike, frame(sender!, sender!, '0x01', 'CALL')),
+            ),
+          ),
+        ),
+      ),
+    );
+    const execution = frame(ep, ep, innerHandleOpInput(sender!), 'CALL', safe, frame(ep, other!, '0x7c627b21'));
+    const folded = accountExecutionTrace(execution);
+    expect(folded.traceData).to.deep.equal({ ...safe.traceData, executionCall: true });
+    expect(folded.next).to.deep.equal([transfer, lookalike]);
+    // No call into the account (empty callData): the EntryPoint's frame as it is.
+    const idle = frame(ep, ep, innerHandleOpInput(sender!), 'CALL', frame(ep, other!, '0x7c627b21'));
+    expect(accountExecutionTrace(idle)).to.equal(idle);
   });
 
   it("searchEntry: the explorer's search box finds an op, a bundle, an account, a paymaster, a bundler, a factory and a block", async () => {
