@@ -367,52 +367,36 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
   });
 
   it("folds an account's own machinery away: proxies, Safe's 4337 module and MultiSend, self-calls; keeps targets' subtrees", () => {
-    const ep = `0x${'e'.repeat(40)}`;
-    const [sender, singleton, module, multiSend, token, other] = ['a', 'b', 'c', 'd', '1', '2'].map((c) => `0x${c.repeat(40)}`);
-    const frame = (from: string, to: string, input: string, type = 'CALL', ...next: TraceNode[]): TraceNode => ({
-      traceData: { from: from!, to: to!, input, type, gas: '0x1', gasUsed: '0x1', output: '0x' },
+    const address = (c: string) => `0x${c.repeat(40)}`;
+    const [ep, sender, singleton, module, multiSend, token, other] = ['e', 'a', 'b', 'c', 'd', '1', '2'].map(address) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    /** A frame `[from, to, input, type]` and the frames under it. */
+    const frame = ([from, to, input, type = 'CALL']: string[], ...next: TraceNode[]): TraceNode => ({
+      traceData: { from: from!, to: to!, input: input!, type, gas: '0x1', gasUsed: '0x1', output: '0x' },
       next,
     });
     const execute = '0x541d63c8' + '00'.repeat(8);
-    const transfer = frame(sender!, token!, '0xa9059cbb01', 'CALL', frame(token!, sender!, '0x150b7a02')); // the token calls back: kept under it
-    const lookalike = frame(sender!, other!, execute); // same selector, no callback: a target
-    const safe = frame(
-      ep,
-      sender!,
-      execute,
-      'CALL',
-      frame(
-        sender!,
-        singleton!,
-        execute,
-        'DELEGATECALL',
-        frame(
-          sender!,
-          module!,
-          execute + 'aa'.repeat(20),
-          'CALL',
-          frame(
-            module!,
-            sender!,
-            '0x5229073f',
-            'CALL',
-            frame(
-              sender!,
-              singleton!,
-              '0x5229073f',
-              'DELEGATECALL',
-              frame(sender!, multiSend!, '0x8d80ff0a', 'DELEGATECALL', transfer, lookalike, frame(sender!, sender!, '0x01', 'CALL')),
-            ),
-          ),
-        ),
-      ),
-    );
-    const execution = frame(ep, ep, innerHandleOpInput(sender!), 'CALL', safe, frame(ep, other!, '0x7c627b21'));
+    // The token calls the account back: that stays under the token's frame.
+    const transfer = frame([sender, token, '0xa9059cbb01'], frame([token, sender, '0x150b7a02']));
+    // Same selector as the account call but no call back: a target.
+    const lookalike = frame([sender, other, execute]);
+    const batch = frame([sender, multiSend, '0x8d80ff0a', 'DELEGATECALL'], transfer, lookalike, frame([sender, sender, '0x01']));
+    const moduleExecutes = frame([module, sender, '0x5229073f'], frame([sender, singleton, '0x5229073f', 'DELEGATECALL'], batch));
+    const fallback = frame([sender, module, execute + 'aa'.repeat(20)], moduleExecutes);
+    const safe = frame([ep, sender, execute], frame([sender, singleton, execute, 'DELEGATECALL'], fallback));
+    const execution = frame([ep, ep, innerHandleOpInput(sender)], safe, frame([ep, other, '0x7c627b21']));
     const folded = accountExecutionTrace(execution);
     expect(folded.traceData).to.deep.equal({ ...safe.traceData, executionCall: true });
     expect(folded.next).to.deep.equal([transfer, lookalike]);
     // No call into the account (empty callData): the EntryPoint's frame as it is.
-    const idle = frame(ep, ep, innerHandleOpInput(sender!), 'CALL', frame(ep, other!, '0x7c627b21'));
+    const idle = frame([ep, ep, innerHandleOpInput(sender)], frame([ep, other, '0x7c627b21']));
     expect(accountExecutionTrace(idle)).to.equal(idle);
   });
 
