@@ -368,15 +368,8 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
 
   it("folds an account's own machinery away: proxies, Safe's 4337 module and MultiSend, self-calls; keeps targets' subtrees", () => {
     const address = (c: string) => `0x${c.repeat(40)}`;
-    const [ep, sender, singleton, module, multiSend, token, other] = ['e', 'a', 'b', 'c', 'd', '1', '2'].map(address) as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-      string,
-    ];
+    const [ep, sender, singleton, module] = [address('e'), address('a'), address('b'), address('c')];
+    const [multiSend, token, other] = [address('d'), address('1'), address('2')];
     /** A frame `[from, to, input, type]` and the frames under it. */
     const frame = ([from, to, input, type = 'CALL']: string[], ...next: TraceNode[]): TraceNode => ({
       traceData: { from: from!, to: to!, input: input!, type, gas: '0x1', gasUsed: '0x1', output: '0x' },
