@@ -53,6 +53,12 @@ export const baseEnvSchema = z.object({
     .string()
     .default('devnet')
     .describe('Comma list of network names to index and serve (see getNetworks; `devnet` is the local chain).'),
+  DEFAULT_NETWORK: z
+    .string()
+    .optional()
+    .describe(
+      'Network of API requests that name none and ask by address, block or nothing (requests by hash search every network). Unset: the only network of NETWORKS; with several, such requests must name theirs.',
+    ),
   REDIS_URL: z
     .string()
     .regex(/^(rediss?|redis-cluster|rediss-cluster):\/\//, 'must be a redis://, rediss:// or redis-cluster://host:port,host:port URL')
@@ -232,7 +238,11 @@ export type NetworkConfig = NetworkInfo & {
   entryPoints: EntryPointConfig[];
 };
 
-type Resolved<TSchema extends z.ZodType> = z.output<TSchema> & { networks: NetworkConfig[] };
+type Resolved<TSchema extends z.ZodType> = z.output<TSchema> & {
+  networks: NetworkConfig[];
+  /** DEFAULT_NETWORK, else the only network served; null when several are served and none is the default. */
+  defaultNetwork: NetworkConfig | null;
+};
 
 export type BaseConfig = Resolved<typeof baseEnvSchema>;
 export type WebConfig = Resolved<typeof webEnvSchema>;
@@ -291,6 +301,14 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
   return networks;
 }
 
+function resolveDefaultNetwork(name: string | undefined, networks: NetworkConfig[], problems: string[]): NetworkConfig | null {
+  if (name === undefined) return networks.length === 1 ? networks[0]! : null;
+  const info = findNetwork(name);
+  const served = networks.find((n) => n.name === info?.name);
+  if (!served) problems.push(`DEFAULT_NETWORK: "${name}" is not one of NETWORKS (${networks.map((n) => n.name).join(', ')})`);
+  return served ?? null;
+}
+
 /**
  * Validates `env` against a process's schema and resolves the per-network variables.
  * Throws one ConfigError naming every bad variable.
@@ -301,8 +319,9 @@ export function loadConfig<TSchema extends typeof baseEnvSchema>(schema: TSchema
   const parsed = schema.safeParse(clean);
   if (!parsed.success) problems.push(...issuesOf(parsed.error));
   const networks = resolveNetworks(parsed.success ? parsed.data.NETWORKS : (clean.NETWORKS ?? 'devnet'), clean, problems);
+  const defaultNetwork = resolveDefaultNetwork(clean.DEFAULT_NETWORK, networks, problems);
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-  return Object.freeze({ ...parsed.data, networks }) as Resolved<TSchema>;
+  return Object.freeze({ ...parsed.data, networks, defaultNetwork }) as Resolved<TSchema>;
 }
 
 /** Every variable name a schema reads, for `.env.example` and the README table. */

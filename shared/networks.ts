@@ -20,7 +20,7 @@ export type NetworkInfo = {
   chainId: number;
   /** Blocks behind the head after which data is treated as final (reorg window). */
   finalityDepth: number;
-  /** True for the 21 entries of the spec's network map (what getNetworks answers). */
+  /** True for the 21 entries of the spec's network map (getNetworks answers the networks a deployment indexes). */
   inSpecMap: boolean;
 };
 

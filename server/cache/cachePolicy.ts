@@ -9,10 +9,15 @@ import type { IndexerState } from '../../shared/db/tables/indexerState.js';
  * - 'live': chain state read over RPC (balances): about one block, independent of the indexer;
  * - finalWhen: answers about specific blocks (an op, a bundle, a log): kept long once every block
  *   the answer names is past its network's finality depth, else treated like 'head'. An answer that
- *   names no block (nothing found yet) is never final.
+ *   names no block (nothing found yet) is never final. A block on no named network (a hash looked up
+ *   without `network`, whose answer does not say where it was found) is on the answer's network when
+ *   the deployment serves one, else it is never final.
  */
 export type CachePolicy<TOutput = unknown, TInput = unknown> =
-  'none' | 'head' | 'live' | { finalWhen: (output: TOutput, input: TInput) => Array<{ network: string; blockNumber: string | number }> };
+  | 'none'
+  | 'head'
+  | 'live'
+  | { finalWhen: (output: TOutput, input: TInput) => Array<{ network: string | undefined; blockNumber: string | number }> };
 
 /** Typical block times; the TTL of head-dependent answers. Unlisted networks: 2 s. */
 const BLOCK_TIME_MS: Readonly<Record<string, number>> = {
@@ -64,7 +69,12 @@ export function decideTtl<TOutput, TInput>(
   const final =
     blocks.length > 0 &&
     blocks.every(({ network, blockNumber }) => {
-      const config = context.networks.find((n) => n.name === network);
+      const config =
+        network === undefined
+          ? context.networks.length === 1
+            ? context.networks[0]
+            : undefined
+          : context.networks.find((n) => n.name === network);
       const state = config && context.states.get(config.chainId);
       return !!state && Number(blockNumber) <= state.indexedBlock - config.finalityDepth;
     });

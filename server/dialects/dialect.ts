@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AppError } from '../../shared/errors.js';
 import type { Ctx } from '../context.js';
 import type { EndpointName, OutputOf } from '../endpoints/index.js';
 
@@ -12,6 +13,11 @@ export type Presentation<K extends EndpointName = EndpointName, TLive extends z.
   output: TLive;
   /** The answer in this dialect, from the spec answer (`ctx` for the rare shape that adds data). */
   present(spec: OutputOf<K>, ctx: Ctx): z.input<TLive> | Promise<z.input<TLive>>;
+  /**
+   * The answer in this dialect where the spec's is a 404, for clients that read "nothing" from a
+   * 200 body (absent: the 404 as the spec answers it).
+   */
+  notFound?(error: AppError): z.input<TLive>;
 };
 
 export type Presentations = { [K in EndpointName]?: Presentation<K> };
@@ -32,7 +38,8 @@ export const presentation = <K extends EndpointName, TLive extends z.ZodType>(
   _name: K,
   output: TLive,
   present: Presentation<K, TLive>['present'],
-): Presentation<K, TLive> => ({ output, present });
+  notFound?: Presentation<K, TLive>['notFound'],
+): Presentation<K, TLive> => ({ output, present, ...(notFound ? { notFound } : {}) });
 
 /** The answer of endpoint `name` in a dialect whose presentations are `P`. */
 export type DialectOutputOf<P extends Presentations, K extends EndpointName> =

@@ -15,6 +15,7 @@ import {
   logSchema,
   nftTransferSchema,
   paymasterDetailSchema,
+  searchResultSchema,
   transactionSchema,
   traceDataSchema,
   userOpMetadataSchema,
@@ -22,6 +23,8 @@ import {
   decodedArgumentSchema,
   type Balance,
   type Log,
+  type SearchResult,
+  type SearchType,
   type TraceNode,
   type UserOp,
 } from '../../shared/models/index.js';
@@ -175,6 +178,50 @@ export function liveTraceNode(node: TraceNode): LiveTraceNode {
   };
 }
 
+const selectorOf = (input: string) => input.slice(0, 10);
+
+/** The op's sender, from the EntryPoint's innerHandleOp frame (its opInfo.mUserOp). */
+function senderOf(execution: TraceNode): string | undefined {
+  const call = decodeCall(execution.traceData.input);
+  const opInfo = call?.method === 'innerHandleOp' ? call.decodedInput.find((a) => a.name === 'opInfo')?.value : undefined;
+  const sender = (opInfo as { mUserOp?: { sender?: unknown } } | undefined)?.mUserOp?.sender;
+  return typeof sender === 'string' ? sender.toLowerCase() : undefined;
+}
+
+/**
+ * The op's execution as the explorer reads it: it takes `executionTrace.next` as the op's own calls
+ * (its Target row, its multisend detection; research/contract.md §3.9). So the root is the
+ * EntryPoint's call into the account, and `next` the calls the account made, found by folding away
+ * the frames of the account's own machinery, which run as the account or on its behalf:
+ * - its DELEGATECALLs: a proxy into its implementation (ERC-1967, ERC-1167 clones, Safe's
+ *   singleton), an ERC-7579 delegatecall execution, Safe's MultiSendCallOnly (whose CALLs are the
+ *   batch);
+ * - its calls to itself (an executeUserOp that re-enters the account);
+ * - a fallback handler it forwards the EntryPoint's call to (the calldata keeps the selector: Safe's
+ *   4337 module), which calls back into the account (execTransactionFromModule): the callbacks'
+ *   calls are the account's.
+ * A call the account made keeps its subtree as traced (a token calling the account back stays
+ * under it). Without a call into the account (an op with empty callData) the EntryPoint's frame
+ * stays the root. The frames as traced stay in /v0 and getUserOpTraces.
+ */
+export function accountExecutionTrace(execution: TraceNode): TraceNode {
+  const sender = senderOf(execution);
+  const accountCall = execution.next.find((n) => n.traceData.to === sender && n.traceData.from === execution.traceData.to);
+  if (!accountCall) return execution;
+  const entered = selectorOf(accountCall.traceData.input);
+  const callsOf = (frame: TraceNode): TraceNode[] =>
+    frame.next.flatMap((child) => {
+      const { to, type, input } = child.traceData;
+      if (type === 'DELEGATECALL' || type === 'CALLCODE' || to === sender) return callsOf(child);
+      // A handler is told apart from a target that shares the selector (an account's execute calling
+      // another account's) by its calls back into the account.
+      const callbacks = child.next.filter((c) => c.traceData.to === sender);
+      if (type === 'CALL' && selectorOf(input) === entered && callbacks.length > 0) return callbacks.flatMap(callsOf);
+      return [child];
+    });
+  return { traceData: { ...accountCall.traceData, executionCall: true }, next: callsOf(accountCall) };
+}
+
 // Address data.
 
 /** Covalent's balance item, as the live API passed it on: `quote_rate` a number, `native_token` a boolean. */
@@ -186,6 +233,40 @@ const liveBalance = (balance: Balance): z.infer<typeof liveBalanceSchema> => ({
   ...balance,
   quote_rate: balance.quote_rate === null ? null : Number(balance.quote_rate),
   native_token: balance.native_token === 'true',
+});
+
+// Search.
+
+/**
+ * The `type` names the explorer routes on (its utils.tsx constructRedirectUrl, research/contract.md
+ * §3.25): a paymaster is `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found
+ * as the ops' beneficiaries). Any other type it does not route says "No results found".
+ */
+const LIVE_SEARCH_TYPES = {
+  userOpHash: 'userOpHash',
+  bundle: 'bundle',
+  account: 'account',
+  paymaster: 'paymasters',
+  bundler: 'beneficiarie',
+  factory: 'factory',
+  block: 'block',
+} as const satisfies Record<SearchType, string>;
+const liveSearchType = z.enum(Object.values(LIVE_SEARCH_TYPES) as [string, ...string[]]);
+
+const liveSearchResultSchema = z
+  .union([
+    searchResultSchema
+      .extend({ type: liveSearchType, matches: z.array(z.object({ network: z.string(), type: liveSearchType })) })
+      .meta({ id: 'JiffyscanSearchResult' }),
+    // The explorer treats a body with a message as "nothing found" and any non-200 as an invalid term.
+    z.object({ message: z.string() }).meta({ id: 'JiffyscanSearchNotFound' }),
+  ])
+  .meta({ id: 'JiffyscanSearchAnswer' });
+
+const liveSearchResult = (result: SearchResult) => ({
+  ...result,
+  type: LIVE_SEARCH_TYPES[result.type],
+  matches: result.matches.map((m) => ({ ...m, type: LIVE_SEARCH_TYPES[m.type] })),
 });
 
 // The endpoints whose shape differs.
@@ -272,10 +353,14 @@ const presentations = {
   getUserOpMetadata: presentation(
     'getUserOpMetadata',
     userOpMetadataSchema.extend({ executionTrace: liveTraceNodeSchema.nullable() }),
-    (metadata) => ({ ...metadata, executionTrace: metadata.executionTrace ? liveTraceNode(metadata.executionTrace) : null }),
+    (metadata) => ({
+      ...metadata,
+      executionTrace: metadata.executionTrace ? liveTraceNode(accountExecutionTrace(metadata.executionTrace)) : null,
+    }),
   ),
   getUserOpLogs: presentation('getUserOpLogs', z.object({ logs: z.array(liveLogSchema) }), ({ logs }) => ({ logs: logs.map(liveLog) })),
   getLogFromIndex: presentation('getLogFromIndex', z.object({ log: liveLogSchema }), ({ log }) => ({ log: liveLog(log) })),
+  searchEntry: presentation('searchEntry', liveSearchResultSchema, liveSearchResult, (error) => ({ message: error.message })),
 };
 
 const DESCRIPTION = `The JiffyScan live API's dialect of the opscan Explorer Data API: the same endpoints, parameters,
@@ -291,8 +376,14 @@ What differs from \`/v0\` (the spec's shapes):
   getAddressNFTTransfers → \`{erc721Transfers}\`, getAddressBalances → \`{tokenBalances}\` (with \`quote_rate\` a number
   and \`native_token\` a boolean), getAddressAggregateData → \`{accountDetail: {userOps, transactions, erc20Transfers,
   erc721Transfers}}\`;
+- getUserOpMetadata's \`executionTrace\` is rooted at the EntryPoint's call into the account, and its \`next\` are the calls
+  the account made (its proxy's, Safe's and MultiSend's DELEGATECALLs and Safe's 4337-module round trip folded away);
+  \`/v0\` and getUserOpTraces keep the frames as traced;
 - getDailyMetrics answers the days under \`matrics\` (the SDK's spelling) as well as \`metrics\`;
-- logs carry \`topicsDecoded\` and \`dataDecoded\` (arguments by name) when their event is known, else null.
+- logs carry \`topicsDecoded\` and \`dataDecoded\` (arguments by name) when their event is known, else null;
+- searchEntry names types as the explorer routes them (\`paymasters\`, \`beneficiarie\` for a bundler; \`userOpHash\`,
+  \`bundle\`, \`account\`, \`factory\`, \`block\` as in \`/v0\`), and a term nothing matches is 200 \`{message}\` (the
+  explorer shows "No results"), not a 404.
 
 Everything else (errors, keys, limits, caching, networks) is as in \`/v0\`.`;
 

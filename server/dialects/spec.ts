@@ -13,7 +13,11 @@ Conventions: addresses and hashes are accepted in any case and answered in lower
 decimal strings. Lists take \`first\` (1–100, default 10) and \`skip\` (0–10000, default 0) and answer newest first
 (top lists: by count, then address); no match is 200 with an empty list. A single missing thing is 404.
 \`network\` accepts the names of getNetworks and the spellings clients use (\`baseSepolia\`, \`Base\`, \`OPEN_CAMPUS_TEST\`);
-a network this server does not index is a 400 that lists the ones it does.
+a network this server does not index is a 400 that lists the ones it does. \`network\` is optional everywhere: a lookup
+by hash (user operation, bundle transaction, log) without it answers from whichever indexed network holds the hash;
+one by address, block or nothing answers for the deployment's default network (DEFAULT_NETWORK, else the only one it
+indexes; with several and no default it is a 400 that lists them); getUserOp, getTopFactories, getAddressAggregateData,
+getStatusSummary and searchEntry cover every indexed network.
 
 Envelopes: where clients read another key than the spec (\`bundlers\` on getTopBundlers, \`bundlerDetails\` on
 getBundlerActivity) both keys are answered. getAddressTransactions, getAddressNFTTransfers, getAddressBalances and

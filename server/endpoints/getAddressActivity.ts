@@ -3,18 +3,18 @@ import * as accounts from '../../shared/db/tables/accounts.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { accountDetailSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { addressInput, indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { addressInput, servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 export const getAddressActivity = defineEndpoint({
   summary: "An account's deployment, counts, deposit and latest user operations (as sender), newest first.",
   description:
     'Every address answers an `accountDetail` (clients read it unguarded): an unknown one has no ops and null deployment fields.',
   tag: 'Account',
-  input: z.object({ address: addressInput, network: networkInput, ...pageInput }),
+  input: z.object({ address: addressInput, network: defaultedNetworkInput, ...pageInput }),
   output: z.object({ accountDetail: accountDetailSchema }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     const [{ account, totalDeposit }, ops] = await Promise.all([
       accounts.findWithDeposit(ctx.db, network.chainId, input.address),
       userOps.listBySender(ctx.db, network.chainId, input.address, input),

@@ -3,7 +3,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import { erc20TransferSchema, nftTransferSchema, transactionSchema, userOpSchema } from '../../shared/models/index.js';
 import { acrossNetworks, listErc20Transfers, listNftTransfers, listTransactions } from './addressData.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { addressInput, indexedNetworks, networkInput, pageInput } from './inputs.js';
+import { addressInput, indexedNetworks, everyNetworkInput, pageInput } from './inputs.js';
 
 const ARRAYS = ['userOps', 'transactions', 'erc20Transfers', 'erc721Transfers'] as const;
 type ArrayName = (typeof ARRAYS)[number];
@@ -36,7 +36,7 @@ export const getAddressAggregateData = defineEndpoint({
     '`filter` picks the arrays to fill (comma list of userOps, transactions, erc20Transfers, erc721Transfers; default all); ' +
     'the others are empty. Without `network` every indexed network is merged, newest first. `first`/`skip` page each array.',
   tag: 'Account',
-  input: z.object({ address: addressInput, network: networkInput.optional(), filter: filterInput, ...pageInput }),
+  input: z.object({ address: addressInput, network: everyNetworkInput, filter: filterInput, ...pageInput }),
   output: z.object({
     userOps: z.array(userOpSchema),
     transactions: z.array(transactionSchema),

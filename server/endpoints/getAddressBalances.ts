@@ -4,7 +4,7 @@ import { balanceSchema, type Balance } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
 import { nativeCurrency, prettyUsd } from '../prices.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { addressInput, indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { addressInput, servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 /** Covalent's placeholder address of a chain's native currency. */
 const NATIVE_ADDRESS = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
@@ -24,11 +24,11 @@ export const getAddressBalances = defineEndpoint({
     'not listed). Answers a top-level array of Balance, as the spec defines it (some clients expect `{tokenBalances}`: ' +
     'the spec wins). Quotes are null without a price source. A failed chain read is a 502.',
   tag: 'Account',
-  input: z.object({ address: addressInput, network: networkInput, ...pageInput }),
+  input: z.object({ address: addressInput, network: defaultedNetworkInput, ...pageInput }),
   output: z.array(balanceSchema),
   cache: 'live',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     const seen = await tokens.listSeenBy(ctx.db, network.chainId, input.address);
     const unnamed = seen.filter((t) => t.symbol === null || (t.standard === 'ERC20' && t.decimals === null)).map((t) => t.address);
     const read = await ctx.services.chain.readBalances(

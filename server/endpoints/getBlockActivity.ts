@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { blockActivitySchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { blockNumberInput, indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { blockNumberInput, servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 export const getBlockActivity = defineEndpoint({
   summary: 'The user operations of one block, in block order reversed (newest first).',
@@ -13,13 +13,13 @@ export const getBlockActivity = defineEndpoint({
     blockNumber: blockNumberInput.optional().describe('Block number.'),
     block: blockNumberInput.optional().describe('Alias of blockNumber.'),
     address: blockNumberInput.optional().describe('Alias of blockNumber (what the SDK sends).'),
-    network: networkInput,
+    network: defaultedNetworkInput,
     ...pageInput,
   }),
   output: z.object({ block: blockActivitySchema }),
   cache: { finalWhen: ({ block }) => (block.blockTime === null ? [] : [{ network: block.network, blockNumber: block.blockNumber }]) },
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     const blockNumber = input.blockNumber ?? input.block ?? input.address;
     if (blockNumber === undefined) {
       throw new AppError('BAD_REQUEST', 'Invalid parameter "blockNumber": is required (a block number)', { param: 'blockNumber' });

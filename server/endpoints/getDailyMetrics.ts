@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import { dailyMetricSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput, noOfDaysInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput, noOfDaysInput } from './inputs.js';
 
 export const getDailyMetrics = defineEndpoint({
   summary: 'Per-day metrics with running totals, newest first.',
@@ -10,11 +10,11 @@ export const getDailyMetrics = defineEndpoint({
     'The `noOfDays` UTC days (default 7, at most 366) ending with the latest day that had activity; days without ' +
     'activity are skipped. `metrics[0]` is the latest day, its `*Total` fields the network totals.',
   tag: 'Metrics',
-  input: z.object({ network: networkInput, noOfDays: noOfDaysInput }),
+  input: z.object({ network: defaultedNetworkInput, noOfDays: noOfDaysInput }),
   output: z.object({ metrics: z.array(dailyMetricSchema) }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     return { metrics: await dailyStats.listRecent(ctx.db, network.chainId, input.noOfDays) };
   },
 });

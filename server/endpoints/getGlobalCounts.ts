@@ -2,16 +2,16 @@ import { z } from 'zod';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import { globalCountsSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput } from './inputs.js';
 
 export const getGlobalCounts = defineEndpoint({
   summary: 'Network-wide totals: user operations, bundles, wallets created.',
   tag: 'Metrics',
-  input: z.object({ network: networkInput }),
+  input: z.object({ network: defaultedNetworkInput }),
   output: z.object({ metrics: globalCountsSchema }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     const totals = await dailyStats.sumAll(ctx.db, network.chainId);
     return {
       metrics: {

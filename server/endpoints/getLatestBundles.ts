@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import { bundleSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 export const getLatestBundles = defineEndpoint({
   summary: 'The latest bundles of a network, newest first, with their ops and transaction sender, status and fee.',
@@ -10,11 +10,11 @@ export const getLatestBundles = defineEndpoint({
     'One item per bundle (a transaction may carry several). `from` is the bundler, `status` "1" for a successful ' +
     'transaction, `transactionFee` the wei the transaction paid.',
   tag: 'Bundler',
-  input: z.object({ network: networkInput, ...pageInput }),
+  input: z.object({ network: defaultedNetworkInput, ...pageInput }),
   output: z.object({ bundles: z.array(bundleSchema) }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     return { bundles: await bundles.listLatest(ctx.db, network.chainId, input) };
   },
 });

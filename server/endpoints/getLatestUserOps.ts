@@ -2,16 +2,16 @@ import { z } from 'zod';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { userOpSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 export const getLatestUserOps = defineEndpoint({
   summary: 'The latest user operations of a network, newest first.',
   tag: 'User Operations',
-  input: z.object({ network: networkInput, ...pageInput }),
+  input: z.object({ network: defaultedNetworkInput, ...pageInput }),
   output: z.object({ userOps: z.array(userOpSchema) }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     return { userOps: await userOps.listLatest(ctx.db, network.chainId, input) };
   },
 });

@@ -3,16 +3,16 @@ import type { NetworkConfig } from '../../shared/config.js';
 import type { IndexerState } from '../../shared/db/tables/indexerState.js';
 import { networkStatusSchema, type NetworkStatus } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput } from './inputs.js';
 
 export const getNetworkStatus = defineEndpoint({
   summary: 'Where the indexer stands on a network: chain head, last indexed block, lag, backfill done.',
   description: 'A network the indexer has not started yet answers zeros and backfillComplete false.',
   tag: 'Supported Networks',
-  input: z.object({ network: networkInput }),
+  input: z.object({ network: defaultedNetworkInput }),
   output: networkStatusSchema,
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     // The indexer view is at most a second old: the same freshness as a cached answer.
     return networkStatusOf(network, (await ctx.services.indexer.current()).get(network.chainId));
   },

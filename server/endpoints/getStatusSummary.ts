@@ -6,7 +6,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import { bundleSchema, dailyMetricSchema, userOpSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { networkStatusOf } from './getNetworkStatus.js';
-import { indexedNetworks, networkInput } from './inputs.js';
+import { indexedNetworks, everyNetworkInput } from './inputs.js';
 
 /** What the status page at `/` shows: a few of the latest items and a month of daily metrics. */
 const LATEST = 8;
@@ -54,7 +54,7 @@ export const getStatusSummary = defineEndpoint({
     `(noOfDays ${DAYS}), trimmed to the fields the page shows; without \`network\` every indexed network.`,
   tag: 'Supported Networks',
   auth: 'none',
-  input: z.object({ network: networkInput.optional() }),
+  input: z.object({ network: everyNetworkInput }),
   output: z.object({ networks: z.array(networkSummarySchema) }),
   cache: 'head',
   async handler(ctx, input) {

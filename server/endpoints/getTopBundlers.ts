@@ -4,7 +4,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import { bundlerDetailsSchema, bundlerSummarySchema, ZERO_ADDRESS } from '../../shared/models/index.js';
 import { toBundlerUserOp } from './bundlerOps.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetwork, networkInput, pageInput } from './inputs.js';
+import { servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
 export const getTopBundlers = defineEndpoint({
   summary: 'Bundlers ranked by user operations submitted (ties by address).',
@@ -12,11 +12,11 @@ export const getTopBundlers = defineEndpoint({
     "`bundlers` is the ranked page (what explorers read). The spec's `bundlerDetails` is answered beside it: the first " +
     'bundler of the page with its latest ops (up to `first`), or the zero address with no ops when there is none.',
   tag: 'Bundler',
-  input: z.object({ network: networkInput, ...pageInput }),
+  input: z.object({ network: defaultedNetworkInput, ...pageInput }),
   output: z.object({ bundlerDetails: bundlerDetailsSchema, bundlers: z.array(bundlerSummarySchema) }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = servedNetwork(ctx, input.network);
     const top = await entityStats.listTopByUserOps(ctx.db, network.chainId, 'bundler', input);
     const leader = top[0];
     const ops = leader ? await userOps.listByBundler(ctx.db, network.chainId, leader.address, { first: input.first, skip: 0 }) : [];

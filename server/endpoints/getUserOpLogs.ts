@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import { logSchema, type Log } from '../../shared/models/index.js';
 import { decodeLog } from '../knownEvents.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { hashInput, indexedNetwork, networkInput } from './inputs.js';
+import { hashInput, networkHolding, searchedNetworkInput } from './inputs.js';
 
 /** A log with the name of its event when that event is a known one. */
 export function withEventName(log: Log): Log {
@@ -17,11 +17,12 @@ export const getUserOpLogs = defineEndpoint({
   summary: "The logs emitted during a user operation's execution, in order.",
   description: 'An unknown user operation is a 404. Logs of known events (token transfers, EntryPoint events) carry `event_name`.',
   tag: 'User Operations',
-  input: z.object({ userOpHash: hashInput, network: networkInput }),
+  input: z.object({ userOpHash: hashInput, network: searchedNetworkInput }),
   output: z.object({ logs: z.array(logSchema) }),
   cache: { finalWhen: ({ logs: found }, { network }) => found.slice(-1).map((l) => ({ network, blockNumber: l.blockNumber })) },
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = await networkHolding(ctx, input.network, (n) => userOps.exists(ctx.db, n.chainId, input.userOpHash));
+    if (!network) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on any indexed network`, { param: 'userOpHash' });
     const [op, found] = await Promise.all([
       userOps.exists(ctx.db, network.chainId, input.userOpHash),
       logs.listByUserOp(ctx.db, network.chainId, input.userOpHash),

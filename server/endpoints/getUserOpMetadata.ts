@@ -7,7 +7,7 @@ import { userOpMetadataSchema } from '../../shared/models/index.js';
 import { decodeLog } from '../knownEvents.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { opExecutionTrace } from './opExecutionTrace.js';
-import { hashInput, indexedNetwork, networkInput } from './inputs.js';
+import { hashInput, networkHolding, searchedNetworkInput } from './inputs.js';
 import { toTraceNode, userOpParamsOf } from './userOpMetadata.js';
 
 export const getUserOpMetadata = defineEndpoint({
@@ -20,12 +20,13 @@ export const getUserOpMetadata = defineEndpoint({
     'request and stored; null when the node cannot trace the transaction (getUserOpTraces says why). ' +
     'An unknown user operation is a 404.',
   tag: 'User Operations',
-  input: z.object({ userOpHash: hashInput, network: networkInput }),
+  input: z.object({ userOpHash: hashInput, network: searchedNetworkInput }),
   output: userOpMetadataSchema,
   // The trace may be stored after the op (a first request, a repair): kept like head data, never as final.
   cache: 'head',
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = await networkHolding(ctx, input.network, (n) => userOps.exists(ctx.db, n.chainId, input.userOpHash));
+    if (!network) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on any indexed network`, { param: 'userOpHash' });
     const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
     if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
     const [transfers, traced, opLogs] = await Promise.all([

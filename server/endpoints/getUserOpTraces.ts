@@ -3,11 +3,12 @@ import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.j
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { AppError } from '../../shared/errors.js';
 import { hashOut } from '../../shared/models/primitives.js';
+import { findNetworkByChainId } from '../../shared/networks.js';
 import { traceSchema } from '../../shared/models/trace.js';
 import { toTrace } from './callTraces.js';
 import { opExecutionTrace } from './opExecutionTrace.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { addressInput, hashInput, indexedNetwork, networkInput } from './inputs.js';
+import { addressInput, hashInput, networkHolding, searchedNetworkInput } from './inputs.js';
 
 export const getUserOpTraces = defineEndpoint({
   summary: "A user operation's call frames: its execution (innerHandleOp) and everything under it, postOp included.",
@@ -21,7 +22,7 @@ export const getUserOpTraces = defineEndpoint({
   tag: 'User Operations',
   input: z.object({
     userOpHash: hashInput,
-    network: networkInput,
+    network: searchedNetworkInput,
     sender: addressInput.optional().describe("Optional: the op's sender (some clients send it); checked."),
     trxHash: hashInput.optional().describe("Optional: the op's transaction (some clients send it); checked."),
   }),
@@ -35,10 +36,12 @@ export const getUserOpTraces = defineEndpoint({
   }),
   // Final once traced and final; an op not traced yet may be (a later pass), so that answer stays short-lived.
   cache: {
-    finalWhen: ({ relevantTraces }, { network }) => relevantTraces.map((root) => ({ network, blockNumber: root.blockNumber })),
+    finalWhen: ({ relevantTraces, chainId }) =>
+      relevantTraces.map((root) => ({ network: findNetworkByChainId(chainId)?.name, blockNumber: root.blockNumber })),
   },
   async handler(ctx, input) {
-    const network = indexedNetwork(ctx, input.network);
+    const network = await networkHolding(ctx, input.network, (n) => userOps.exists(ctx.db, n.chainId, input.userOpHash));
+    if (!network) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on any indexed network`, { param: 'userOpHash' });
     const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
     if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
     for (const [param, sent, actual] of [

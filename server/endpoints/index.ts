@@ -90,7 +90,11 @@ function presenterOf(dialect: Dialect | undefined, name: EndpointName): Presente
   const presentation = dialect?.presentations[name];
   if (!presentation) return undefined;
   // The answer passed in is this endpoint's spec answer (runEndpoint computed it with its handler).
-  return { namespace: `${dialect.name}:`, present: (value, ctx) => presentation.present(value as never, ctx) };
+  return {
+    namespace: `${dialect.name}:`,
+    present: (value, ctx) => presentation.present(value as never, ctx),
+    ...(presentation.notFound ? { notFound: presentation.notFound.bind(presentation) } : {}),
+  };
 }
 
 /**

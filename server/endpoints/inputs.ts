@@ -79,6 +79,65 @@ export function indexedNetwork(ctx: Pick<Ctx, 'config'>, name: string): NetworkC
   });
 }
 
+/**
+ * `network` of an endpoint that asks by address, block or nothing: absent, the deployment's default
+ * network (servedNetwork()).
+ */
+export const defaultedNetworkInput = networkInput
+  .optional()
+  .describe(
+    'Network name, as in getNetworks (client spellings such as baseSepolia or Base are accepted). Optional: absent, the ' +
+      "deployment's default network (DEFAULT_NETWORK, else the only one it indexes; with several and no default, a 400 lists them).",
+  );
+
+/**
+ * `network` of an endpoint that asks by a hash (user op, transaction): a hash names one thing on one
+ * chain, so absent, every indexed network is searched (networkHolding()).
+ */
+export const searchedNetworkInput = networkInput
+  .optional()
+  .describe(
+    'Network name, as in getNetworks (client spellings such as baseSepolia or Base are accepted). Optional: absent, ' +
+      'whichever indexed network holds the hash is answered.',
+  );
+
+/** `network` of an endpoint that, without it, answers for every indexed network at once (indexedNetworks()). */
+export const everyNetworkInput = networkInput
+  .optional()
+  .describe(
+    'Network name, as in getNetworks (client spellings such as baseSepolia or Base are accepted). Optional: absent, every ' +
+      'indexed network is answered.',
+  );
+
+/** The named network, else the deployment's default one; a 400 naming the choices when there is none. */
+export function servedNetwork(ctx: Pick<Ctx, 'config'>, name: string | undefined): NetworkConfig {
+  if (name !== undefined) return indexedNetwork(ctx, name);
+  if (ctx.config.defaultNetwork) return ctx.config.defaultNetwork;
+  const served = ctx.config.networks.map((n) => n.name);
+  throw new AppError(
+    'BAD_REQUEST',
+    `Invalid parameter "network": is required (this server indexes several networks and has no DEFAULT_NETWORK); valid networks: ${served.join(', ')}`,
+    { param: 'network', meta: { validNetworks: served } },
+  );
+}
+
+/**
+ * The network to look a hash-keyed thing up on: the named one, else the only served one, else the
+ * first served network on which `holds` finds it (null when none does). Whether the named or only
+ * network holds it is the handler's own lookup (its not-found answer).
+ */
+export async function networkHolding(
+  ctx: Pick<Ctx, 'config'>,
+  name: string | undefined,
+  holds: (network: NetworkConfig) => Promise<boolean>,
+): Promise<NetworkConfig | null> {
+  if (name !== undefined) return indexedNetwork(ctx, name);
+  const networks = ctx.config.networks;
+  if (networks.length === 1) return networks[0]!;
+  const found = await Promise.all(networks.map(holds));
+  return networks.find((_, i) => found[i]) ?? null;
+}
+
 /** The named network, or every served network when the parameter is absent. */
 export function indexedNetworks(ctx: Pick<Ctx, 'config'>, name: string | undefined): NetworkConfig[] {
   return name === undefined ? [...ctx.config.networks] : [indexedNetwork(ctx, name)];

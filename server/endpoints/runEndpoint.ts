@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { NetworkConfig, WebConfig } from '../../shared/config.js';
 import { isDatabaseUnavailable } from '../../shared/db/client.js';
+import { AppError } from '../../shared/errors.js';
 import { NO_HEADS } from '../cache/cacheEntry.js';
 import { ANY_EPOCH, decideTtl, epochTag, headTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
@@ -12,9 +13,14 @@ import type { Endpoint } from './defineEndpoint.js';
 
 /**
  * How a dialect presents an endpoint's answer: `namespace` keeps its cache entries apart from other
- * dialects' ('' for the spec's), `present` maps the spec answer (absent: the spec answer as is).
+ * dialects' ('' for the spec's), `present` maps the spec answer (absent: the spec answer as is),
+ * `notFound` answers the spec's 404 as a body (absent: the 404).
  */
-export type Presenter = { namespace: string; present?: (value: unknown, ctx: Ctx) => unknown };
+export type Presenter = {
+  namespace: string;
+  present?: (value: unknown, ctx: Ctx) => unknown;
+  notFound?: (error: AppError) => unknown;
+};
 
 const AS_SPECIFIED: Presenter = { namespace: '' };
 
@@ -32,6 +38,22 @@ const AS_SPECIFIED: Presenter = { namespace: '' };
  * the replica turns out to be gone (a connection error), the call runs again on the next reader.
  */
 export async function runEndpoint(
+  ctx: Ctx,
+  call: { name: string; endpoint: Endpoint; presenter?: Presenter },
+  rawInput: unknown,
+): Promise<Answer> {
+  const notFound = call.presenter?.notFound;
+  if (!notFound) return answerCall(ctx, call, rawInput);
+  try {
+    return await answerCall(ctx, call, rawInput);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
+    // Not cached: the 404 it stands for is not either.
+    return { value: notFound(error), maxAgeSeconds: 0, cache: 'none' };
+  }
+}
+
+async function answerCall(
   ctx: Ctx,
   { name, endpoint, presenter = AS_SPECIFIED }: { name: string; endpoint: Endpoint; presenter?: Presenter },
   rawInput: unknown,

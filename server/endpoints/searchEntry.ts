@@ -8,7 +8,7 @@ import { AppError } from '../../shared/errors.js';
 import { searchResultSchema, type SearchType } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
 import { defineEndpoint } from './defineEndpoint.js';
-import { indexedNetworks, networkInput } from './inputs.js';
+import { indexedNetworks, everyNetworkInput } from './inputs.js';
 
 const ENTRY_MESSAGE = 'must be an address (0x + 40 hex), a hash (0x + 64 hex) or a block number';
 
@@ -42,7 +42,7 @@ export const searchEntry = defineEndpoint({
     'searched; `foundInNetwork`/`type` is the first match, `matches` lists all. No match is a 404 with a `message`.',
   tag: 'User Operations',
   auth: 'none',
-  input: z.object({ entry: entryInput, network: networkInput.optional() }),
+  input: z.object({ entry: entryInput, network: everyNetworkInput }),
   output: searchResultSchema,
   cache: 'head',
   async handler(ctx, input) {

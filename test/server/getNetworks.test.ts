@@ -24,14 +24,25 @@ describe('getNetworks and API-key authentication', () => {
     expect(res.body).to.deep.equal({ status: 'ok' });
   });
 
-  it('answers the spec network map to a valid key', async () => {
+  it('answers the networks this deployment indexes, in the spec map shape, to a valid key', async () => {
     const res = await request(createTestApp(t.db)).get('/v0/getNetworks').set('x-api-key', key);
     expect(res.status).to.equal(200);
-    const map = networkMapSchema.parse(res.body);
-    expect(Object.keys(map)).to.have.length(21);
-    expect(map['1']).to.equal('mainnet');
-    expect(map['84532']).to.equal('base-sepolia');
-    expect(map['11155111']).to.equal('sepolia');
+    expect(networkMapSchema.parse(res.body)).to.deep.equal({ '31337': 'devnet' });
+  });
+
+  it('lists every indexed network with its chain id, by canonical name, in both dialects', async () => {
+    const app = createTestApp(t.db, { NETWORKS: 'devnet, baseSepolia,OP Mainnet' });
+    const expected = { '31337': 'devnet', '84532': 'base-sepolia', '10': 'optimism' };
+    for (const base of ['/v0', '/jiffyscan/v0']) {
+      const res = await request(app).get(`${base}/getNetworks`).set('x-api-key', key);
+      expect(res.status, base).to.equal(200);
+      expect(res.body, base).to.deep.equal(expected);
+    }
+    // Each name it answers is one the network parameter accepts.
+    for (const name of Object.values(expected)) {
+      const res = await request(app).get('/v0/getLatestUserOps').query({ network: name }).set('x-api-key', key);
+      expect(res.status, name).to.equal(200);
+    }
   });
 
   it('is 401 with a JSON error when the key is missing', async () => {

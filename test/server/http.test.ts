@@ -96,7 +96,10 @@ describe('HTTP edges: keys, CORS, OpenAPI and docs', () => {
       const first = (latest.parameters as Json[]).find((p) => p.name === 'first')!;
       expect(first).to.deep.include({ in: 'query', required: false });
       expect(first.schema).to.deep.include({ type: 'integer', minimum: 1, maximum: 100 });
-      expect((latest.parameters as Json[]).find((p) => p.name === 'network')).to.deep.include({ required: true });
+      // Optional (the deployment's default network), and documented as such.
+      const network = (latest.parameters as Json[]).find((p) => p.name === 'network')!;
+      expect(network).to.deep.include({ required: false });
+      expect(network.description).to.include('DEFAULT_NETWORK');
       expect(paths['/searchEntry']!.get!.security).to.deep.equal([]);
     });
 

@@ -1,18 +1,24 @@
 import { expect } from 'chai';
+import { Interface, ZeroAddress, ZeroHash } from 'ethers';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import type { GroundTruth, TruthUserOp } from '../../devnet/index.js';
 import type { Endpoint } from '../../server/endpoints/defineEndpoint.js';
 import { endpoints, type EndpointName } from '../../server/endpoints/index.js';
 import type { Presentation } from '../../server/dialects/dialect.js';
-import { jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
-import type { UserOp } from '../../shared/models/index.js';
+import { accountExecutionTrace, jiffyscanDialect, liveUserOp } from '../../server/dialects/jiffyscan.js';
+import { decodeCall } from '../../server/knownCalls.js';
+import type { TraceNode, UserOp } from '../../shared/models/index.js';
 import type { AppRouter } from '../../server/trpc/router.js';
-import { useListeningApp } from '../helpers/app.js';
+import { testDeps, useListeningApp } from '../helpers/app.js';
 import { expectedUserOp, pick } from './support/expected.js';
 import { sampleInputs } from './support/sampleInputs.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const ENTRYPOINT_V07 = new Interface([
+  'function innerHandleOp(bytes callData, ((address sender, uint256 nonce, uint256 verificationGasLimit, uint256 callGasLimit, uint256 paymasterVerificationGasLimit, uint256 paymasterPostOpGasLimit, uint256 preVerificationGas, address paymaster, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas) mUserOp, bytes32 userOpHash, uint256 prefund, uint256 contextOffset, uint256 preOpGas) opInfo, bytes context)',
+]);
 
 const presentations = jiffyscanDialect.presentations as Partial<Record<EndpointName, Presentation>>;
 const queries = (Object.entries(endpoints) as Array<[EndpointName, Endpoint]>).filter(([, e]) => e.kind !== 'mutation');
@@ -66,6 +72,70 @@ function expectDecodedTransferLog(truth: GroundTruth, log: Json): boolean {
   if (transfer.standard === 'ERC20') expect(log.dataDecoded).to.deep.equal({ value: transfer.value });
   else expect(log.topicsDecoded.tokenId).to.equal(transfer.tokenId);
   return true;
+}
+
+/** An innerHandleOp call (v0.7 layout) for an op of `sender`: what the EntryPoint's execution frame is called with. */
+function innerHandleOpInput(sender: string): string {
+  const memoryOp = [sender, 0n, 0n, 0n, 0n, 0n, 0n, ZeroAddress, 0n, 0n];
+  return ENTRYPOINT_V07.encodeFunctionData('innerHandleOp', ['0x', [memoryOp, ZeroHash, 0n, 0n, 0n], '0x']);
+}
+
+/** A trace node without what the live dialect adds (the method and decoded input), recursively. */
+function withoutNames(node: Json): Json {
+  const { method: _m, decodedInput: _d, ...traceData } = node.traceData;
+  return { traceData, next: (node.next as Json[]).map(withoutNames) };
+}
+
+/** A call frame as [to, value (decimal), input]. */
+const asCall = (node: Json) => [node.traceData.to, BigInt(node.traceData.value ?? '0x0').toString(), node.traceData.input];
+
+/**
+ * The live execution trace of an op: rooted at the EntryPoint's call into the account (as /v0 has
+ * that frame, marked the execution call), each node named when its selector is known, and every
+ * call under the root one the account made, kept with its subtree as traced.
+ */
+function expectAccountRootedTrace(live: Json, accountCall: Json, sender: string): void {
+  expect(withoutNames(live).traceData).to.deep.equal({ ...accountCall.traceData, executionCall: true });
+  expect(live.traceData.method, 'the account call is named').to.be.a('string');
+  const frames: Json[] = [];
+  const collect = (node: Json) => {
+    frames.push(node);
+    node.next.forEach(collect);
+  };
+  collect(accountCall);
+  for (const call of live.next as Json[]) {
+    expect(call.traceData.from, 'a call the account made').to.equal(sender);
+    expect(['CALL', 'STATICCALL', 'CREATE', 'CREATE2']).to.include(call.traceData.type);
+    const raw = frames.find((f) => JSON.stringify(f.traceData) === JSON.stringify(withoutNames(call).traceData));
+    expect(raw, 'a frame of the trace').to.not.equal(undefined);
+    expect(withoutNames(call)).to.deep.equal(raw);
+  }
+}
+
+/** searchEntry's types as the explorer routes them (research/contract.md §3.25), from /v0's. */
+const EXPLORER_SEARCH_TYPE: Record<string, string> = { paymaster: 'paymasters', bundler: 'beneficiarie' };
+const explorerType = (type: string) => EXPLORER_SEARCH_TYPE[type] ?? type;
+
+/**
+ * Where the explorer's search box goes with a searchEntry body (its constructRedirectUrl, plus the
+ * factory page it has), or what it says: a body with `message` is "No results found", a non-200 is
+ * "Invalid search term".
+ */
+function explorerSearch(status: number, body: Json): string {
+  if (status !== 200) return 'Invalid search term ?';
+  const routes: Record<string, string> = {
+    userOpHash: 'userOpHash',
+    account: 'account',
+    paymasters: 'paymaster',
+    beneficiarie: 'bundler',
+    block: 'block',
+    bundle: 'bundle',
+    tx: 'bundle',
+    factory: 'factory',
+  };
+  const route = routes[body.type as string];
+  if (body.message !== undefined || !body.foundInNetwork || !route) return 'No results found';
+  return `/${route}/${body.term}/?network=${body.foundInNetwork}`;
 }
 
 /** Per reshaped endpoint: the live body against the /v0 body of the same request and the truth. */
@@ -125,28 +195,14 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
     const { executionTrace: liveTrace, ...liveRest } = live;
     const { executionTrace: specTrace, ...specRest } = spec;
     expect(liveRest).to.deep.equal(specRest);
-    // Every node is the spec's node, plus the method and decoded input when the selector is known.
-    const walk = (l: Json, s: Json): number => {
-      const { method, decodedInput, ...data } = l.traceData;
-      expect(data).to.deep.equal(s.traceData);
-      expect(method === undefined).to.equal(decodedInput === undefined);
-      expect(l.next).to.have.length(s.next.length);
-      return (method ? 1 : 0) + l.next.reduce((n: number, child: Json, i: number) => n + walk(child, s.next[i]), 0);
-    };
-    expect(walk(liveTrace, specTrace)).to.be.greaterThan(0);
-    // The root is the EntryPoint's innerHandleOp; its call to the sender is the op's account call:
-    // named, and decoded into the calls the truth records.
-    expect(liveTrace.traceData.method).to.equal('innerHandleOp');
-    const accountCall = (liveTrace.next as Json[]).find((n) =>
-      truth.userOps.some((o) => o.sender === n.traceData.to && o.callData === n.traceData.input),
-    )!;
+    const op = truth.userOps.find((o) => o.sender === spec.userOpParams[0] && o.callData === spec.userOpParams[3])!;
+    expect(op, 'the op of the metadata').to.not.equal(undefined);
+    // /v0 keeps the frames as traced: the EntryPoint's innerHandleOp, and under it its call into the account.
+    expect(decodeCall(specTrace.traceData.input)?.method).to.equal('innerHandleOp');
+    const accountCall = (specTrace.next as Json[]).find((n) => n.traceData.to === op.sender && n.traceData.input === op.callData)!;
     expect(accountCall, 'a frame calls the sender with the op callData').to.not.equal(undefined);
-    const op = truth.userOps.find((o) => o.sender === accountCall.traceData.to && o.callData === accountCall.traceData.input)!;
-    expect(accountCall.traceData.method).to.match(/^execute/);
-    const args = accountCall.traceData.decodedInput as Array<{ name: string; value: unknown }>;
-    const batch = args.find((a) => a.name === 'calls');
-    const decoded = batch ? (batch.value as Json[]) : [{ target: args[0]!.value, value: args[1]!.value, data: args[2]!.value }];
-    expect(decoded.map((c) => [c.target, c.value, c.data])).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
+    expectAccountRootedTrace(liveTrace, accountCall, op.sender);
+    if (op.success) expect(liveTrace.next.map(asCall)).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
   },
   getUserOpLogs(truth, live, spec) {
     expect(live.logs).to.have.length(spec.logs.length);
@@ -156,6 +212,13 @@ const LIVE_SHAPES: Partial<Record<EndpointName, (truth: GroundTruth, live: Json,
       if (log.event_name === null) expect({ topicsDecoded, dataDecoded }).to.deep.equal({ topicsDecoded: null, dataDecoded: null });
     });
     expect(live.logs.filter((log: Json) => expectDecodedTransferLog(truth, log)).length).to.be.greaterThan(0);
+  },
+  searchEntry(_truth, live, spec) {
+    expect(live).to.deep.equal({
+      ...spec,
+      type: explorerType(spec.type),
+      matches: spec.matches.map((m: Json) => ({ ...m, type: explorerType(m.type) })),
+    });
   },
   getLogFromIndex(truth, live, spec) {
     const { topicsDecoded: _t, dataDecoded: _d, ...rest } = live.log;
@@ -291,6 +354,80 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     expect(logs.some((log) => log.topicsDecoded && Object.entries(log.topicsDecoded).length === 2)).to.equal(true);
   });
 
+  it("getUserOpMetadata: every op's trace is rooted at its account, its next the op's calls; /v0 keeps the frames", async () => {
+    for (const op of d.truth.userOps.filter((o) => o.callData !== '0x').slice(0, 40)) {
+      const query = { userOpHash: op.userOpHash };
+      const [liveRes, specRes] = await Promise.all([live('getUserOpMetadata', query), d.get('getUserOpMetadata', query)]);
+      const trace = liveRes.body.executionTrace as Json;
+      expect(trace.traceData.to, op.userOpHash).to.equal(op.sender);
+      if (op.success) expect(trace.next.map(asCall), op.userOpHash).to.deep.equal(op.calls.map((c) => [c.target, c.value, c.data]));
+      const raw = (specRes.body.executionTrace.next as Json[]).find((n) => n.traceData.to === op.sender)!;
+      expectAccountRootedTrace(trace, raw, op.sender);
+    }
+  });
+
+  it("folds an account's own machinery away: proxies, Safe's 4337 module and MultiSend, self-calls; keeps targets' subtrees", () => {
+    const address = (c: string) => `0x${c.repeat(40)}`;
+    const [ep, sender, singleton, module] = [address('e'), address('a'), address('b'), address('c')];
+    const [multiSend, token, other] = [address('d'), address('1'), address('2')];
+    /** A frame `[from, to, input, type]` and the frames under it. */
+    const frame = ([from, to, input, type = 'CALL']: string[], ...next: TraceNode[]): TraceNode => ({
+      traceData: { from: from!, to: to!, input: input!, type, gas: '0x1', gasUsed: '0x1', output: '0x' },
+      next,
+    });
+    const execute = '0x541d63c8' + '00'.repeat(8);
+    // The token calls the account back: that stays under the token's frame.
+    const transfer = frame([sender, token, '0xa9059cbb01'], frame([token, sender, '0x150b7a02']));
+    // Same selector as the account call but no call back: a target.
+    const lookalike = frame([sender, other, execute]);
+    const batch = frame([sender, multiSend, '0x8d80ff0a', 'DELEGATECALL'], transfer, lookalike, frame([sender, sender, '0x01']));
+    const moduleExecutes = frame([module, sender, '0x5229073f'], frame([sender, singleton, '0x5229073f', 'DELEGATECALL'], batch));
+    const fallback = frame([sender, module, execute + 'aa'.repeat(20)], moduleExecutes);
+    const safe = frame([ep, sender, execute], frame([sender, singleton, execute, 'DELEGATECALL'], fallback));
+    const execution = frame([ep, ep, innerHandleOpInput(sender)], safe, frame([ep, other, '0x7c627b21']));
+    const folded = accountExecutionTrace(execution);
+    expect(folded.traceData).to.deep.equal({ ...safe.traceData, executionCall: true });
+    expect(folded.next).to.deep.equal([transfer, lookalike]);
+    // No call into the account (empty callData): the EntryPoint's frame as it is.
+    const idle = frame([ep, ep, innerHandleOpInput(sender)], frame([ep, other, '0x7c627b21']));
+    expect(accountExecutionTrace(idle)).to.equal(idle);
+  });
+
+  it("searchEntry: the explorer's search box finds an op, a bundle, an account, a paymaster, a bundler, a factory and a block", async () => {
+    const op = d.truth.userOps.find((o) => o.paymaster)!;
+    const account = d.truth.accounts[0]!;
+    const cases: Array<[string, string]> = [
+      [op.userOpHash, 'userOpHash'],
+      [op.transactionHash, 'bundle'],
+      [op.sender, 'account'],
+      [op.paymaster!, 'paymaster'],
+      [op.bundler, 'bundler'],
+      [account.factory, 'factory'],
+      [String(op.blockNumber), 'block'],
+    ];
+    for (const [entry, page] of cases) {
+      // As the explorer calls it: the term lower-cased, no key; with its network selector set or not.
+      for (const network of [undefined, 'devnet']) {
+        const res = await d
+          .api()
+          .get('/jiffyscan/v0/searchEntry')
+          .query({ entry: entry.toLowerCase(), ...(network ? { network } : {}) });
+        expect(explorerSearch(res.status, res.body), `${page} ${entry}`).to.equal(`/${page}/${entry}/?network=devnet`);
+      }
+    }
+    // A term nothing matches: 200 with a message ("No results"); /v0 keeps the spec's 404.
+    for (const entry of [`0x${'5'.repeat(40)}`, `0x${'5'.repeat(64)}`, '999999999']) {
+      const res = await d.api().get('/jiffyscan/v0/searchEntry').query({ entry, network: 'devnet' });
+      expect(res.status, entry).to.equal(200);
+      expect(res.body).to.have.keys('message');
+      expect(res.body.message).to.include(entry);
+      expect(explorerSearch(res.status, res.body)).to.equal('No results found');
+      expect((await d.api().get('/v0/searchEntry').query({ entry })).status).to.equal(404);
+    }
+    // A bad term is still a 400 ("Invalid search term").
+    expect((await d.api().get('/jiffyscan/v0/searchEntry').query({ entry: 'nope' })).status).to.equal(400);
+  });
+
   it('answers errors as /v0 does: JSON with the parameter named', async () => {
     const res = await live('getLatestUserOps', { network: 'devnet', first: 'NaN' });
     expect(res.status).to.equal(400);
@@ -311,9 +448,92 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     const transactions = own.body.paths['/getAddressTransactions'].get.responses['200'].content['application/json'].schema;
     expect(transactions.type).to.equal('object');
     expect(transactions.properties).to.have.key('transactions');
+    // `network` is optional on every endpoint of both documents, and each says what its absence means.
+    for (const doc of [own.body, spec.body]) {
+      for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+        const network = (item.get?.parameters ?? []).find((p: Json) => p.name === 'network');
+        if (!network) continue;
+        expect(network.required, path).to.equal(false);
+        expect(network.description, path).to.match(/Optional|every indexed network/);
+      }
+    }
     const docs = await d.api().get('/jiffyscan/docs/');
     expect(docs.status).to.equal(200);
     expect(docs.text).to.contain('JiffyScan dialect');
+  });
+
+  describe('without `network` (the SDK makes it optional on every method)', () => {
+    const ON_EVERY_NETWORK = ['getUserOp', 'searchEntry', 'getTopFactories', 'getAddressAggregateData', 'getStatusSummary'];
+
+    it('answers every endpoint in both dialects as for the only indexed network', async () => {
+      for (const [name] of queries) {
+        const { network, ...without } = sampleInputs(d.truth)[name]!;
+        if (network === undefined) continue;
+        for (const base of ['/v0', '/jiffyscan/v0']) {
+          const named = await d
+            .api()
+            .get(`${base}/${name}`)
+            .query({ ...without, network })
+            .set('x-api-key', d.key);
+          const unnamed = await d.api().get(`${base}/${name}`).query(without).set('x-api-key', d.key);
+          expect(unnamed.status, `${base}/${name}: ${JSON.stringify(unnamed.body)}`).to.equal(named.status);
+          expect(unnamed.body, `${base}/${name}`).to.deep.equal(named.body);
+        }
+      }
+    });
+
+    describe('with several networks', () => {
+      const deps = (env: Record<string, string> = {}) =>
+        testDeps(d.db, { NETWORKS: 'devnet,devnet2', RPC_URL_DEVNET: d.devnet.rpcUrl, RATE_LIMIT_PER_SECOND: '1000000', ...env });
+      const noDefault = useListeningApp(() => deps());
+      const devnet2Default = useListeningApp(() => deps({ DEFAULT_NETWORK: 'devnet2' }));
+      const call = (origin: string, path: string, query: Record<string, string>) =>
+        fetch(`${origin}${path}?${new URLSearchParams(query).toString()}`, { headers: { 'x-api-key': d.key } }).then(async (res) => ({
+          status: res.status,
+          body: (await res.json()) as Json,
+        }));
+
+      it('finds a hash on whichever network holds it, and asks for the network of anything else', async () => {
+        const samples = sampleInputs(d.truth);
+        for (const [name] of queries) {
+          const { network, ...without } = samples[name]!;
+          if (network === undefined || ON_EVERY_NETWORK.includes(name)) continue;
+          const byHash = ['userOpHash', 'bundle', 'transactionHash', 'trxHash'].some((k) => k in without);
+          for (const base of ['/v0', '/jiffyscan/v0']) {
+            const [named, unnamed] = await Promise.all([
+              call(noDefault.origin, `${base}/${name}`, { ...without, network }),
+              call(noDefault.origin, `${base}/${name}`, without),
+            ]);
+            if (byHash) {
+              expect(unnamed, `${base}/${name}`).to.deep.equal(named);
+              expect(unnamed.status, `${base}/${name}`).to.equal(200);
+            } else {
+              expect(unnamed.status, `${base}/${name}`).to.equal(400);
+              expect(unnamed.body, `${base}/${name}`).to.include({ code: 'BAD_REQUEST', param: 'network' });
+              expect(unnamed.body.validNetworks).to.deep.equal(['devnet', 'devnet2']);
+              expect(unnamed.body.message).to.include('DEFAULT_NETWORK').and.include('devnet, devnet2');
+            }
+          }
+        }
+        // A hash no network holds: the usual not-found answers.
+        const unknown = `0x${'ab'.repeat(32)}`;
+        expect((await call(noDefault.origin, '/v0/getUserOpMetadata', { userOpHash: unknown })).status).to.equal(404);
+        expect((await call(noDefault.origin, '/jiffyscan/v0/getUserOpLogs', { userOpHash: unknown })).body.message).to.include(
+          'any indexed network',
+        );
+      });
+
+      it('answers for DEFAULT_NETWORK when it is set', async () => {
+        const latest = await call(devnet2Default.origin, '/v0/getLatestUserOps', { first: '5' });
+        expect(latest).to.deep.equal({ status: 200, body: { userOps: [] } });
+        const op = d.truth.userOps[0]!;
+        const activity = await call(devnet2Default.origin, '/jiffyscan/v0/getAddressActivity', { address: op.sender });
+        expect(activity.body.accountDetail).to.include({ network: 'devnet2', userOpsCount: '0' });
+        // Hashes are still found where they are.
+        const metadata = await call(devnet2Default.origin, '/jiffyscan/v0/getUserOpMetadata', { userOpHash: op.userOpHash });
+        expect(metadata.status).to.equal(200);
+      });
+    });
   });
 
   describe('over tRPC (jiffyscan.*)', () => {

@@ -159,6 +159,33 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
         }
       });
 
+      it(`${type}: /jiffyscan/v0's execution trace is rooted at the account and lists the op's own calls; /v0 keeps the frames`, async () => {
+        const asCall = (n: Json) => [n.traceData.to, BigInt(n.traceData.value ?? '0x0').toString(), n.traceData.input];
+        const mine = records().filter((r) => r.accountType === type);
+        // Safe batches through a DELEGATECALL into MultiSendCallOnly: a batch is what shows that hop folded.
+        if (type === 'safe')
+          expect(
+            mine.some((r) => r.expectedOutcome === 'success' && r.calls.length > 1),
+            'a Safe batch',
+          ).to.equal(true);
+        for (const record of mine) {
+          const query = { userOpHash: record.userOpHash };
+          const live = (await d.api().get('/jiffyscan/v0/getUserOpMetadata').query(query).set('x-api-key', d.key)).body as Json;
+          const spec = (await d.get('getUserOpMetadata', query)).body as Json;
+          const what = `${type} ${record.userOpHash}`;
+          expect(spec.executionTrace.traceData.to, what).to.equal(record.entryPoint.toLowerCase());
+          expect(live.executionTrace.traceData, what).to.include({
+            from: record.entryPoint.toLowerCase(),
+            to: record.sender,
+            executionCall: true,
+          });
+          // The explorer's Target row: the record's calls, whatever the proxy, module or MultiSend hops between.
+          if (record.expectedOutcome === 'success') {
+            expect(live.executionTrace.next.map(asCall), what).to.deep.equal(record.calls.map((c) => [c.target, c.value, c.data]));
+          }
+        }
+      });
+
       it(`${type}: the GraphQL UserOp entities equal both truths`, async () => {
         for (const record of records().filter((r) => r.accountType === type)) {
           const op = opOf(record.userOpHash);

@@ -302,7 +302,6 @@ describe('trace endpoints on indexed devnet traffic', () => {
       ['getTrxTraces', { network: 'devnet' }, 'trxHash'],
       ['getTrxTraces', { network: 'devnet', trxHash: '0x1234' }, 'trxHash'],
       ['getTrxTraces', { network: 'nowhere', trxHash: hash }, 'network'],
-      ['getTrxTraces', { trxHash: hash }, 'network'],
       ['getUserOpTraces', { network: 'devnet' }, 'userOpHash'],
       ['getUserOpTraces', { network: 'devnet', userOpHash: `0x${'z'.repeat(64)}` }, 'userOpHash'],
       ['getUserOpTraces', { network: 'devnet', userOpHash: hash, sender: '0x12' }, 'sender'],
@@ -315,6 +314,10 @@ describe('trace endpoints on indexed devnet traffic', () => {
       expect(res.body).to.include({ code: 'BAD_REQUEST', param });
       expect(res.body.message).to.include(param);
     }
+    // Without a network a transaction is looked for on every indexed one: a hash no bundle has is a 404.
+    const unknown = await d.get('getTrxTraces', { trxHash: hash });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.include({ code: 'NOT_FOUND', param: 'trxHash' });
   });
 
   it('getTrxTraces answers 502 when every node fails, 503 when the node has no debug API', async () => {

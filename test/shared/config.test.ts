@@ -57,6 +57,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('resolves DEFAULT_NETWORK: named (any spelling), else the only network, else none', () => {
+    const two = { NETWORKS: 'devnet,baseSepolia' };
+    expect(loadConfig(webEnvSchema, { ...two, DEFAULT_NETWORK: 'base_sepolia' }).defaultNetwork?.name).to.equal('base-sepolia');
+    expect(loadConfig(webEnvSchema, two).defaultNetwork).to.equal(null);
+    expect(loadConfig(webEnvSchema, {}).defaultNetwork?.name).to.equal('devnet');
+    expect(() => loadConfig(webEnvSchema, { ...two, DEFAULT_NETWORK: 'mainnet' }))
+      .to.throw(ConfigError)
+      .with.property('message')
+      .that.includes('DEFAULT_NETWORK')
+      .and.includes('devnet, base-sepolia');
+  });
+
   it('treats empty variables as unset', () => {
     const config = loadConfig(dispatcherEnvSchema, { DATABASE_URL: '', WEBHOOK_ALLOW_PRIVATE_URLS: '' });
     expect(config.DATABASE_URL).to.equal(undefined);
