@@ -57,7 +57,7 @@ export type Endpoints = {
   getNetworks: { kind: 'query'; input: Record<string, never>; output: Record<string, string> };
   getAddressActivity: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       accountDetail: {
         id: string;
@@ -241,7 +241,7 @@ export type Endpoints = {
   };
   getAddressBalances: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       balance: string;
       contract_address: string;
@@ -256,7 +256,7 @@ export type Endpoints = {
   };
   getAddressERC20Transfers: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       from: string;
       to: string;
@@ -274,7 +274,7 @@ export type Endpoints = {
   };
   getAddressNFTTransfers: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       from: string;
       to: string;
@@ -295,7 +295,7 @@ export type Endpoints = {
   };
   getAddressTransactions: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       block_signed_at: string;
       block_height: number;
@@ -321,12 +321,12 @@ export type Endpoints = {
   getBlockActivity: {
     kind: 'query';
     input: {
-      network: string;
       first?: string | number | undefined;
       skip?: string | number | undefined;
       blockNumber?: string | number | undefined;
       block?: string | number | undefined;
       address?: string | number | undefined;
+      network?: string | undefined;
     };
     output: {
       block: {
@@ -390,7 +390,7 @@ export type Endpoints = {
   };
   getBundleActivity: {
     kind: 'query';
-    input: { bundle: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { bundle: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundleDetails: {
         transactionHash: string;
@@ -459,7 +459,7 @@ export type Endpoints = {
   };
   getBundlerActivity: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       userOps: Array<{
         userOpHash: string;
@@ -536,7 +536,7 @@ export type Endpoints = {
   };
   getDailyMetrics: {
     kind: 'query';
-    input: { network: string; noOfDays?: string | number | undefined };
+    input: { network?: string | undefined; noOfDays?: string | number | undefined };
     output: {
       metrics: Array<{
         userOpsDaily: string;
@@ -558,7 +558,7 @@ export type Endpoints = {
   };
   getFactoryDetails: {
     kind: 'query';
-    input: { factory: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { factory: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       factoryDetails: {
         address: string;
@@ -570,12 +570,12 @@ export type Endpoints = {
   };
   getGlobalCounts: {
     kind: 'query';
-    input: { network: string };
+    input: { network?: string | undefined };
     output: { metrics: { id: string; userOpCounter: string; bundleCounter: string; walletsCreated: string } };
   };
   getLatestBundles: {
     kind: 'query';
-    input: { network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundles: Array<{
         userOpsLength: string;
@@ -596,7 +596,7 @@ export type Endpoints = {
   };
   getLatestUserOps: {
     kind: 'query';
-    input: { network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       userOps: Array<{
         userOpHash: string;
@@ -653,7 +653,12 @@ export type Endpoints = {
   };
   getLogFromIndex: {
     kind: 'query';
-    input: { transactionHash: string; network: string; logIndex?: string | number | undefined; logIndec?: string | number | undefined };
+    input: {
+      transactionHash: string;
+      logIndex?: string | number | undefined;
+      logIndec?: string | number | undefined;
+      network?: string | undefined;
+    };
     output: {
       log: {
         logIndex: string;
@@ -672,7 +677,7 @@ export type Endpoints = {
   };
   getNetworkStatus: {
     kind: 'query';
-    input: { network: string };
+    input: { network?: string | undefined };
     output: { network: string; chainId: number; headBlock: number; indexedBlock: number; lagBlocks: number; backfillComplete: boolean };
   };
   getStatusSummary: {
@@ -712,7 +717,7 @@ export type Endpoints = {
   };
   getPaymasterActivity: {
     kind: 'query';
-    input: { address: string; network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       paymasterDetail: {
         id: string;
@@ -777,7 +782,7 @@ export type Endpoints = {
   };
   getTopBundlers: {
     kind: 'query';
-    input: { network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundlerDetails: {
         address: string;
@@ -816,7 +821,7 @@ export type Endpoints = {
   };
   getTopPaymasters: {
     kind: 'query';
-    input: { network: string; first?: string | number | undefined; skip?: string | number | undefined };
+    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: { paymasters: Array<{ userOpsLength: string; address: string; gasSponsored: string; network: string; totalDeposits: string }> };
   };
   getUserOp: {
@@ -878,7 +883,7 @@ export type Endpoints = {
   };
   getUserOpLogs: {
     kind: 'query';
-    input: { userOpHash: string; network: string };
+    input: { userOpHash: string; network?: string | undefined };
     output: {
       logs: Array<{
         logIndex: string;
@@ -897,7 +902,7 @@ export type Endpoints = {
   };
   getUserOpMetadata: {
     kind: 'query';
-    input: { userOpHash: string; network: string };
+    input: { userOpHash: string; network?: string | undefined };
     output: {
       erc20Transfers: Array<{ invoked: string; from: string; to: string; value: string; name: string }>;
       executionTrace: TraceNode | null;
@@ -923,7 +928,7 @@ export type Endpoints = {
   getPrices: { kind: 'query'; input: Record<string, never>; output: Record<string, number | null> };
   getUserOpTraces: {
     kind: 'query';
-    input: { userOpHash: string; network: string; sender?: string | undefined; trxHash?: string | undefined };
+    input: { userOpHash: string; network?: string | undefined; sender?: string | undefined; trxHash?: string | undefined };
     output: {
       userOpHash: string;
       chainId: number;
@@ -935,7 +940,7 @@ export type Endpoints = {
   };
   getTrxTraces: {
     kind: 'query';
-    input: { network: string; trxHash: string };
+    input: { trxHash: string; network?: string | undefined };
     output: { transactionHash: string; chainId: number; trace: Array<Trace> };
   };
   createWebhook: {
@@ -1758,4 +1763,6 @@ export type JiffyscanOutputs = {
     }>;
     executionTrace: LiveTraceNode | null;
   };
+  searchEntry:
+    { term: string; foundInNetwork: string; type: string; matches: Array<{ network: string; type: string }> } | { message: string };
 };
