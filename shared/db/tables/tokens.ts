@@ -10,22 +10,39 @@ export type Token = {
   decimals: number | null;
 };
 
-/** The tokens an address sent or received, ERC-20 and ERC-721 (the ones with a balanceOf(owner)). */
+/** The tokens an address sent or received, ERC-20 and ERC-721 (the ones with a balanceOf(owner)), and ERC-1155. */
 export async function listSeenBy(db: Queryable, chainId: number, address: string): Promise<Token[]> {
   const { rows } = await db.query<Token>(
     `select s.token as address, s.standard, t.name, t.symbol, t.decimals
      from (select token, min(standard) as standard from (
              select token, standard from token_transfers
-             where chain_id = $1 and from_address = $2 and standard in ('ERC20', 'ERC721')
+             where chain_id = $1 and from_address = $2 and standard in ('ERC20', 'ERC721', 'ERC1155')
              union
              select token, standard from token_transfers
-             where chain_id = $1 and to_address = $2 and standard in ('ERC20', 'ERC721')
+             where chain_id = $1 and to_address = $2 and standard in ('ERC20', 'ERC721', 'ERC1155')
            ) u group by token) s
      left join tokens t on t.chain_id = $1 and t.address = s.token
      order by s.token`,
     [chainId, address],
   );
   return rows;
+}
+
+/** The ERC-1155 (token, id) pairs an address sent or received: its balances are per id (balanceOf(owner, id)). */
+export async function listErc1155IdsSeenBy(
+  db: Queryable,
+  chainId: number,
+  address: string,
+): Promise<Array<{ token: string; tokenId: string }>> {
+  const { rows } = await db.query<{ token: string; token_id: string }>(
+    `select token, token_id::text as token_id from (
+       select token, token_id from token_transfers where chain_id = $1 and from_address = $2 and standard = 'ERC1155'
+       union
+       select token, token_id from token_transfers where chain_id = $1 and to_address = $2 and standard = 'ERC1155'
+     ) u order by token, token_id`,
+    [chainId, address],
+  );
+  return rows.map((r) => ({ token: r.token, tokenId: r.token_id }));
 }
 
 // Writes (the indexer): metadata is read once per token (name/symbol/decimals by eth_call).
