@@ -17,12 +17,10 @@ export type BalanceRead = {
   tokens: Map<string, bigint | null>;
   /** Metadata read for the tokens asked for in `describe`. */
   metadata: Map<string, TokenMetadata>;
-  /** ERC-1155 balanceOf(owner, id) per `${token}:${id}` asked for; null when the call reverted. */
-  erc1155: Map<string, bigint | null>;
 };
 
-/** What to read: balanceOf(owner) of `tokens`, metadata of `describe`, ERC-1155 balanceOf(owner, id) of `erc1155`. */
-export type BalanceQuery = { tokens: string[]; describe: string[]; erc1155?: Array<{ token: string; tokenId: string }> };
+/** What to read: balanceOf(owner) of `tokens`, metadata of `describe`. */
+export type BalanceQuery = { tokens: string[]; describe: string[] };
 
 export type ChainReader = {
   readBalances(network: NetworkConfig, owner: string, want: BalanceQuery): Promise<BalanceRead>;
@@ -35,7 +33,6 @@ const RPC_TIMEOUT_MS = 5000;
 const TRACE_TIMEOUT_MS = 30_000;
 const TOKEN_ABI = [
   'function balanceOf(address) view returns (uint256)',
-  'function balanceOf(address, uint256) view returns (uint256)',
   'function name() view returns (string)',
   'function symbol() view returns (string)',
   'function decimals() view returns (uint8)',
@@ -89,17 +86,13 @@ export function createChainReader(): ChainReader {
     }
   };
 
-  async function readWith(
-    provider: JsonRpcProvider,
-    owner: string,
-    { tokens, describe, erc1155 = [] }: BalanceQuery,
-  ): Promise<BalanceRead> {
+  async function readWith(provider: JsonRpcProvider, owner: string, { tokens, describe }: BalanceQuery): Promise<BalanceRead> {
     const contract = (address: string) => new Contract(address, TOKEN_ABI, provider);
     // ethers types contract calls as any: say what each of TOKEN_ABI's functions returns.
     const call = <T>(c: Contract, method: string, ...args: unknown[]) => c.getFunction(method)(...args) as Promise<T>;
-    const [native, balances, metadata, ids] = await Promise.all([
+    const [native, balances, metadata] = await Promise.all([
       provider.getBalance(owner),
-      Promise.all(tokens.map((t) => orNullOnRevert(call<bigint>(contract(t), 'balanceOf(address)', owner)))),
+      Promise.all(tokens.map((t) => orNullOnRevert(call<bigint>(contract(t), 'balanceOf', owner)))),
       Promise.all(
         describe.map(async (t) => {
           const c = contract(t);
@@ -111,13 +104,11 @@ export function createChainReader(): ChainReader {
           return { name, symbol, decimals: decimals === null ? null : Number(decimals) };
         }),
       ),
-      Promise.all(erc1155.map((p) => orNullOnRevert(call<bigint>(contract(p.token), 'balanceOf(address,uint256)', owner, p.tokenId)))),
     ]);
     return {
       native,
       tokens: new Map(tokens.map((t, i) => [t, balances[i] ?? null])),
       metadata: new Map(describe.map((t, i) => [t, metadata[i]!])),
-      erc1155: new Map(erc1155.map((p, i) => [`${p.token}:${p.tokenId}`, ids[i] ?? null])),
     };
   }
 

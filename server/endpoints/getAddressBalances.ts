@@ -21,8 +21,9 @@ export const getAddressBalances = defineEndpoint({
   description:
     'Read from the chain (one batched JSON-RPC round trip, cached about one block): the native balance first, then each ' +
     'ERC-20 and ERC-721 the address sent or received in indexed transfers (user operations, and plain transactions under ' +
-    'INDEXER_TRANSFERS=known), then one item per ERC-1155 id it sent or received, with `token_id` and the amount ' +
-    '(balanceOf(owner, id)). Answers a top-level array of Balance, as the spec defines it (some clients expect `{tokenBalances}`: ' +
+    'INDEXER_TRANSFERS=known), then one item per ERC-1155 id it holds, with `token_id` and the amount its indexed ' +
+    "transfers add up to (ERC-1155 cannot list an owner's ids). " +
+    'Answers a top-level array of Balance, as the spec defines it (some clients expect `{tokenBalances}`: ' +
     'the spec wins). Quotes are null without a price source. A failed chain read is a 502.',
   tag: 'Account',
   input: z.object({ address: addressInput, network: networkInput, ...pageInput }),
@@ -33,12 +34,11 @@ export const getAddressBalances = defineEndpoint({
     const all = await tokens.listSeenBy(ctx.db, network.chainId, input.address);
     const seen = all.filter((t) => t.standard !== 'ERC1155');
     const multi = new Map(all.filter((t) => t.standard === 'ERC1155').map((t) => [t.address, t]));
-    const ids = multi.size === 0 ? [] : await tokens.listErc1155IdsSeenBy(ctx.db, network.chainId, input.address);
+    const held = multi.size === 0 ? [] : await tokens.listErc1155Holdings(ctx.db, network.chainId, input.address);
     const unnamed = all.filter((t) => t.symbol === null || (t.standard === 'ERC20' && t.decimals === null)).map((t) => t.address);
     const read = await ctx.services.chain.readBalances(network, input.address, {
       tokens: seen.map((t) => t.address),
       describe: unnamed,
-      erc1155: ids,
     });
     const native = nativeCurrency(network.name);
     const items = [
@@ -65,14 +65,12 @@ export const getAddressBalances = defineEndpoint({
           },
         ];
       }),
-      ...ids.flatMap(({ token, tokenId }) => {
-        const balance = read.erc1155.get(`${token}:${tokenId}`);
-        if (balance === null || balance === undefined) return [];
+      ...held.flatMap(({ token, tokenId, amount }) => {
         const t = multi.get(token);
         const live = read.metadata.get(token);
         return [
           {
-            balance: balance.toString(),
+            balance: amount,
             contract_address: token,
             contract_name: t?.name ?? live?.name ?? '',
             contract_ticker_symbol: t?.symbol ?? live?.symbol ?? '',

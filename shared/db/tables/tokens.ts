@@ -28,21 +28,26 @@ export async function listSeenBy(db: Queryable, chainId: number, address: string
   return rows;
 }
 
-/** The ERC-1155 (token, id) pairs an address sent or received: its balances are per id (balanceOf(owner, id)). */
-export async function listErc1155IdsSeenBy(
+/**
+ * The address's ERC-1155 holdings per (token, id): what its indexed transfers add up to (received
+ * minus sent). Read from the index, not the chain: ERC-1155 has no way to list the ids an owner
+ * holds, and the index has every transfer of a known address from the start block under
+ * INDEXER_TRANSFERS=known (under ops, only those inside user ops). Ids summing to zero are left out.
+ */
+export async function listErc1155Holdings(
   db: Queryable,
   chainId: number,
   address: string,
-): Promise<Array<{ token: string; tokenId: string }>> {
-  const { rows } = await db.query<{ token: string; token_id: string }>(
-    `select token, token_id::text as token_id from (
-       select token, token_id from token_transfers where chain_id = $1 and from_address = $2 and standard = 'ERC1155'
-       union
-       select token, token_id from token_transfers where chain_id = $1 and to_address = $2 and standard = 'ERC1155'
-     ) u order by token, token_id`,
+): Promise<Array<{ token: string; tokenId: string; amount: string }>> {
+  const { rows } = await db.query<{ token: string; token_id: string; amount: string }>(
+    `select token, token_id::text as token_id, sum(delta)::text as amount from (
+       select token, token_id, -value as delta from token_transfers where chain_id = $1 and from_address = $2 and standard = 'ERC1155'
+       union all
+       select token, token_id, value from token_transfers where chain_id = $1 and to_address = $2 and standard = 'ERC1155'
+     ) u group by token, token_id having sum(delta) <> 0 order by token, token_id`,
     [chainId, address],
   );
-  return rows.map((r) => ({ token: r.token, tokenId: r.token_id }));
+  return rows.map((r) => ({ token: r.token, tokenId: r.token_id, amount: r.amount }));
 }
 
 // Writes (the indexer): metadata is read once per token (name/symbol/decimals by eth_call).
