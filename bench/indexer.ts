@@ -141,7 +141,7 @@ async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ u
   };
 }
 
-type Store = { env: Record<string, string>; countUserOps(): Promise<number>; drop(): Promise<void> };
+type Store = { env: Record<string, string>; countUserOps(): Promise<number>; countTransfers(): Promise<number>; drop(): Promise<void> };
 
 /** A fresh, migrated database for one backfill: a PostgreSQL database, or a PGlite folder. */
 async function freshStore(databaseUrl: string | undefined, name: string): Promise<Store> {
@@ -150,17 +150,18 @@ async function freshStore(databaseUrl: string | undefined, name: string): Promis
     const db = await createDb({ dataDir });
     await migrate(db);
     await db.close();
-    const count = async (): Promise<number> => {
+    const count = async (table: string): Promise<number> => {
       const reader = await createDb({ dataDir });
       try {
-        return Number((await reader.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n);
+        return Number((await reader.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
       } finally {
         await reader.close();
       }
     };
     return {
       env: { DATA_DIR: dataDir },
-      countUserOps: count,
+      countUserOps: () => count('user_ops'),
+      countTransfers: () => count('token_transfers'),
       drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
     };
   }
@@ -175,6 +176,7 @@ async function freshStore(databaseUrl: string | undefined, name: string): Promis
   return {
     env: { DATABASE_URL: url.toString() },
     countUserOps: async () => Number((await db.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n),
+    countTransfers: async () => Number((await db.query<{ n: string }>('select count(*) as n from token_transfers')).rows[0]!.n),
     async drop() {
       await db.close();
       await admin.query(`drop database if exists ${name} with (force)`);
@@ -196,6 +198,8 @@ function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmHWM'): number | null {
 type BackfillRun = {
   seconds: number;
   userOps: number;
+  /** token_transfers rows stored (ops' transfers, and under INDEXER_TRANSFERS=known plain transactions'). */
+  transfers: number;
   peakRssMb: number | null;
   startRssMb: number | null;
   /**
@@ -210,7 +214,12 @@ type BackfillRun = {
  * a debug log level — for the per-batch line that tells where it stands — are set), until its last
  * batch reaches `head`.
  */
-async function backfill(command: string[], rpcUrl: string, databaseUrl: string | undefined, head: number): Promise<BackfillRun> {
+async function backfill(
+  command: string[],
+  rpcUrl: string,
+  databaseUrl: string | undefined,
+  { head, transfers }: { head: number; transfers: 'ops' | 'known' },
+): Promise<BackfillRun> {
   const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
   try {
     const env: NodeJS.ProcessEnv = {
@@ -221,11 +230,12 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
       START_BLOCK_DEVNET: '0',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'json',
+      INDEXER_TRANSFERS: transfers,
     };
     for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_CRON', 'METRICS_PORT']) delete env[key];
     if (!databaseUrl) delete env.DATABASE_URL;
     const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    const run = await new Promise<Omit<BackfillRun, 'userOps'>>((resolve, reject) => {
+    const run = await new Promise<Omit<BackfillRun, 'userOps' | 'transfers'>>((resolve, reject) => {
       let startedAt = 0;
       let startRssMb: number | null = null;
       const halves: [number | null, number | null] = [null, null];
@@ -238,6 +248,10 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
         for (const line of lines) {
           if (!line.startsWith('{')) continue;
           const entry = JSON.parse(line) as { msg?: string; toBlock?: number };
+          const done = () =>
+            resolve({ seconds: (performance.now() - startedAt) / 1000, peakRssMb: rssMb(child.pid!), startRssMb, rssByHalfMb: halves });
+          // Under known the pass ends with the backfill of the addresses that became known on the way.
+          if (entry.msg === 'token transfers of newly known addresses backfilled' && startedAt > 0) done();
           if (entry.msg === 'indexer started') {
             startedAt = performance.now();
             startRssMb = rssMb(child.pid!);
@@ -245,14 +259,7 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
             const half = (entry.toBlock ?? 0) <= head / 2 ? 0 : 1;
             const now = rssMb(child.pid!, 'VmRSS');
             if (now !== null) halves[half] = Math.max(halves[half] ?? 0, now);
-            if (entry.toBlock === head) {
-              resolve({
-                seconds: (performance.now() - startedAt) / 1000,
-                peakRssMb: rssMb(child.pid!),
-                startRssMb,
-                rssByHalfMb: halves,
-              });
-            }
+            if (entry.toBlock === head && transfers === 'ops') done();
           }
         }
       });
@@ -261,7 +268,7 @@ async function backfill(command: string[], rpcUrl: string, databaseUrl: string |
       child.kill('SIGKILL');
     });
     await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(null)));
-    return { ...run, userOps: await store.countUserOps() };
+    return { ...run, userOps: await store.countUserOps(), transfers: await store.countTransfers() };
   } finally {
     await store.drop();
   }
@@ -292,14 +299,26 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     const entryPoints = Object.values(devnet.truth.entryPoints);
     const ops = devnet.truth.userOps.length;
 
-    const runs = { bare: [] as number[], backfill: [] as BackfillRun[], remoteBare: [] as number[], remoteBackfill: [] as BackfillRun[] };
+    const runs = {
+      bare: [] as number[],
+      backfill: [] as BackfillRun[],
+      remoteBare: [] as number[],
+      remoteBackfill: [] as BackfillRun[],
+      opsOnly: [] as BackfillRun[],
+      remoteOpsOnly: [] as BackfillRun[],
+    };
+    // The default (INDEXER_TRANSFERS=known) against ops: what reading the chain's token logs costs.
+    const known = { head, transfers: 'known' as const };
+    const opsOnly = { head, transfers: 'ops' as const };
     for (let i = 0; i < repeats; i++) {
       runs.bare.push((await bareFetch(devnet.rpcUrl, entryPoints, head, DEFAULT_TUNING)).seconds);
-      runs.backfill.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, head));
+      runs.backfill.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, known));
+      runs.opsOnly.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, opsOnly));
       runs.remoteBare.push((await bareFetch(proxy.url, entryPoints, head, DEFAULT_TUNING)).seconds);
-      runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, head));
+      runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, known));
+      runs.remoteOpsOnly.push(await backfill(indexer.args, proxy.url, options.databaseUrl, opsOnly));
     }
-    for (const run of [...runs.backfill, ...runs.remoteBackfill])
+    for (const run of [...runs.backfill, ...runs.remoteBackfill, ...runs.opsOnly, ...runs.remoteOpsOnly])
       if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
 
     const seconds = (list: BackfillRun[]) => list.map((r) => r.seconds);
@@ -318,11 +337,19 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       // Largest resident set after a batch in each half of the range (all backfills): flat = bounded by batch size.
       rssFirstHalfMb: maxOf([...runs.backfill, ...runs.remoteBackfill].map((r) => r.rssByHalfMb[0])),
       rssSecondHalfMb: maxOf([...runs.backfill, ...runs.remoteBackfill].map((r) => r.rssByHalfMb[1])),
+      // INDEXER_TRANSFERS: the default (known, above) against ops, time and token_transfers rows per op.
+      opsOnlyBackfillSeconds: round(median(seconds(runs.opsOnly))),
+      remoteOpsOnlyBackfillSeconds: round(median(seconds(runs.remoteOpsOnly))),
+      knownToOpsOnly: round(median(runs.backfill.map((r, i) => r.seconds / runs.opsOnly[i]!.seconds))),
+      remoteKnownToOpsOnly: round(median(runs.remoteBackfill.map((r, i) => r.seconds / runs.remoteOpsOnly[i]!.seconds))),
+      transferRowsPerOp: round(runs.backfill[0]!.transfers / ops, 3),
+      opsOnlyTransferRowsPerOp: round(runs.opsOnly[0]!.transfers / ops, 3),
     };
     return {
       summary,
       store: options.databaseUrl ? 'postgres' : 'pglite',
       traces: 'needed (default)',
+      transfers: 'known (default) against ops',
       indexerCommand: `node ${indexer.args.slice(0, -1).join(' ')} dist/indexer/main.js`,
       remoteRttMs: REMOTE_RTT_MS,
       repeats,
@@ -334,6 +361,8 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
         backfillSeconds: seconds(runs.backfill).map((s) => round(s)),
         remoteBareFetchSeconds: runs.remoteBare.map((s) => round(s)),
         remoteBackfillSeconds: seconds(runs.remoteBackfill).map((s) => round(s)),
+        opsOnlyBackfillSeconds: seconds(runs.opsOnly).map((s) => round(s)),
+        remoteOpsOnlyBackfillSeconds: seconds(runs.remoteOpsOnly).map((s) => round(s)),
         peakRssMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb),
         rssAtStartMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.startRssMb),
       },

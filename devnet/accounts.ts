@@ -8,6 +8,7 @@ import type { AccountFamily } from './calls.js';
 import type { Deployment } from './deploy.js';
 import type { Devnet } from './devnet.js';
 import { mineBlock, sendRawTransactions, type MinedBlock } from './mining.js';
+import { TOPICS, decodeTransferLog } from './receipts.js';
 import type { SignatureScheme, EpVersion } from './userop.js';
 
 export type AccountKind = 'simple' | 'mini';
@@ -110,6 +111,20 @@ export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: Smar
   const failed = block.receipts.filter((r) => r.status !== '0x1');
   if (failed.length > 0) throw new Error(`account funding failed in block ${block.number}`);
   for (const a of accounts) a.fundedAtBlock = block.number;
+  // The mints are plain transactions: an explorer's address page lists them (INDEXER_TRANSFERS=known).
+  for (const r of block.receipts)
+    for (const l of r.logs) {
+      if (l.topics[0] !== TOPICS.transfer || l.topics.length !== 3) continue;
+      const t = decodeTransferLog(l);
+      devnet.truth.plainTransfers.push({
+        userOpHash: null,
+        standard: 'ERC20',
+        ...t,
+        transactionHash: r.transactionHash.toLowerCase(),
+        logIndex: Number(l.logIndex),
+        blockNumber: block.number,
+      });
+    }
   return block;
 }
 

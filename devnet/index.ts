@@ -12,8 +12,8 @@ export { startDevnet, deployAll, defaultGenesisTimestamp, type Devnet, type Star
 export { generate, type GenerateOptions } from './generate.js';
 export { reorg, type ReorgOptions, type ReorgResult, type BlockRef } from './reorg.js';
 export { startContinuous, type ContinuousOptions, type ContinuousTraffic } from './continuous.js';
-export { computeDays } from './truth.js';
-export type { GroundTruth, TruthUserOp, TruthBundle, TruthAccount, TruthTransfer, TruthDay } from './truth.js';
+export { computeDays, knownAddresses, knownPlainTransfers } from './truth.js';
+export type { GroundTruth, TruthUserOp, TruthBundle, TruthAccount, TruthTransfer, TruthPlainTransfer, TruthDay } from './truth.js';
 export type { Deployment } from './deploy.js';
 export type { LayoutOptions } from './plan.js';
 export { userOpHash, EP_VERSIONS, type EpVersion, type UserOp } from './userop.js';

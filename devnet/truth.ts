@@ -84,6 +84,17 @@ export type TruthTransfer = {
   logIndex: number | null;
 };
 
+/**
+ * A token transfer of a plain transaction, no user op in it (the devnet's setup: each new
+ * account's ERC-20 funding by mintBatch). Indexed under INDEXER_TRANSFERS=known when a party is an
+ * address opscan knows (knownPlainTransfers).
+ */
+export type TruthPlainTransfer = Omit<TruthTransfer, 'userOpHash' | 'logIndex'> & {
+  userOpHash: null;
+  logIndex: number;
+  blockNumber: number;
+};
+
 export type TruthDay = {
   /** floor(blockTime / 86400) */
   day: number;
@@ -103,13 +114,26 @@ export type GroundTruth = {
   bundles: TruthBundle[];
   accounts: TruthAccount[];
   transfers: TruthTransfer[];
+  /** Token transfers of plain transactions, in chain order (whoever the parties are). */
+  plainTransfers: TruthPlainTransfer[];
   days: TruthDay[];
   /** Bundle transactions whose handleOps calldata is not in their input (BundleMulticall.aggregateMasked): only a trace shows it. */
   calldataOnlyInTraces: string[];
 };
 
 export function emptyTruth(chainId: number, entryPoints: Record<EpVersion, string>, contracts: Record<string, string>): GroundTruth {
-  return { chainId, entryPoints, contracts, userOps: [], bundles: [], accounts: [], transfers: [], days: [], calldataOnlyInTraces: [] };
+  return {
+    chainId,
+    entryPoints,
+    contracts,
+    userOps: [],
+    bundles: [],
+    accounts: [],
+    transfers: [],
+    plainTransfers: [],
+    days: [],
+    calldataOnlyInTraces: [],
+  };
 }
 
 /** Per-day metrics, derived from the other lists (recomputed whenever they change). */
@@ -149,5 +173,19 @@ export function truncateTruth(t: GroundTruth, blockNumber: number): void {
   t.accounts = t.accounts.filter((a) => a.blockNumber <= blockNumber);
   const kept = new Set(t.userOps.map((o) => o.transactionHash));
   t.transfers = t.transfers.filter((x) => kept.has(x.transactionHash));
+  t.plainTransfers = t.plainTransfers.filter((x) => x.blockNumber <= blockNumber);
   t.days = computeDays(t);
+}
+
+/** The addresses opscan knows from the ops: senders, paymasters, factories and bundlers. */
+export function knownAddresses(t: Pick<GroundTruth, 'userOps'>): Set<string> {
+  const known = new Set<string>();
+  for (const o of t.userOps) for (const a of [o.sender, o.paymaster, o.factory, o.bundler]) if (a) known.add(a);
+  return known;
+}
+
+/** The plain transactions' transfers an INDEXER_TRANSFERS=known indexer stores: those with a known party. */
+export function knownPlainTransfers(t: Pick<GroundTruth, 'userOps' | 'plainTransfers'>): TruthPlainTransfer[] {
+  const known = knownAddresses(t);
+  return t.plainTransfers.filter((x) => known.has(x.from) || known.has(x.to));
 }

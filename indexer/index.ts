@@ -25,7 +25,7 @@ export type Indexer = {
 
 export function startIndexer(deps: {
   db: Db;
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_CRON' | 'INDEXER_TRACES'>;
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_CRON' | 'INDEXER_TRACES'> & Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS'>>;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
@@ -43,6 +43,7 @@ export function startIndexer(deps: {
         network,
         pollCron: deps.config.INDEXER_POLL_CRON,
         traces: deps.config.INDEXER_TRACES,
+        transfers: deps.config.INDEXER_TRANSFERS ?? 'known',
         tuning,
       }),
     );

@@ -13,7 +13,7 @@ import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/clien
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { NetworkSync } from './sync/networkSync.js';
-import type { IndexerTuning, TraceMode } from './tuning.js';
+import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
 
 export type NetworkRunner = {
@@ -33,11 +33,12 @@ export function runNetwork(deps: {
   network: NetworkConfig;
   pollCron: string;
   traces: TraceMode;
+  transfers?: TransferMode;
   tuning: IndexerTuning;
 }): NetworkRunner {
   const { db, network, tuning } = deps;
   const log = deps.log.child({ network: network.name, chainId: network.chainId });
-  const sync = new NetworkSync(db, network, log, { ...tuning, traces: deps.traces });
+  const sync = new NetworkSync(db, network, log, { ...tuning, traces: deps.traces, transfers: deps.transfers ?? 'known' });
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));

@@ -6,6 +6,9 @@
 /** INDEXER_TRACES: when the indexer calls debug_traceTransaction (see shared/config.ts). */
 export type TraceMode = 'all' | 'needed' | 'off';
 
+/** INDEXER_TRANSFERS: which token transfers the indexer stores (see shared/config.ts). */
+export type TransferMode = 'ops' | 'known';
+
 export type IndexerTuning = {
   /** Per HTTP request to the node. */
   rpcTimeoutMs: number;
@@ -33,6 +36,11 @@ export type IndexerTuning = {
   reorgMarginBlocks: number;
   /** How often a standby process retries the network's writer lock. */
   lockRetryMs: number;
+  /**
+   * INDEXER_TRANSFERS=known: newly known addresses whose earlier token logs one backfill
+   * eth_getLogs asks for (in its topic filter; providers cap how many one filter may hold).
+   */
+  transferBackfillAddresses: number;
 };
 
 export const DEFAULT_TUNING: IndexerTuning = {
@@ -51,4 +59,5 @@ export const DEFAULT_TUNING: IndexerTuning = {
   traceRepairBatch: 50,
   reorgMarginBlocks: 64,
   lockRetryMs: 5_000,
+  transferBackfillAddresses: 100,
 };

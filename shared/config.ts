@@ -173,6 +173,12 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .describe(
       "When the indexer calls debug_traceTransaction: needed = only for bundles sent through another contract (multicall, smart bundler) whose calldata is not found inside the transaction input (found there, the ops' recomputed userOpHashes prove it); all = every bundle transaction, storing each op's execution trace as it indexes; off = never (ops of bundles not found in the input keep their event fields, decode_status trace_needed). Under needed and off, an op's execution trace is traced by the web process on its first request and stored.",
     ),
+  INDEXER_TRANSFERS: z
+    .enum(['ops', 'known'])
+    .default('known')
+    .describe(
+      "Which token transfers the indexer stores: known = every ERC-20/721/1155 transfer to or from an address opscan knows (accounts, paymasters, bundlers, factories), plain transactions included, as an explorer's address page shows them (reads the chain's Transfer/TransferSingle/TransferBatch logs of each range, and each newly known address's earlier logs once); ops = only the transfers inside bundle transactions (reads the EntryPoints' logs alone).",
+    ),
 });
 
 /** The webhook dispatcher process. */

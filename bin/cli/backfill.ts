@@ -42,7 +42,7 @@ async function takeWriterLock(db: Db, session: Queryable, network: { name: strin
 
 export async function backfillCommand(
   db: Db,
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES'>,
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES' | 'INDEXER_TRANSFERS'>,
   log: Logger,
   args: string[],
 ): Promise<void> {
@@ -87,6 +87,7 @@ export async function backfillCommand(
     const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), {
       ...DEFAULT_TUNING,
       traces: config.INDEXER_TRACES,
+      transfers: config.INDEXER_TRANSFERS,
     });
     await sync.catchUp(() => false, to);
     const after = await indexerState.find(db, network.chainId);

@@ -252,6 +252,7 @@ export type Endpoints = {
       quote_rate: string | null;
       pretty_quote: string | null;
       quote: number | null;
+      token_id?: string | undefined;
     }>;
   };
   getAddressERC20Transfers: {
@@ -1224,6 +1225,7 @@ export type JiffyscanOutputs = {
       quote: number | null;
       quote_rate: number | null;
       native_token: boolean;
+      token_id?: string | undefined;
     }>;
   };
   getAddressERC20Transfers: {

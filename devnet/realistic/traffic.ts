@@ -11,6 +11,8 @@ import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
 import { ACCOUNT_TYPES, createRealAccount, type RealAccount } from './accounts.js';
+import type { RpcReceipt } from '../mining.js';
+import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
@@ -165,23 +167,40 @@ function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
   }
 }
 
-/** New accounts get ether for gas and both test tokens, in plain transactions (as wallets are funded). */
+/**
+ * New accounts get ether for gas and both test tokens, in plain transactions (as wallets are
+ * funded); the mints are recorded as the truth's plain-transaction transfers.
+ */
 async function fundAccounts(rd: RealisticDevnet, accounts: RealAccount[]): Promise<void> {
   if (accounts.length === 0) return;
   const mint = parseAbi(['function mint(address,uint256)']);
-  let last: Hex | undefined;
+  const mints: Hex[] = [];
   for (const a of accounts) {
     await rd.operator.send({ to: a.address, value: 10n ** 18n });
-    await rd.operator.send({
-      to: rd.base.erc20Usd6,
-      data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 6n] }),
-    });
-    last = await rd.operator.send({
-      to: rd.base.erc20Dai18,
-      data: encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * 10n ** 18n] }),
-    });
+    for (const [token, units] of [
+      [rd.base.erc20Usd6, 10n ** 6n],
+      [rd.base.erc20Dai18, 10n ** 18n],
+    ] as const) {
+      const data = encodeFunctionData({ abi: mint, functionName: 'mint', args: [a.address, 1_000n * units] });
+      mints.push(await rd.operator.send({ to: token, data }));
+    }
   }
-  await rd.operator.public.waitForTransactionReceipt({ hash: last! });
+  await rd.operator.public.waitForTransactionReceipt({ hash: mints.at(-1)! });
+  const receipts = await rd.devnet.rpc.batch<RpcReceipt>(mints.map((h) => ['eth_getTransactionReceipt', [h]]));
+  for (const r of receipts) {
+    for (const l of r.logs) {
+      if (l.topics[0] !== TOPICS.transfer) continue;
+      const t = decodeTransferLog(l);
+      rd.devnet.truth.plainTransfers.push({
+        userOpHash: null,
+        standard: 'ERC20',
+        ...t,
+        transactionHash: r.transactionHash.toLowerCase(),
+        logIndex: Number(l.logIndex),
+        blockNumber: Number(l.blockNumber),
+      });
+    }
+  }
 }
 
 async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {

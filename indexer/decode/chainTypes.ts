@@ -92,6 +92,12 @@ export type RawRange = {
   blockTimes: Map<number, number>;
   /** Whether the node answered debug_traceTransaction; false → op traces are stored as unavailable. */
   tracesSupported: boolean;
+  /**
+   * INDEXER_TRANSFERS=known: the range's token logs (Transfer, TransferSingle, TransferBatch) outside
+   * bundle transactions that may concern a known address (a party known when fetched or seen in
+   * the range's EntryPoint logs); their blocks' times are in blockTimes. Absent under ops.
+   */
+  tokenLogs?: RpcLog[];
 };
 
 export const hexToNumber = (hex: string): number => Number.parseInt(hex, 16);

@@ -6,9 +6,9 @@ import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
 import { TOPICS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RawRange, type RpcLog } from './chainTypes.js';
-import { emptyBatch, type DecodedBatch, type DecodedDeposit, type DepositEvent } from './decodedBatch.js';
+import { emptyBatch, type DecodedBatch, type DecodedDeposit, type DecodedTransfer, type DepositEvent } from './decodedBatch.js';
 import { decodeTransaction } from './decodeTransaction.js';
-import type { TokenStandard } from './transfers.js';
+import { transfersOf, type TokenStandard } from './transfers.js';
 
 const DEPOSIT_EVENTS = new Map<string, DepositEvent>([
   [TOPICS.deposited, 'Deposited'],
@@ -36,7 +36,57 @@ function toDeposit(log: RpcLog): DecodedDeposit | null {
   };
 }
 
-export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVersion>, traces: TraceMode): DecodedBatch {
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** The addresses the batch makes known: its ops' senders, paymasters and factories, its bundlers. */
+function partiesOf(batch: DecodedBatch): Map<string, number> {
+  const first = new Map<string, number>();
+  const see = (address: string | null, block: number): void => {
+    if (!address || address === ZERO_ADDRESS) return;
+    const seen = first.get(address);
+    if (seen === undefined || block < seen) first.set(address, block);
+  };
+  for (const o of batch.userOps) {
+    see(o.sender, o.blockNumber);
+    see(o.paymaster, o.blockNumber);
+    see(o.factory, o.blockNumber);
+  }
+  for (const b of batch.bundles) see(b.bundler, b.blockNumber);
+  return first;
+}
+
+/**
+ * The transfers of plain transactions (INDEXER_TRANSFERS=known) whose sender or receiver is known:
+ * known before the range (`isKnown`) or a party of the range itself. Logs of bundle transactions
+ * are left to decodeTransaction (which attributes them to their op).
+ */
+function plainTransfers(
+  raw: RawRange,
+  batch: DecodedBatch,
+  parties: Map<string, number>,
+  isKnown: (a: string) => boolean,
+): DecodedTransfer[] {
+  const bundleTxs = new Set(batch.bundleTxs.map((t) => t.txHash));
+  const known = (a: string): boolean => parties.has(a) || isKnown(a);
+  const out: DecodedTransfer[] = [];
+  for (const log of raw.tokenLogs ?? []) {
+    const txHash = log.transactionHash.toLowerCase();
+    if (bundleTxs.has(txHash)) continue;
+    const blockNumber = hexToNumber(log.blockNumber);
+    for (const t of transfersOf(log)) {
+      if (!known(t.from) && !known(t.to)) continue;
+      out.push({ ...t, txHash, blockNumber, blockTime: raw.blockTimes.get(blockNumber)!, userOpHash: null });
+    }
+  }
+  return out;
+}
+
+export function decodeRange(
+  raw: RawRange,
+  entryPoints: Map<string, EntryPointVersion>,
+  traces: TraceMode,
+  isKnown: (address: string) => boolean = () => false,
+): DecodedBatch {
   const batch = emptyBatch(raw.chainId, raw.fromBlock, raw.toBlock, raw.headers);
   const ctx = { chainId: raw.chainId, entryPoints, traces };
   for (const tx of raw.bundleTxs) {
@@ -56,6 +106,9 @@ export function decodeRange(raw: RawRange, entryPoints: Map<string, EntryPointVe
     const deposit = toDeposit(log);
     if (deposit) batch.deposits.push(deposit);
   }
+  const parties = partiesOf(batch);
+  batch.knownAddresses = [...parties].map(([address, firstBlock]) => ({ address, firstBlock }));
+  batch.transfers.push(...plainTransfers(raw, batch, parties, isKnown));
   const tokens = new Map<string, TokenStandard>();
   for (const t of batch.transfers) if (t.token && t.standard !== 'NATIVE') tokens.set(t.token, t.standard);
   batch.tokens = [...tokens].map(([address, standard]) => ({ address, standard }));

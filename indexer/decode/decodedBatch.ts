@@ -60,6 +60,7 @@ export type DecodedTransfer = {
   batchIndex: number;
   blockNumber: number;
   blockTime: number;
+  /** null: a transfer of a bundle transaction outside any op, or (INDEXER_TRANSFERS=known) of a plain transaction, to or from a known address. */
   userOpHash: string | null;
   standard: TransferStandard;
   token: string | null;
@@ -108,6 +109,8 @@ export type DecodedBatch = {
   deposits: DecodedDeposit[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
+  /** The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first block it appears in. */
+  knownAddresses: Array<{ address: string; firstBlock: number }>;
   /** Tokens seen in transfers; metadata is filled in (by RPC) before persisting when unknown. */
   tokens: Array<{ address: string; standard: TokenStandard }>;
   tokenMetadata: TokenMetadata[];
@@ -128,6 +131,7 @@ export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, 
     deposits: [],
     traces: [],
     addressTxs: [],
+    knownAddresses: [],
     tokens: [],
     tokenMetadata: [],
   };

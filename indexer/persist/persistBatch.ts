@@ -20,6 +20,7 @@ import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
+import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as logs from '../../shared/db/tables/logs.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
@@ -140,6 +141,7 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   // order: in phase one the next batch would wait on the previous one's row lock while the
   // previous one waits for it to finish — a deadlock Postgres cannot see.
   await tokens.insertMany(tx, chainId, batch.tokenMetadata);
+  await knownAddresses.insertMany(tx, chainId, batch.knownAddresses);
   // Aggregates: only what is new in this transaction counts.
   const senderFactories = await accounts.listFactories(tx, chainId, [...new Set(newOps.map((o) => o.sender))]);
   const txFees = new Map(batch.bundleTxs.map((t) => [t.txHash, t.fee]));

@@ -59,10 +59,13 @@ const isRpcLog = (l: unknown): l is RpcLog => {
   );
 };
 
-/** Every log of `addresses` in [fromBlock, toBlock], in chain order; splits refused ranges. */
+/**
+ * Every log of `addresses` (any contract when absent) matching `topics` (eth_getLogs' positional
+ * filter) in [fromBlock, toBlock], in chain order; splits refused ranges.
+ */
 export async function fetchLogs(
   rpc: RpcClient,
-  range: { fromBlock: number; toBlock: number; addresses: string[] },
+  range: { fromBlock: number; toBlock: number; addresses?: string[]; topics?: Array<string | string[] | null> },
   estimator: LogRangeEstimator,
 ): Promise<RpcLog[]> {
   const out: RpcLog[] = [];
@@ -72,7 +75,14 @@ export async function fetchLogs(
     try {
       const logs = await rpc.call<RpcLog[]>(
         'eth_getLogs',
-        [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, address: range.addresses }],
+        [
+          {
+            fromBlock: `0x${from.toString(16)}`,
+            toBlock: `0x${to.toString(16)}`,
+            ...(range.addresses ? { address: range.addresses } : {}),
+            ...(range.topics ? { topics: range.topics } : {}),
+          },
+        ],
         // A malformed answer (not an array of logs, or logs outside the range) is retried.
         (r) => Array.isArray(r) && r.every((l) => isRpcLog(l) && hexToNumber(l.blockNumber) >= from && hexToNumber(l.blockNumber) <= to),
       );

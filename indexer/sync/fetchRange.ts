@@ -39,7 +39,29 @@ export type ChainSource = {
    */
   traceSupport: { supported?: boolean };
   onSkippedLog?: (log: RpcLog) => void;
+  /**
+   * INDEXER_TRANSFERS=known: the range's token logs are read too (every contract's, by topic, on
+   * their own range estimate: a chain has far more of them than EntryPoint logs) and kept when a
+   * party may be known; absent under ops.
+   */
+  tokenLogs?: { estimator: LogRangeEstimator; isKnown: (address: string) => boolean };
 };
+
+/** Transfer (ERC-20, ERC-721), TransferSingle and TransferBatch (ERC-1155). */
+export const TOKEN_TOPICS = [TOPICS.transfer, TOPICS.transferSingle, TOPICS.transferBatch];
+
+/** The addresses a log's topics and first data words may hold (over-inclusive: a filter before exact decoding). */
+function wordsAsAddresses(log: RpcLog, into: Set<string>): void {
+  const words = [...log.topics.slice(1), ...[0, 1, 2].map((i) => `0x${log.data.slice(2 + 64 * i, 66 + 64 * i)}`)];
+  for (const w of words) if (w.length === 66) into.add(`0x${w.slice(26)}`.toLowerCase());
+}
+
+/** The token log's sender and receiver words (Transfer: topics 1, 2; TransferSingle/Batch: topics 2, 3). */
+function tokenLogParties(log: RpcLog): string[] {
+  const [t0, ...rest] = log.topics;
+  const words = t0 === TOPICS.transfer ? rest.slice(0, 2) : rest.slice(1, 3);
+  return words.map((w) => `0x${w.slice(26)}`.toLowerCase());
+}
 
 /** The range was fetched while the chain changed under it; fetching it again is the fix. */
 export class InconsistentRangeError extends RetryableError {}
@@ -174,6 +196,28 @@ export async function fetchRange(
 
   const bundleTxs = bundleTransactions(logs);
   const txHashes = [...bundleTxs.keys()];
+  // Token logs outside bundle transactions whose parties may be known (decodeRange decides exactly).
+  let tokenLogs: RpcLog[] | undefined;
+  if (source.tokenLogs) {
+    const { estimator, isKnown } = source.tokenLogs;
+    const seenHere = new Set<string>();
+    for (const log of logs) wordsAsAddresses(log, seenHere);
+    const all = await fetchLogs(source.rpc, { fromBlock, toBlock, topics: [TOKEN_TOPICS] }, estimator);
+    tokenLogs = all.filter(
+      (l) =>
+        l.transactionHash !== ZERO_HASH &&
+        !bundleTxs.has(l.transactionHash) &&
+        tokenLogParties(l).some((a) => seenHere.has(a) || isKnown(a)),
+    );
+    for (const log of tokenLogs) {
+      const n = hexToNumber(log.blockNumber);
+      const seen = blockHashes.get(n);
+      if (seen && seen !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`logs of block ${n} come from two forks`);
+      blockHashes.set(n, log.blockHash.toLowerCase());
+      if (log.blockTimestamp) blockTimes.set(n, hexToNumber(log.blockTimestamp));
+      else if (!blockTimes.has(n)) headerNumbers.add(n);
+    }
+  }
   let traceHashes = source.traces === 'all' ? txHashes : [];
   let fetched = await fetchDetails(source, txHashes, [...headerNumbers], traceHashes);
   // Traces needed only to recover calldata (wrapper or multi-bundle transactions whose bundles are
@@ -223,5 +267,6 @@ export async function fetchRange(
     bundleTxs: rawTxs,
     blockTimes,
     tracesSupported: source.traceSupport.supported !== false,
+    ...(tokenLogs ? { tokenLogs } : {}),
   };
 }

@@ -7,6 +7,7 @@
 import pRetry from 'p-retry';
 import type { Db } from '../../shared/db/client.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
+import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import type { NetworkConfig } from '../../shared/config.js';
 import type { Logger } from '../../shared/log.js';
@@ -18,7 +19,8 @@ import { ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
 import { rollbackTo } from '../persist/rollback.js';
 import { indexerMetrics } from '../metrics.js';
 import { Progress } from '../progress.js';
-import type { IndexerTuning, TraceMode } from '../tuning.js';
+import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
+import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, type ChainSource } from './fetchRange.js';
@@ -35,13 +37,21 @@ export class NetworkSync {
   private readonly knownTokens = new Set<string>();
   /** When the repair pass last ran (0: not yet, so it runs when the head is first reached). */
   private lastRepairAt = 0;
+  /**
+   * INDEXER_TRANSFERS=known: the addresses whose token transfers are indexed (known_addresses, and
+   * the parties of ranges decoded since). In memory: every range's token logs are checked against it.
+   */
+  private readonly known = new Set<string>();
+  private knownLoaded = false;
+  /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
+  private readonly backfillEstimator: LogRangeEstimator;
 
   constructor(
     private readonly db: Db,
     private readonly network: NetworkConfig,
     private readonly log: Logger,
-    /** The tuning knobs, and INDEXER_TRACES. */
-    private readonly tuning: IndexerTuning & { traces: TraceMode },
+    /** The tuning knobs, INDEXER_TRACES and INDEXER_TRANSFERS. */
+    private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode },
   ) {
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
@@ -67,7 +77,21 @@ export class NetworkSync {
       traceSupport: {},
       onSkippedLog: (l) =>
         log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
+      ...(tuning.transfers === 'known'
+        ? {
+            tokenLogs: {
+              estimator: new LogRangeEstimator({
+                initialRange: tuning.initialLogRange,
+                maxRange: tuning.maxLogRange,
+                // All token logs of a range, before filtering: a provider's answer size bounds them.
+                targetLogs: 10_000,
+              }),
+              isKnown: (a: string) => this.known.has(a),
+            },
+          }
+        : {}),
     };
+    this.backfillEstimator = new LogRangeEstimator({ initialRange: tuning.maxLogRange, maxRange: tuning.maxLogRange * 10 });
   }
 
   private get chainId(): number {
@@ -87,11 +111,23 @@ export class NetworkSync {
     this.log.info({ startBlock }, 'indexer state created');
   }
 
+  /** INDEXER_TRANSFERS: known loads the known addresses; ops forgets what was backfilled (see knownAddresses.resetBackfill). */
+  private async loadKnown(): Promise<void> {
+    this.known.clear();
+    this.knownLoaded = true;
+    if (this.tuning.transfers === 'ops') {
+      await knownAddresses.resetBackfill(this.db, this.chainId);
+      return;
+    }
+    for (const a of await knownAddresses.listAll(this.db, this.chainId)) this.known.add(a);
+  }
+
   /**
    * Indexes up to the head (re-read after each pass), or up to `untilBlock` (a backfill of a range),
    * unless `shouldStop()` turns true.
    */
   async catchUp(shouldStop: () => boolean, untilBlock = Infinity): Promise<void> {
+    if (!this.knownLoaded) await this.loadKnown();
     while (!shouldStop()) {
       const chainHead = await this.head();
       const head = Math.min(chainHead, untilBlock);
@@ -103,6 +139,7 @@ export class NetworkSync {
       }
       if (cursor.indexedBlock >= head) {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
+        await this.backfillTransfers(shouldStop);
         await this.repairWhenDue(shouldStop);
         return;
       }
@@ -127,6 +164,23 @@ export class NetworkSync {
     if (result.repairedOps > 0 || result.untraceable) this.log.info(result, 'repair pass over trace_needed ops');
   }
 
+  /** INDEXER_TRANSFERS=known: the earlier token transfers of the addresses that became known since the last pass. */
+  private async backfillTransfers(shouldStop: () => boolean): Promise<void> {
+    if (this.tuning.transfers !== 'known') return;
+    const t0 = performance.now();
+    const result = await backfillTransfers({
+      db: this.db,
+      rpc: this.rpc,
+      chainId: this.chainId,
+      estimator: this.backfillEstimator,
+      addressesPerCall: this.tuning.transferBackfillAddresses,
+      shouldStop,
+      knownTokens: this.knownTokens,
+    });
+    if (result.addresses > 0)
+      this.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
+  }
+
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
   private async tipReplaced(cursor: indexerState.Cursor, head: number): Promise<boolean> {
     if (!cursor.indexedBlockHash) return false;
@@ -139,6 +193,7 @@ export class NetworkSync {
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chainId, fromBlock);
     const result = await rollbackTo(this.db, this.chainId, ancestor);
     this.log.warn({ commonAncestor: ancestor.number, ...result }, 'reorg: rolled back to the common ancestor');
+    await this.loadKnown(); // addresses first seen in the removed blocks are forgotten
     indexerMetrics.reorgRepaired(this.network.name);
   }
 
@@ -161,7 +216,11 @@ export class NetworkSync {
       // Decoded as soon as it arrives: only the (smaller) rows wait in the queue, never the raw answers.
       const decoded = this.fetch({ fromBlock: next, toBlock, windowFrom }).then((raw) => {
         const fetchedAt = performance.now();
-        return { batch: decodeRange(raw, this.entryPoints, this.tuning.traces), fetchedAt, decodedAt: performance.now() };
+        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces, (a) => this.known.has(a));
+        // Known from now on for the ranges decoded next (a range decoded earlier, out of order, is
+        // covered by the backfill: these addresses are new, so it reads their logs up to the cursor).
+        if (this.tuning.transfers === 'known') for (const k of batch.knownAddresses) this.known.add(k.address);
+        return { batch, fetchedAt, decodedAt: performance.now() };
       });
       decoded.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
       queue.push({ toBlock, decoded });

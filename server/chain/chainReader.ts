@@ -19,8 +19,11 @@ export type BalanceRead = {
   metadata: Map<string, TokenMetadata>;
 };
 
+/** What to read: balanceOf(owner) of `tokens`, metadata of `describe`. */
+export type BalanceQuery = { tokens: string[]; describe: string[] };
+
 export type ChainReader = {
-  readBalances(network: NetworkConfig, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead>;
+  readBalances(network: NetworkConfig, owner: string, want: BalanceQuery): Promise<BalanceRead>;
   /** The transaction's `callTracer` call tree (debug_traceTransaction). */
   traceTransaction(network: NetworkConfig, txHash: string): Promise<CallFrame>;
 };
@@ -83,7 +86,7 @@ export function createChainReader(): ChainReader {
     }
   };
 
-  async function readWith(provider: JsonRpcProvider, owner: string, tokens: string[], describe: string[]): Promise<BalanceRead> {
+  async function readWith(provider: JsonRpcProvider, owner: string, { tokens, describe }: BalanceQuery): Promise<BalanceRead> {
     const contract = (address: string) => new Contract(address, TOKEN_ABI, provider);
     // ethers types contract calls as any: say what each of TOKEN_ABI's functions returns.
     const call = <T>(c: Contract, method: string, ...args: unknown[]) => c.getFunction(method)(...args) as Promise<T>;
@@ -110,12 +113,12 @@ export function createChainReader(): ChainReader {
   }
 
   return {
-    async readBalances(network, owner, tokens, describe) {
+    async readBalances(network, owner, want) {
       requireRpc(network, 'live balances');
       let lastError: unknown;
       for (const url of network.rpcUrls) {
         try {
-          return await readWith(providerFor(url, network.chainId), owner, tokens, describe);
+          return await readWith(providerFor(url, network.chainId), owner, want);
         } catch (err) {
           lastError = err;
         }

@@ -20,8 +20,10 @@ export const getAddressBalances = defineEndpoint({
   summary: 'Live balances of an address: the native currency and every token it was seen transferring.',
   description:
     'Read from the chain (one batched JSON-RPC round trip, cached about one block): the native balance first, then each ' +
-    'ERC-20 and ERC-721 the address sent or received in indexed user operations (ERC-1155 balances are per token id and ' +
-    'not listed). Answers a top-level array of Balance, as the spec defines it (some clients expect `{tokenBalances}`: ' +
+    'ERC-20 and ERC-721 the address sent or received in indexed transfers (user operations, and plain transactions under ' +
+    'INDEXER_TRANSFERS=known), then one item per ERC-1155 id it holds, with `token_id` and the amount its indexed ' +
+    "transfers add up to (ERC-1155 cannot list an owner's ids). " +
+    'Answers a top-level array of Balance, as the spec defines it (some clients expect `{tokenBalances}`: ' +
     'the spec wins). Quotes are null without a price source. A failed chain read is a 502.',
   tag: 'Account',
   input: z.object({ address: addressInput, network: defaultedNetworkInput, ...pageInput }),
@@ -29,14 +31,15 @@ export const getAddressBalances = defineEndpoint({
   cache: 'live',
   async handler(ctx, input) {
     const network = servedNetwork(ctx, input.network);
-    const seen = await tokens.listSeenBy(ctx.db, network.chainId, input.address);
-    const unnamed = seen.filter((t) => t.symbol === null || (t.standard === 'ERC20' && t.decimals === null)).map((t) => t.address);
-    const read = await ctx.services.chain.readBalances(
-      network,
-      input.address,
-      seen.map((t) => t.address),
-      unnamed,
-    );
+    const all = await tokens.listSeenBy(ctx.db, network.chainId, input.address);
+    const seen = all.filter((t) => t.standard !== 'ERC1155');
+    const multi = new Map(all.filter((t) => t.standard === 'ERC1155').map((t) => [t.address, t]));
+    const held = multi.size === 0 ? [] : await tokens.listErc1155Holdings(ctx.db, network.chainId, input.address);
+    const unnamed = all.filter((t) => t.symbol === null || (t.standard === 'ERC20' && t.decimals === null)).map((t) => t.address);
+    const read = await ctx.services.chain.readBalances(network, input.address, {
+      tokens: seen.map((t) => t.address),
+      describe: unnamed,
+    });
     const native = nativeCurrency(network.name);
     const items = [
       {
@@ -59,6 +62,21 @@ export const getAddressBalances = defineEndpoint({
             contract_ticker_symbol: token.symbol ?? live?.symbol ?? '',
             contract_decimals: token.decimals ?? live?.decimals ?? 0,
             native_token: 'false',
+          },
+        ];
+      }),
+      ...held.flatMap(({ token, tokenId, amount }) => {
+        const t = multi.get(token);
+        const live = read.metadata.get(token);
+        return [
+          {
+            balance: amount,
+            contract_address: token,
+            contract_name: t?.name ?? live?.name ?? '',
+            contract_ticker_symbol: t?.symbol ?? live?.symbol ?? '',
+            contract_decimals: 0,
+            native_token: 'false',
+            token_id: tokenId,
           },
         ];
       }),

@@ -94,6 +94,8 @@ export const balanceSchema = z
     pretty_quote: z.string().nullable(),
     // Read by real clients (contract.md §3.13): the balance's USD value.
     quote: z.number().nullable(),
+    // ERC-1155 only (one item per id held): the id, decimal. Absent on native, ERC-20 and ERC-721 items.
+    token_id: z.string().optional(),
   })
   .meta({ id: 'Balance' });
 export type Balance = z.infer<typeof balanceSchema>;

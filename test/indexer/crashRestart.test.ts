@@ -85,7 +85,17 @@ describe('indexer killed during backfill', function () {
     children.push(child);
     await ready;
     const deadline = Date.now() + 120_000;
-    while ((await indexedBlock(t.db, devnet.chainId)) < head) {
+    // At the head, and done with the transfer backfill of the addresses that became known
+    // (INDEXER_TRANSFERS=known reads their earlier token logs once the head is reached).
+    const pendingBackfill = async (): Promise<number> =>
+      Number(
+        (
+          await t.db.query<{ n: string }>('select count(*) as n from known_addresses where chain_id = $1 and backfilled_to is null', [
+            devnet.chainId,
+          ])
+        ).rows[0]!.n,
+      );
+    while ((await indexedBlock(t.db, devnet.chainId)) < head || (await pendingBackfill()) > 0) {
       if (Date.now() > deadline) throw new Error('the restarted indexer did not reach the head');
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -84,6 +84,24 @@ function defineTests(t: { readonly db: Db }) {
       expect(canonical(stored).transfers).to.deep.equal(expected().transfers);
     });
 
+    it('stores every plain-transaction token transfer to or from a known address (the setup mints), with no op', () => {
+      const want = expected().plainTransfers;
+      // Every account got both ERC-20s by mintBatch before its first op: none of them is inside a user op.
+      expect(want.length).to.be.at.least(2 * truth.accounts.length);
+      expect(canonical(stored).plainTransfers).to.deep.equal(want);
+    });
+
+    it('finds the transfers an account received before it became known (backfill), and keeps them apart from its ops', async () => {
+      const { rows } = await t.db.query<{ pending: string }>(
+        'select count(*) as pending from known_addresses where chain_id = $1 and backfilled_to is null',
+        [devnet.chainId],
+      );
+      expect(Number(rows[0]!.pending)).to.equal(0);
+      // Each deployed account was funded in an earlier block than its deployment.
+      const funded = new Map(expected().plainTransfers.map((x) => [x.to, x.blockNumber]));
+      for (const a of truth.accounts) expect(funded.get(a.address), a.address).to.be.below(a.blockNumber);
+    });
+
     it('stores the daily metrics (ops, bundles, wallets created, gas collected, active wallets)', () => {
       expect(canonical(stored).days).to.deep.equal(expected().days);
     });

@@ -3,13 +3,16 @@
  * tests compare every field of every op, bundle, account, transfer and day with deep equality.
  */
 import type { Queryable } from '../../shared/db/client.js';
-import type { TruthAccount, TruthBundle, TruthDay, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
+import { knownPlainTransfers } from '../../devnet/index.js';
+import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
 
 export type StoredTruth = {
   userOps: TruthUserOp[];
   bundles: TruthBundle[];
   accounts: TruthAccount[];
   transfers: TruthTransfer[];
+  /** Token transfers of plain transactions (no bundle in them) to or from a known address. */
+  plainTransfers: TruthPlainTransfer[];
   days: TruthDay[];
 };
 
@@ -102,6 +105,22 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     transactionHash: str(t.tx_hash),
     logIndex: num(t.log_index) < 0 ? null : num(t.log_index),
   }));
+  const plainTransfers: TruthPlainTransfer[] = (
+    await q(`select * from token_transfers t where chain_id = $1 and user_op_hash is null
+               and not exists (select 1 from bundle_transactions b where b.chain_id = t.chain_id and b.tx_hash = t.tx_hash)
+             order by block_number, log_index, batch_index`)
+  ).map((t) => ({
+    userOpHash: null,
+    standard: str(t.standard) as TruthTransfer['standard'],
+    token: t.token as string | null,
+    from: str(t.from_address),
+    to: str(t.to_address),
+    value: str(t.value),
+    tokenId: t.token_id === null ? null : str(t.token_id),
+    transactionHash: str(t.tx_hash),
+    logIndex: num(t.log_index),
+    blockNumber: num(t.block_number),
+  }));
   const wallets = new Map<number, string[]>();
   for (const w of await q('select day, address from daily_active_wallets where chain_id = $1 order by day, address')) {
     wallets.set(num(w.day), [...(wallets.get(num(w.day)) ?? []), str(w.address)]);
@@ -114,7 +133,7 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     gasCostCollected: str(d.gas_cost_collected),
     activeWallets: wallets.get(num(d.day)) ?? [],
   }));
-  return { userOps, bundles, accounts, transfers, days };
+  return { userOps, bundles, accounts, transfers, plainTransfers, days };
 }
 
 /** `list` sorted by a string key (so stored and truth lists compare whatever their natural order). */
@@ -131,6 +150,8 @@ export function canonical(t: StoredTruth): StoredTruth {
     bundles: sortByKey(t.bundles, (b) => `${pad(b.blockNumber)}:${b.transactionHash}:${b.bundleIndex}`),
     accounts: sortByKey(t.accounts, (a) => a.address),
     transfers: sortByKey(t.transfers, (x) => `${x.transactionHash}:${x.userOpHash}:${pad((x.logIndex ?? -1) + 1)}:${x.to}:${x.value}`),
+    // Those an INDEXER_TRANSFERS=known indexer stores: a party is a sender, paymaster, factory or bundler.
+    plainTransfers: sortByKey(knownPlainTransfers(t), (x) => `${pad(x.blockNumber)}:${pad(x.logIndex)}:${x.to}`),
     days: sortByKey(t.days, (d) => pad(d.day)),
   };
 }
@@ -203,7 +224,7 @@ export async function expectMatchesTruth(
 ): Promise<void> {
   const got = canonical(await readStoredTruth(db, truth.chainId));
   const want = canonical(truth);
-  for (const key of ['userOps', 'bundles', 'accounts', 'transfers', 'days'] as const) expectFn(got[key], want[key], key);
+  for (const key of ['userOps', 'bundles', 'accounts', 'transfers', 'plainTransfers', 'days'] as const) expectFn(got[key], want[key], key);
   expectFn(await readEntityTotals(db, truth.chainId), entityTotalsFromTruth(truth), 'entity_stats');
   expectFn(await readOpsPerAccount(db, truth.chainId), opsPerSender(truth), 'accounts.user_ops_count');
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { z } from 'zod';
-import type { TruthTransfer } from '../../devnet/index.js';
+import { knownPlainTransfers, type TruthTransfer } from '../../devnet/index.js';
 import { createApp } from '../../server/app.js';
 import {
   accountDetailSchema,
@@ -18,18 +18,25 @@ import { testDeps } from '../helpers/app.js';
 import { newestFirst } from './support/expected.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
-const byLogDesc = (a: TruthTransfer, b: TruthTransfer) => (b.logIndex ?? 0) - (a.logIndex ?? 0);
+/** A transfer of the truth: inside an op, or (userOpHash null, blockNumber set) of a plain transaction. */
+type AnyTransfer = Omit<TruthTransfer, 'userOpHash'> & { userOpHash: string | null; blockNumber?: number };
+
+const byLogDesc = (a: AnyTransfer, b: AnyTransfer) => (b.logIndex ?? 0) - (a.logIndex ?? 0);
 
 describe('address endpoints on indexed devnet traffic', () => {
   const d = useIndexedDevnet({ ops: 250, seed: 3 });
 
-  /** The address with the most transfers of `standards`, and those transfers newest first. */
-  function busiest(standards: string[]): [string, TruthTransfer[]] {
-    const transfers = d.truth.transfers.filter((t) => standards.includes(t.standard));
+  /** Every transfer an address page lists: inside user ops, and of plain transactions to or from a known address (the setup mints). */
+  const complete = (): AnyTransfer[] => [...d.truth.transfers, ...knownPlainTransfers(d.truth)];
+
+  /** The address with the most transfers of `standards` (plain transactions' included), and those transfers newest first. */
+  function busiest(standards: string[]): [string, AnyTransfer[]] {
+    const transfers = complete().filter((t) => standards.includes(t.standard));
     const counts = new Map<string, number>();
     for (const t of transfers) for (const a of new Set([t.from, t.to])) counts.set(a, (counts.get(a) ?? 0) + 1);
+    counts.delete('0x0000000000000000000000000000000000000000');
     const address = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
-    const blockOf = (t: TruthTransfer) => d.truth.userOps.find((o) => o.transactionHash === t.transactionHash)!.blockNumber;
+    const blockOf = (t: AnyTransfer) => t.blockNumber ?? d.truth.userOps.find((o) => o.transactionHash === t.transactionHash)!.blockNumber;
     // Items of one ERC-1155 TransferBatch share a log: the later batch position is the newer.
     const order = new Map(transfers.map((t, i) => [t, i]));
     const mine = transfers.filter((t) => t.from === address || t.to === address);
@@ -71,6 +78,17 @@ describe('address endpoints on indexed devnet traffic', () => {
       items.map((t) => [t.hash, t.logIndex, t.from, t.to, BigInt(t.rawContract.value!).toString(), t.rawContract.address]),
     ).to.deep.equal(transfers.slice(0, 100).map((t) => [t.transactionHash, t.logIndex, t.from, t.to, t.value, t.token]));
     expect(items.every((t) => t.category === 'erc20' && t.catergory === 'erc20' && t.asset)).to.equal(true);
+  });
+
+  it("getAddressERC20Transfers lists an account's plain-transaction transfers too (its funding), not only those inside its ops", async () => {
+    const account = d.truth.accounts[0]!.address;
+    const mine = complete().filter((t) => t.standard === 'ERC20' && (t.from === account || t.to === account));
+    const plain = mine.filter((t) => t.userOpHash === null);
+    expect(plain.length).to.be.at.least(2);
+    const res = await d.get('getAddressERC20Transfers', { address: account, network: 'devnet', first: 100 });
+    const items = z.array(erc20TransferSchema).parse(res.body);
+    expect(items.map((t) => `${t.hash}:${t.logIndex}`)).to.have.members(mine.map((t) => `${t.transactionHash}:${t.logIndex}`));
+    expect(items.filter((t) => t.userOpHash === null).map((t) => t.hash)).to.have.members(plain.map((t) => t.transactionHash));
   });
 
   it('getAddressNFTTransfers answers ERC-721 and ERC-1155 transfers, newest first', async () => {
@@ -116,13 +134,23 @@ describe('address endpoints on indexed devnet traffic', () => {
         contract_ticker_symbol: 'ETH',
         balance: (await provider.getBalance(address)).toString(),
       });
-      const tokens = new Set(
-        d.truth.transfers
-          .filter((t) => (t.from === address || t.to === address) && ['ERC20', 'ERC721'].includes(t.standard))
-          .map((t) => t.token!),
+      const mine = complete().filter((t) => t.from === address || t.to === address);
+      const tokens = new Set(mine.filter((t) => ['ERC20', 'ERC721'].includes(t.standard)).map((t) => t.token!));
+      // ERC-1155: one item per id held, the amount the truth's transfers add up to (the devnet's
+      // TestERC1155 getter is balanceOf(id, owner), not the standard's: the chain cannot be asked).
+      const held = new Map<string, bigint>();
+      for (const t of mine.filter((x) => x.standard === 'ERC1155')) {
+        const key = `${t.token}:${t.tokenId}`;
+        const delta = (t.to === address ? BigInt(t.value) : 0n) - (t.from === address ? BigInt(t.value) : 0n);
+        held.set(key, (held.get(key) ?? 0n) + delta);
+      }
+      const fungible = items.slice(1).filter((b) => b.token_id === undefined);
+      expect(fungible.map((b) => b.contract_address)).to.have.members([...tokens]);
+      const multi = items.slice(1).filter((b) => b.token_id !== undefined);
+      expect(multi.map((b) => [`${b.contract_address}:${b.token_id}`, b.balance])).to.have.deep.members(
+        [...held].filter(([, v]) => v !== 0n).map(([k, v]) => [k, v.toString()]),
       );
-      expect(items.slice(1).map((b) => b.contract_address)).to.have.members([...tokens]);
-      for (const item of items.slice(1)) {
+      for (const item of fungible) {
         const balance = await new Contract(
           item.contract_address,
           ['function balanceOf(address) view returns (uint256)'],

@@ -10,22 +10,44 @@ export type Token = {
   decimals: number | null;
 };
 
-/** The tokens an address sent or received, ERC-20 and ERC-721 (the ones with a balanceOf(owner)). */
+/** The tokens an address sent or received, ERC-20 and ERC-721 (the ones with a balanceOf(owner)), and ERC-1155. */
 export async function listSeenBy(db: Queryable, chainId: number, address: string): Promise<Token[]> {
   const { rows } = await db.query<Token>(
     `select s.token as address, s.standard, t.name, t.symbol, t.decimals
      from (select token, min(standard) as standard from (
              select token, standard from token_transfers
-             where chain_id = $1 and from_address = $2 and standard in ('ERC20', 'ERC721')
+             where chain_id = $1 and from_address = $2 and standard in ('ERC20', 'ERC721', 'ERC1155')
              union
              select token, standard from token_transfers
-             where chain_id = $1 and to_address = $2 and standard in ('ERC20', 'ERC721')
+             where chain_id = $1 and to_address = $2 and standard in ('ERC20', 'ERC721', 'ERC1155')
            ) u group by token) s
      left join tokens t on t.chain_id = $1 and t.address = s.token
      order by s.token`,
     [chainId, address],
   );
   return rows;
+}
+
+/**
+ * The address's ERC-1155 holdings per (token, id): what its indexed transfers add up to (received
+ * minus sent). Read from the index, not the chain: ERC-1155 has no way to list the ids an owner
+ * holds, and the index has every transfer of a known address from the start block under
+ * INDEXER_TRANSFERS=known (under ops, only those inside user ops). Ids summing to zero are left out.
+ */
+export async function listErc1155Holdings(
+  db: Queryable,
+  chainId: number,
+  address: string,
+): Promise<Array<{ token: string; tokenId: string; amount: string }>> {
+  const { rows } = await db.query<{ token: string; token_id: string; amount: string }>(
+    `select token, token_id::text as token_id, sum(delta)::text as amount from (
+       select token, token_id, -value as delta from token_transfers where chain_id = $1 and from_address = $2 and standard = 'ERC1155'
+       union all
+       select token, token_id, value from token_transfers where chain_id = $1 and to_address = $2 and standard = 'ERC1155'
+     ) u group by token, token_id having sum(delta) <> 0 order by token, token_id`,
+    [chainId, address],
+  );
+  return rows.map((r) => ({ token: r.token, tokenId: r.token_id, amount: r.amount }));
 }
 
 // Writes (the indexer): metadata is read once per token (name/symbol/decimals by eth_call).

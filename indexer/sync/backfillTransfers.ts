@@ -1,0 +1,112 @@
+/**
+ * INDEXER_TRANSFERS=known: the token transfers of addresses that became known after blocks where
+ * they already took part in transfers (an account funded or airdropped before its deployment, a
+ * paymaster topped up before its first op). The forward pass reads each range's token logs only
+ * for the addresses known then; this pass reads, once per address, its logs of every indexed
+ * block, by topic filter (the node's log index answers it; no block is read whole), a group of
+ * addresses per eth_getLogs.
+ *
+ * It runs between catch-up passes (never beside a range being written), up to the cursor: every
+ * range indexed while the address was not yet in the forward filter is covered, whatever order
+ * ranges were fetched in. Rows stored already (transfers of bundle transactions) are kept as they
+ * are (attributed to their op).
+ */
+import type { Db } from '../../shared/db/client.js';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
+import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import * as tokens from '../../shared/db/tables/tokens.js';
+import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
+import { TOPICS } from '../decode/abi.js';
+import { hexToNumber, type RpcLog } from '../decode/chainTypes.js';
+import type { DecodedTransfer } from '../decode/decodedBatch.js';
+import { transfersOf, type TokenStandard } from '../decode/transfers.js';
+import { describeTokens } from './describeTokens.js';
+import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
+import { fetchHeaders } from './fetchRange.js';
+import type { RpcClient } from './rpcClient.js';
+
+export type TransferBackfillResult = { addresses: number; transfers: number };
+
+const ZERO_HASH = `0x${'0'.repeat(64)}`;
+const topicOf = (address: string): string => `0x${address.slice(2).padStart(64, '0')}`;
+
+/** The token logs where one of `addresses` sends or receives, in [fromBlock, toBlock]. */
+async function logsOf(
+  rpc: RpcClient,
+  estimator: LogRangeEstimator,
+  addresses: string[],
+  { fromBlock, toBlock }: { fromBlock: number; toBlock: number },
+): Promise<RpcLog[]> {
+  const topics = addresses.map(topicOf);
+  // Three filters cover both sides of both layouts: Transfer(from, to) has the parties in topics
+  // 1-2, TransferSingle/Batch(operator, from, to) in topics 2-3; topic 2 is shared.
+  const filters = [
+    [[TOPICS.transfer], topics],
+    [[TOPICS.transfer, TOPICS.transferSingle, TOPICS.transferBatch], null, topics],
+    [[TOPICS.transferSingle, TOPICS.transferBatch], null, null, topics],
+  ];
+  const answers = await Promise.all(filters.map((f) => fetchLogs(rpc, { fromBlock, toBlock, topics: f }, estimator)));
+  return answers.flat().filter((l) => l.transactionHash !== ZERO_HASH);
+}
+
+export async function backfillTransfers(deps: {
+  db: Db;
+  rpc: RpcClient;
+  chainId: number;
+  estimator: LogRangeEstimator;
+  addressesPerCall: number;
+  shouldStop: () => boolean;
+  /** Tokens whose metadata is stored (shared with the forward pass). */
+  knownTokens: Set<string>;
+}): Promise<TransferBackfillResult> {
+  const { db, rpc, chainId } = deps;
+  const state = await indexerState.find(db, chainId);
+  const result: TransferBackfillResult = { addresses: 0, transfers: 0 };
+  if (!state || state.indexedBlock < state.startBlock) return result;
+  const toBlock = state.indexedBlock;
+  while (!deps.shouldStop()) {
+    const pending = await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall);
+    if (pending.length === 0) break;
+    const wanted = new Set(pending);
+    const logs = await logsOf(rpc, deps.estimator, pending, { fromBlock: state.startBlock, toBlock });
+    const byKey = new Map<string, DecodedTransfer>();
+    const times = new Map<number, number>();
+    for (const log of logs) {
+      const blockNumber = hexToNumber(log.blockNumber);
+      if (log.blockTimestamp) times.set(blockNumber, hexToNumber(log.blockTimestamp));
+      for (const t of transfersOf(log)) {
+        if (!wanted.has(t.from) && !wanted.has(t.to)) continue;
+        const txHash = log.transactionHash.toLowerCase();
+        byKey.set(`${txHash}:${t.logIndex}:${t.batchIndex}`, { ...t, txHash, blockNumber, blockTime: 0, userOpHash: null });
+      }
+    }
+    const rows = [...byKey.values()];
+    const untimed = [...new Set(rows.map((r) => r.blockNumber).filter((n) => !times.has(n)))];
+    for (const h of untimed.length > 0 ? await fetchHeaders(rpc, untimed) : []) times.set(h.number, h.timestamp);
+    for (const r of rows) r.blockTime = times.get(r.blockNumber)!;
+
+    const tokenStandards = new Map(rows.map((r) => [r.token!, r.standard as TokenStandard]));
+    const unseen = [...tokenStandards].filter(([a]) => !deps.knownTokens.has(a)).map(([address, standard]) => ({ address, standard }));
+    const stored = await tokens.listKnown(
+      db,
+      chainId,
+      unseen.map((t) => t.address),
+    );
+    const missing = unseen.filter((t) => !stored.has(t.address));
+    const metadata = missing.length === 0 ? [] : await describeTokens(rpc, missing);
+
+    await db.transaction(async (tx) => {
+      // The range indexed meanwhile is the forward pass's; a reorg below `toBlock` since the read
+      // would have moved the cursor back: then nothing is written and the pass runs again.
+      const cursor = await indexerState.findCursor(tx, chainId, true);
+      if (!cursor || cursor.indexedBlock < toBlock) throw new Error('the cursor moved back during the transfer backfill');
+      await tokenTransfers.insertMany(tx, chainId, rows);
+      await tokens.insertMany(tx, chainId, metadata);
+      await knownAddresses.markBackfilled(tx, chainId, pending, toBlock);
+    });
+    for (const a of [...stored, ...metadata.map((m) => m.address)]) deps.knownTokens.add(a);
+    result.addresses += pending.length;
+    result.transfers += rows.length;
+  }
+  return result;
+}
