@@ -9,6 +9,7 @@
  * primary took writes, and until each worker was ready again; how many requests were answered 503.
  * Part of `npm run test:faults` (`--reduced`: fewer ops); skipped when pg_autoctl is not installed.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
 import request from 'supertest';
@@ -79,6 +80,10 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
+      // The processes inherit REDIS_URL: their cache keys must not outlive this run. The seeded
+      // devnet makes the same op hashes every run (at other block times), and a final answer cached
+      // by an earlier run would be served as this one's.
+      REDIS_KEY_PREFIX: `opscan_t_faults_${randomUUID().slice(0, 8)}:`,
     };
     const [webPort, indexerPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
     webUrl = `http://127.0.0.1:${webPort}`;

@@ -12,6 +12,7 @@
  * was delivered. Also: a 10 MB upload sent with Node's http module reads back the web process's 413.
  * Part of `npm run test:faults` (`--reduced`: fewer ops). Prints a table: fault, injected, outcome.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import http from 'node:http';
 import request from 'supertest';
@@ -65,6 +66,10 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
+      // The processes inherit REDIS_URL: their cache keys must not outlive this run. The seeded
+      // devnet makes the same op hashes every run (at other block times), and a final answer cached
+      // by an earlier run would be served as this one's.
+      REDIS_KEY_PREFIX: `opscan_t_faults_${randomUUID().slice(0, 8)}:`,
     };
     const db = await createDb({ databaseUrl, max: 1 });
     try {

@@ -32,7 +32,8 @@ export async function apiDifference(baseUrl: string, key: string, truth: GroundT
     if (typeof one === 'string') return one;
     const [answer] = (one as { userOps: Array<Record<string, unknown>> }).userOps;
     const want = expectedUserOp(truth, op);
-    if (!answer || JSON.stringify(pick(answer, want)) !== JSON.stringify(want)) return `getUserOp ${op.userOpHash} differs from the truth`;
+    if (!answer || JSON.stringify(pick(answer, want)) !== JSON.stringify(want))
+      return `getUserOp ${op.userOpHash}: API ${answer ? JSON.stringify(pick(answer, want)) : 'nothing'} ≠ truth ${JSON.stringify(want)}`;
   }
   return null;
 }
