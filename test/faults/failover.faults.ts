@@ -9,21 +9,18 @@
  * primary took writes, and until each worker was ready again; how many requests were answered 503.
  * Part of `npm run test:faults` (`--reduced`: fewer ops); skipped when pg_autoctl is not installed.
  */
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pg from 'pg';
-import request from 'supertest';
-import { generate, startContinuous, startDevnet, type ContinuousTraffic, type Devnet } from '../../devnet/index.js';
+import { startContinuous, type ContinuousTraffic } from '../../devnet/index.js';
 import { createDb } from '../../shared/db/client.js';
 import { migrate } from '../../shared/db/migrate.js';
-import { createTestApp, createTestKey } from '../helpers/app.js';
 import { pgAutoctl, startAutoFailover, type AutoFailoverCluster } from '../helpers/pgAutoFailover.js';
 import { postgresServerBinaries } from '../helpers/pgReplica.js';
-import { expectedEvents, mostCommon } from '../webhooks/support/expectedEvents.js';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
+import { expectedEvents } from '../webhooks/support/expectedEvents.js';
 import { startApiLoad, statusSummary } from './support/apiLoad.js';
 import { apiDifference } from './support/apiTruth.js';
-import { freePort, startChild, waitUntil, type Child } from './support/childProcess.js';
+import { httpStatus, startProductOnDatabase, type ProductOnDatabase } from './support/productOnDatabase.js';
+import { waitUntil } from './support/childProcess.js';
 
 const REDUCED = process.argv.includes('--reduced') || process.env.FAULTS_REDUCED === '1';
 const OPS = REDUCED ? 40 : 200;
@@ -32,17 +29,8 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
   this.timeout(REDUCED ? 300_000 : 600_000);
   const rows: string[] = [];
   let cluster: AutoFailoverCluster;
-  let devnet: Devnet;
+  let product: ProductOnDatabase;
   let traffic: ContinuousTraffic | undefined;
-  let receiver: Receiver;
-  let key: string;
-  let bundler: string;
-  let webUrl: string;
-  const readyz: Record<'indexer' | 'dispatcher', string> = { indexer: '', dispatcher: '' };
-  const children: Child[] = [];
-  const exits: string[] = [];
-
-  const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => null))?.status ?? 0;
 
   before(async function () {
     if (!pgAutoctl() || !postgresServerBinaries()) this.skip();
@@ -56,70 +44,24 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
     } finally {
       await db.close();
     }
-    devnet = await startDevnet();
-    await generate(devnet, { ops: OPS, days: 1, seed: 7, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
-    bundler = mostCommon(devnet.truth.userOps.map((o) => o.bundler));
-    receiver = await startReceiver();
-    const admin = await createDb({ databaseUrl, max: 1 });
-    try {
-      key = await createTestKey(admin, 'failover', 1_000_000);
-      const created = await request(createTestApp(admin, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }))
-        .post('/v0/createWebhook')
-        .set('x-api-key', key)
-        .send({ webhookUrl: `${receiver.url}/hook`, filter: 'BUNDLER', identifier: bundler, chainId: 31337, apiName: 'failover' });
-      expect(created.status, 'createWebhook').to.equal(200);
-    } finally {
-      await admin.close();
-    }
-    const env = {
-      DATABASE_URL: databaseUrl,
-      NETWORKS: 'devnet',
-      RPC_URL_DEVNET: devnet.rpcUrl,
-      START_BLOCK_DEVNET: '0',
-      INDEXER_POLL_CRON: '*/1 * * * * *',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      // The processes inherit REDIS_URL: their cache keys must not outlive this run. The seeded
-      // devnet makes the same op hashes every run (at other block times), and a final answer cached
-      // by an earlier run would be served as this one's.
-      REDIS_KEY_PREFIX: `opscan_t_faults_${randomUUID().slice(0, 8)}:`,
-    };
-    const [webPort, indexerPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
-    webUrl = `http://127.0.0.1:${webPort}`;
-    readyz.indexer = `http://127.0.0.1:${indexerPort}/readyz`;
-    readyz.dispatcher = `http://127.0.0.1:${dispatcherPort}/readyz`;
-    for (const [name, script, extra] of [
-      ['web', 'server/main.ts', { PORT: String(webPort) }],
-      ['indexer', 'indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
-      ['dispatcher', 'webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
-    ] as const) {
-      const child = startChild(name, script, { env: { ...env, ...extra } });
-      child.process.once('exit', (code, signal) => exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`));
-      children.push(child);
-    }
-    await waitUntil(
-      'the three processes to be ready',
-      async () =>
-        (await status(`${webUrl}/readyz`)) === 200 && (await status(readyz.indexer)) === 200 && (await status(readyz.dispatcher)) === 200,
-      60_000,
-    );
-    await waitUntil('the API to equal the ground truth', async () => (await apiDifference(webUrl, key, devnet.truth)) === null, 120_000);
+    product = await startProductOnDatabase(databaseUrl, { ops: OPS, seed: 7, name: 'failover' });
   });
 
   after(async () => {
     await traffic?.stop();
-    await Promise.all(children.map((c) => c.kill()));
-    await receiver?.close();
+    await product?.stop();
     await cluster?.stop();
-    await devnet?.stop();
     console.log(`\nPrimary failover${REDUCED ? ' (reduced)' : ''}:\n${rows.map((r) => `  - ${r}`).join('\n')}`);
   });
 
   it('follows the new primary: no exit, only JSON 200/503, API = chain, every webhook event delivered', async () => {
-    const sample = devnet.truth.userOps.filter((_, i) => i % 10 === 0).map((o) => `/v0/getUserOp?hash=${o.userOpHash}`);
-    const load = startApiLoad({ baseUrl: webUrl, key, paths: ['/v0/getLatestUserOps?network=devnet&first=10', ...sample] });
-    traffic = startContinuous(devnet, { intervalMs: 700, opsPerTick: 3, seed: 11 });
+    const sample = product.devnet.truth.userOps.filter((_, i) => i % 10 === 0).map((o) => `/v0/getUserOp?hash=${o.userOpHash}`);
+    const load = startApiLoad({
+      baseUrl: product.webUrl,
+      key: product.key,
+      paths: ['/v0/getLatestUserOps?network=devnet&first=10', ...sample],
+    });
+    traffic = startContinuous(product.devnet, { intervalMs: 700, opsPerTick: 3, seed: 11 });
     try {
       await waitUntil('answers before the failover', () => load.answers.length >= 20);
       const old = await cluster.primary();
@@ -151,8 +93,8 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
       await waitUntil(
         'every process to be ready on the new primary',
         async () => {
-          for (const [name, url] of [['web', `${webUrl}/readyz`], ...Object.entries(readyz)] as const)
-            if (!recovered[name] && (await status(url)) === 200) recovered[name] = Date.now();
+          for (const [name, url] of Object.entries(product.readyz))
+            if (!recovered[name] && (await httpStatus(url)) === 200) recovered[name] = Date.now();
           return Object.keys(recovered).length === 3;
         },
         60_000,
@@ -164,13 +106,13 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
       let difference: string | null = 'not checked';
       await waitUntil(
         'the API to equal the chain',
-        async () => (difference = await apiDifference(webUrl, key, devnet.truth)) === null,
+        async () => (difference = await apiDifference(product.webUrl, product.key, product.devnet.truth)) === null,
         120_000,
       ).catch((err: Error) => {
         throw new Error(`${err.message}: ${difference}`);
       });
       const answers = await load.stop();
-      expect(exits, 'processes that exited').to.deep.equal([]);
+      expect(product.exits, 'processes that exited').to.deep.equal([]);
       const bad = answers.filter((a) => a.status === 0 || !a.json || (a.status >= 500 && !(a.status === 503 && a.retryAfter)));
       expect(
         bad.map((a) => `${a.status} ${a.path} ${a.error ?? ''} at +${a.at - downAt} ms`),
@@ -183,7 +125,7 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
       rows.push(
         `node${old + 1} (primary) stopped at once; node${fresh + 1} took writes ${s(writableAt)} s later; ready again on it: web ${s(recovered.web!)} s, indexer ${s(recovered.indexer!)} s, dispatcher ${s(recovered.dispatcher!)} s`,
         `API: ${answers.length} requests (${statusSummary(answers)}); after the stop ${unavailable.length} of ${during.length} answered 503 with Retry-After, the last ${(last503 / 1000).toFixed(1)} s after the stop; no 500`,
-        `API = chain (${devnet.truth.userOps.length} ops, ${OPS} before the failover and the rest sent through it); no process exited`,
+        `API = chain (${product.devnet.truth.userOps.length} ops, ${OPS} before the failover and the rest sent through it); no process exited`,
       );
     } catch (err) {
       rows.push(`FAILED: ${(err as Error).message.split('\n')[0]}`);
@@ -193,10 +135,10 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
   });
 
   it('delivered every webhook event', async () => {
-    const expected = expectedEvents(devnet.truth, 'BUNDLER', bundler);
+    const expected = expectedEvents(product.devnet.truth, 'BUNDLER', product.bundler);
     const delivered = () =>
       new Set(
-        receiver.received.map((r) => {
+        product.receiver.received.map((r) => {
           const body = JSON.parse(r.body) as { type: string; data: { userOp?: { userOpHash: string }; userOpHash?: string } };
           return `${body.type}:${body.data.userOp?.userOpHash ?? body.data.userOpHash}`;
         }),
@@ -207,7 +149,7 @@ describe(`PostgreSQL primary failover under load (pg_auto_failover)${REDUCED ? '
         throw err;
       },
     );
-    rows.push(`webhooks: all ${expected.size} events delivered (${receiver.received.length} requests)`);
-    expect(exits, 'processes that exited').to.deep.equal([]);
+    rows.push(`webhooks: all ${expected.size} events delivered (${product.receiver.received.length} requests)`);
+    expect(product.exits, 'processes that exited').to.deep.equal([]);
   });
 });

@@ -12,20 +12,16 @@
  * was delivered. Also: a 10 MB upload sent with Node's http module reads back the web process's 413.
  * Part of `npm run test:faults` (`--reduced`: fewer ops). Prints a table: fault, injected, outcome.
  */
-import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import http from 'node:http';
-import request from 'supertest';
-import { generate, startContinuous, startDevnet, type ContinuousTraffic, type Devnet } from '../../devnet/index.js';
-import { createDb } from '../../shared/db/client.js';
-import { createTestApp, createTestKey } from '../helpers/app.js';
+import { startContinuous, type ContinuousTraffic } from '../../devnet/index.js';
 import { createMigratedDatabaseOn, startPostgresServer, type PostgresServer } from '../helpers/pgServer.js';
 import { postgresServerBinaries } from '../helpers/pgReplica.js';
-import { expectedEvents, mostCommon } from '../webhooks/support/expectedEvents.js';
-import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
+import { expectedEvents } from '../webhooks/support/expectedEvents.js';
 import { startApiLoad, statusSummary, type Answer } from './support/apiLoad.js';
 import { apiDifference } from './support/apiTruth.js';
-import { freePort, startChild, waitUntil, type Child } from './support/childProcess.js';
+import { httpStatus, startProductOnDatabase, type ProductOnDatabase } from './support/productOnDatabase.js';
+import { waitUntil } from './support/childProcess.js';
 
 const REDUCED = process.argv.includes('--reduced') || process.env.FAULTS_REDUCED === '1';
 const OPS = REDUCED ? 60 : 200;
@@ -37,79 +33,20 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
   this.timeout(REDUCED ? 300_000 : 600_000);
   const rows: Row[] = [];
   let server: PostgresServer;
-  let devnet: Devnet;
+  let product: ProductOnDatabase;
   let traffic: ContinuousTraffic | undefined;
-  let receiver: Receiver;
-  let key: string;
-  let bundler: string;
-  let webUrl: string;
-  const readyz: Record<'indexer' | 'dispatcher', string> = { indexer: '', dispatcher: '' };
-  const children: Child[] = [];
-  const exits: string[] = [];
-
-  const status = async (url: string) => (await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => null))?.status ?? 0;
 
   before(async function () {
     if (!postgresServerBinaries()) this.skip();
     server = await startPostgresServer();
     const databaseUrl = await createMigratedDatabaseOn(server);
-    devnet = await startDevnet();
-    await generate(devnet, { ops: OPS, days: 1, seed: 5, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
-    bundler = mostCommon(devnet.truth.userOps.map((o) => o.bundler));
-    receiver = await startReceiver();
-    const env = {
-      DATABASE_URL: databaseUrl,
-      NETWORKS: 'devnet',
-      RPC_URL_DEVNET: devnet.rpcUrl,
-      START_BLOCK_DEVNET: '0',
-      INDEXER_POLL_CRON: '*/1 * * * * *',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      // The processes inherit REDIS_URL: their cache keys must not outlive this run. The seeded
-      // devnet makes the same op hashes every run (at other block times), and a final answer cached
-      // by an earlier run would be served as this one's.
-      REDIS_KEY_PREFIX: `opscan_t_faults_${randomUUID().slice(0, 8)}:`,
-    };
-    const db = await createDb({ databaseUrl, max: 1 });
-    try {
-      key = await createTestKey(db, 'pg-faults', 1_000_000);
-      const created = await request(createTestApp(db, { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }))
-        .post('/v0/createWebhook')
-        .set('x-api-key', key)
-        .send({ webhookUrl: `${receiver.url}/hook`, filter: 'BUNDLER', identifier: bundler, chainId: 31337, apiName: 'pg faults' });
-      expect(created.status, 'createWebhook').to.equal(200);
-    } finally {
-      await db.close();
-    }
-    const [webPort, indexerPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
-    webUrl = `http://127.0.0.1:${webPort}`;
-    readyz.indexer = `http://127.0.0.1:${indexerPort}/readyz`;
-    readyz.dispatcher = `http://127.0.0.1:${dispatcherPort}/readyz`;
-    for (const [name, script, extra] of [
-      ['web', 'server/main.ts', { PORT: String(webPort) }],
-      ['indexer', 'indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
-      ['dispatcher', 'webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
-    ] as const) {
-      const child = startChild(name, script, { env: { ...env, ...extra } });
-      child.process.once('exit', (code, signal) => exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`));
-      children.push(child);
-    }
-    await waitUntil('the web process to answer /healthz', async () => (await status(`${webUrl}/healthz`)) === 200, 60_000);
-    await waitUntil(
-      'the indexer and the dispatcher to be ready',
-      async () => (await status(readyz.indexer)) === 200 && (await status(readyz.dispatcher)) === 200,
-      60_000,
-    );
-    await waitUntil('the API to equal the ground truth', async () => (await apiDifference(webUrl, key, devnet.truth)) === null, 120_000);
+    product = await startProductOnDatabase(databaseUrl, { ops: OPS, seed: 5, name: 'pg faults' });
   });
 
   after(async () => {
     await traffic?.stop();
-    await Promise.all(children.map((c) => c.kill()));
-    await receiver?.close();
+    await product?.stop();
     await server?.stop();
-    await devnet?.stop();
     printTable();
   });
 
@@ -118,16 +55,20 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
    * and the API to equal the chain, and checks every answer and that no process exited.
    */
   async function underLoad(fault: string, injected: string, outage: () => Promise<{ downAt: number; upAt: number }>): Promise<void> {
-    const sample = devnet.truth.userOps.filter((_, i) => i % 20 === 0).map((o) => `/v0/getUserOp?hash=${o.userOpHash}`);
-    const load = startApiLoad({ baseUrl: webUrl, key, paths: ['/v0/getLatestUserOps?network=devnet&first=10', ...sample] });
-    traffic = startContinuous(devnet, { intervalMs: 700, opsPerTick: 3, seed: rows.length + 1 });
+    const sample = product.devnet.truth.userOps.filter((_, i) => i % 20 === 0).map((o) => `/v0/getUserOp?hash=${o.userOpHash}`);
+    const load = startApiLoad({
+      baseUrl: product.webUrl,
+      key: product.key,
+      paths: ['/v0/getLatestUserOps?network=devnet&first=10', ...sample],
+    });
+    traffic = startContinuous(product.devnet, { intervalMs: 700, opsPerTick: 3, seed: rows.length + 1 });
     try {
       await waitUntil('answers before the outage', () => load.answers.length >= 20);
       const notReady = { indexer: 0, dispatcher: 0 };
       let probing = true;
       const probe = (async () => {
         while (probing) {
-          for (const name of ['indexer', 'dispatcher'] as const) if ((await status(readyz[name])) === 503) notReady[name]++;
+          for (const name of ['indexer', 'dispatcher'] as const) if ((await httpStatus(product.readyz[name])) === 503) notReady[name]++;
           await new Promise((r) => setTimeout(r, 200));
         }
       })();
@@ -137,7 +78,7 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
         'the indexer and the dispatcher to be ready again',
         async () => {
           for (const name of ['indexer', 'dispatcher'] as const)
-            if (!recovered[name] && (await status(readyz[name])) === 200) recovered[name] = Date.now();
+            if (!recovered[name] && (await httpStatus(product.readyz[name])) === 200) recovered[name] = Date.now();
           return Boolean(recovered.indexer && recovered.dispatcher);
         },
         60_000,
@@ -149,13 +90,13 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
       let difference: string | null = 'not checked';
       await waitUntil(
         `the API to equal the chain after ${fault}`,
-        async () => (difference = await apiDifference(webUrl, key, devnet.truth)) === null,
+        async () => (difference = await apiDifference(product.webUrl, product.key, product.devnet.truth)) === null,
         120_000,
       ).catch((err: Error) => {
         throw new Error(`${err.message}: ${difference}`);
       });
       const answers: Answer[] = await load.stop();
-      expect(exits, 'processes that exited').to.deep.equal([]);
+      expect(product.exits, 'processes that exited').to.deep.equal([]);
       const bad = answers.filter((a) => a.status === 0 || !a.json || (a.status >= 500 && !(a.status === 503 && a.retryAfter)));
       expect(
         bad.map((a) => `${a.status} ${a.path} ${a.error ?? ''} at +${a.at - downAt} ms`),
@@ -165,7 +106,7 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
       rows.push({
         fault,
         injected: `${injected}, ${answers.length} requests`,
-        outcome: `no exit; ${statusSummary(answers)}; /readyz 503 seen indexer×${notReady.indexer} dispatcher×${notReady.dispatcher}; ready again ${after('indexer')} s (indexer) and ${after('dispatcher')} s (dispatcher) after the server was back; API = chain (${devnet.truth.userOps.length} ops)`,
+        outcome: `no exit; ${statusSummary(answers)}; /readyz 503 seen indexer×${notReady.indexer} dispatcher×${notReady.dispatcher}; ready again ${after('indexer')} s (indexer) and ${after('dispatcher')} s (dispatcher) after the server was back; API = chain (${product.devnet.truth.userOps.length} ops)`,
       });
     } catch (err) {
       rows.push({ fault, injected, outcome: `FAILED: ${(err as Error).message.split('\n')[0]}` });
@@ -188,18 +129,18 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
       await server.crash();
       await new Promise((r) => setTimeout(r, CRASH_DOWN_MS));
       // Both workers said 503 while it was down (probed above); the web answered 503s.
-      expect(await status(readyz.indexer), 'indexer /readyz while down').to.equal(503);
-      expect(await status(readyz.dispatcher), 'dispatcher /readyz while down').to.equal(503);
+      expect(await httpStatus(product.readyz.indexer), 'indexer /readyz while down').to.equal(503);
+      expect(await httpStatus(product.readyz.dispatcher), 'dispatcher /readyz while down').to.equal(503);
       await server.start();
       return { downAt, upAt: Date.now() };
     });
   });
 
   it('delivered every webhook event afterwards', async () => {
-    const expected = expectedEvents(devnet.truth, 'BUNDLER', bundler);
+    const expected = expectedEvents(product.devnet.truth, 'BUNDLER', product.bundler);
     const delivered = () =>
       new Set(
-        receiver.received.map((r) => {
+        product.receiver.received.map((r) => {
           const body = JSON.parse(r.body) as { type: string; data: { userOp?: { userOpHash: string }; userOpHash?: string } };
           return `${body.type}:${body.data.userOp?.userOpHash ?? body.data.userOpHash}`;
         }),
@@ -217,9 +158,9 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
     rows.push({
       fault: 'webhooks after the outages',
       injected: `${expected.size} events`,
-      outcome: `all delivered (${receiver.received.length} requests)`,
+      outcome: `all delivered (${product.receiver.received.length} requests)`,
     });
-    expect(exits, 'processes that exited').to.deep.equal([]);
+    expect(product.exits, 'processes that exited').to.deep.equal([]);
   });
 
   it('answers a 10 MB upload sent with Node http with a JSON 413 it reads', async () => {
@@ -230,8 +171,8 @@ describe(`PostgreSQL restarted and crashed under load${REDUCED ? ' (reduced run)
         () =>
           new Promise<string>((resolve) => {
             const req = http.request(
-              `${webUrl}/v0/createWebhook`,
-              { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-api-key': key } },
+              `${product.webUrl}/v0/createWebhook`,
+              { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-api-key': product.key } },
               (res) => {
                 let text = '';
                 res.on('data', (c: Buffer) => (text += c.toString()));

@@ -20,6 +20,18 @@ type Row = Record<string, string | number | boolean | null>;
 const num = (v: unknown): number => Number(v);
 const str = (v: unknown): string => String(v);
 
+/** What a token_transfers row says moved, from whom to whom (an op's transfer and a plain one alike). */
+function transferParties(t: Record<string, unknown>): Pick<TruthTransfer, 'standard' | 'token' | 'from' | 'to' | 'value' | 'tokenId'> {
+  return {
+    standard: str(t.standard) as TruthTransfer['standard'],
+    token: t.token as string | null,
+    from: str(t.from_address),
+    to: str(t.to_address),
+    value: str(t.value),
+    tokenId: t.token_id === null ? null : str(t.token_id),
+  };
+}
+
 export async function readStoredTruth(db: Queryable, chainId: number): Promise<StoredTruth> {
   const q = async (sql: string): Promise<Row[]> => (await db.query<Row>(sql, [chainId])).rows;
   const calls = new Map<string, Array<{ target: string; value: string; data: string }>>();
@@ -95,13 +107,8 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     await q(`select * from token_transfers where chain_id = $1 and user_op_hash is not null
              order by block_number, tx_hash, (case when log_index < 0 then -log_index else log_index end), batch_index`)
   ).map((t) => ({
+    ...transferParties(t),
     userOpHash: str(t.user_op_hash),
-    standard: str(t.standard) as TruthTransfer['standard'],
-    token: t.token as string | null,
-    from: str(t.from_address),
-    to: str(t.to_address),
-    value: str(t.value),
-    tokenId: t.token_id === null ? null : str(t.token_id),
     transactionHash: str(t.tx_hash),
     logIndex: num(t.log_index) < 0 ? null : num(t.log_index),
   }));
@@ -110,13 +117,8 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
                and not exists (select 1 from bundle_transactions b where b.chain_id = t.chain_id and b.tx_hash = t.tx_hash)
              order by block_number, log_index, batch_index`)
   ).map((t) => ({
+    ...transferParties(t),
     userOpHash: null,
-    standard: str(t.standard) as TruthTransfer['standard'],
-    token: t.token as string | null,
-    from: str(t.from_address),
-    to: str(t.to_address),
-    value: str(t.value),
-    tokenId: t.token_id === null ? null : str(t.token_id),
     transactionHash: str(t.tx_hash),
     logIndex: num(t.log_index),
     blockNumber: num(t.block_number),
