@@ -102,7 +102,21 @@ describe('a database whose connections are all ended (issue 20)', function () {
       ended += await terminateBackends();
     }
     expect(ended, 'connections ended').to.be.greaterThan(TERMINATIONS);
-    await eventually(async () => (await indexedBlock(t.db, devnet.chainId)) >= head, 90_000, 'the indexer to reach the head');
+    // At the head, and done with the transfer backfill of the addresses that became known
+    // (INDEXER_TRANSFERS=known reads their earlier token logs once the head is reached).
+    const pendingBackfill = async (): Promise<number> =>
+      Number(
+        (
+          await t.db.query<{ n: string }>('select count(*) as n from known_addresses where chain_id = $1 and backfilled_to is null', [
+            devnet.chainId,
+          ])
+        ).rows[0]!.n,
+      );
+    await eventually(
+      async () => (await indexedBlock(t.db, devnet.chainId)) >= head && (await pendingBackfill()) === 0,
+      90_000,
+      'the indexer to reach the head and backfill the known addresses',
+    );
     await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
     const { rows } = await t.db.query<{ n: string; ops: string }>(
       `select count(*) as n, count(distinct user_op_hash) as ops from outbox_events where chain_id = $1 and type = 'user_operation'`,
