@@ -1,12 +1,26 @@
 import type { Queryable } from '../client.js';
 
+/** What a key may do: read the data API, manage its webhooks, call operator endpoints. */
+export const API_KEY_SCOPES = ['read', 'webhooks', 'admin'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
 export type ApiKey = {
   id: string;
   prefix: string;
   name: string;
+  /** Without a plan: the key's own rate (null: the deployment's default). A plan's rate wins. */
   rateLimitPerSecond: number | null;
+  planId: string | null;
+  scopes: ApiKeyScope[];
+  /** Network names the key may read (null: all). */
+  networks: string[] | null;
   createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date | null;
   revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  /** The key that replaced this one by rotation. */
+  replacedBy: string | null;
 };
 
 type ApiKeyRow = {
@@ -14,36 +28,86 @@ type ApiKeyRow = {
   prefix: string;
   name: string;
   rate_limit_per_second: number | null;
+  plan_id: string | null;
+  scopes: ApiKeyScope[];
+  networks: string[] | null;
   created_at: Date;
+  updated_at: Date;
+  expires_at: Date | null;
   revoked_at: Date | null;
+  last_used_at: Date | null;
+  replaced_by: string | null;
 };
 
+const dateOrNull = (d: Date | null) => (d ? new Date(d) : null);
+
 const toApiKey = (r: ApiKeyRow): ApiKey => ({
-  id: r.id,
+  id: String(r.id),
   prefix: r.prefix,
   name: r.name,
   rateLimitPerSecond: r.rate_limit_per_second,
+  planId: r.plan_id === null ? null : String(r.plan_id),
+  scopes: r.scopes,
+  networks: r.networks,
   createdAt: new Date(r.created_at),
-  revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+  updatedAt: new Date(r.updated_at),
+  expiresAt: dateOrNull(r.expires_at),
+  revokedAt: dateOrNull(r.revoked_at),
+  lastUsedAt: dateOrNull(r.last_used_at),
+  replacedBy: r.replaced_by === null ? null : String(r.replaced_by),
 });
 
-const COLUMNS = 'id, prefix, name, rate_limit_per_second, created_at, revoked_at';
+const COLUMNS =
+  'id, prefix, name, rate_limit_per_second, plan_id, scopes, networks, created_at, updated_at, expires_at, revoked_at, last_used_at, replaced_by';
+
+/** Whether the key may be used at `now`: not revoked, not past its expiry. */
+export function isActive(key: ApiKey, now = new Date()): boolean {
+  return !key.revokedAt && !(key.expiresAt && key.expiresAt <= now);
+}
 
 export async function insert(
   db: Queryable,
-  key: { prefix: string; hash: string; name: string; rateLimitPerSecond?: number | null },
+  key: {
+    prefix: string;
+    hash: string;
+    name: string;
+    rateLimitPerSecond?: number | null;
+    planId?: string | null;
+    scopes?: ApiKeyScope[];
+    networks?: string[] | null;
+    expiresAt?: Date | null;
+  },
 ): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
-    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second)
-     values ($1, $2, $3, $4) returning ${COLUMNS}`,
-    [key.prefix, key.hash, key.name, key.rateLimitPerSecond ?? null],
+    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at)
+     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8) returning ${COLUMNS}`,
+    [
+      key.prefix,
+      key.hash,
+      key.name,
+      key.rateLimitPerSecond ?? null,
+      key.planId ?? null,
+      key.scopes ?? null,
+      key.networks ?? null,
+      key.expiresAt ?? null,
+    ],
   );
   return toApiKey(rows[0]!);
 }
 
-/** The key with this hash, revoked or not (the caller tells 403 "revoked" from "unknown"). */
+/** The key with this hash, active or not (the caller tells 403 "revoked" from "unknown"). */
 export async function findByHash(db: Queryable, hash: string): Promise<ApiKey | null> {
   const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from api_keys where key_hash = $1`, [hash]);
+  return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+export async function findById(db: Queryable, id: string): Promise<ApiKey | null> {
+  const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from api_keys where id = $1`, [id]);
+  return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+export async function findByPrefix(db: Queryable, prefix: string): Promise<ApiKey | null> {
+  const { rows } = await db.query<ApiKeyRow>(`select ${COLUMNS} from api_keys where prefix = $1`, [prefix]);
   return rows[0] ? toApiKey(rows[0]) : null;
 }
 
@@ -64,7 +128,7 @@ export async function list(db: Queryable): Promise<ApiKey[]> {
 /** Revokes the active key with this prefix; returns it, or null when there is none. */
 export async function revokeByPrefix(db: Queryable, prefix: string): Promise<ApiKey | null> {
   const { rows } = await db.query<ApiKeyRow>(
-    `update api_keys set revoked_at = now() where prefix = $1 and revoked_at is null returning ${COLUMNS}`,
+    `update api_keys set revoked_at = now(), updated_at = now() where prefix = $1 and revoked_at is null returning ${COLUMNS}`,
     [prefix],
   );
   return rows[0] ? toApiKey(rows[0]) : null;
