@@ -133,3 +133,14 @@ export async function revokeByPrefix(db: Queryable, prefix: string): Promise<Api
   );
   return rows[0] ? toApiKey(rows[0]) : null;
 }
+
+/**
+ * NOTIFY channel on which a change to a key or a plan (update, rotation, revocation) is announced,
+ * so that every web process drops what it remembers of the key at once. Payload: the key's id, or
+ * '' when a plan changed (every key on it may be affected).
+ */
+export const API_KEYS_CHANNEL = 'opscan_api_keys';
+
+export async function announceChange(db: Queryable, keyId: string | null): Promise<void> {
+  await db.query(`select pg_notify($1, $2)`, [API_KEYS_CHANNEL, keyId ?? '']);
+}
