@@ -151,6 +151,7 @@ async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOp
   ];
   const newActive = await dailyActiveWallets.insertMany(tx, chainId, activePairs);
   await dailyStats.upsertIncrements(tx, chainId, dailyIncrements(newOps, newBundles, newActive));
+  await dailyStats.closePastDays(tx, chainId);
   await accounts.upsertActivity(tx, chainId, accountActivity(newOps));
   await outboxEvents.insertMany(tx, chainId, opEvents(newOps, batch.transfers, senderFactories));
 

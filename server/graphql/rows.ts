@@ -1,7 +1,7 @@
 import type { Queryable } from '../../shared/db/client.js';
 import type { EntityView, PgType } from '../../shared/db/entityView.js';
 import type { Relation } from './entities.js';
-import { checkPage, compileOrder, compileWhere, Params, type Order, type Where } from './where.js';
+import { checkPage, compileOrder, compileTopLevelOr, compileWhere, Params, type Order, type Where } from './where.js';
 
 /**
  * The statements the resolvers run: one per collection field, and one per relation field per
@@ -32,15 +32,42 @@ function conditions(view: EntityView, where: string, extra?: string): string {
   return ['t.chain_id = $1', view.where, extra, where].filter(Boolean).join(' and ');
 }
 
+/** A view reading one table as `t`: a branch of a union can select `t.*` and the outer query read it as `t`. */
+const ONE_TABLE = /^\w+ t$/;
+
+/** Branches of a top-level `or` read as a union; more are compiled as one `or`. */
+const MAX_UNION_BRANCHES = 4;
+
 /** A page of the entity's rows matching `where`. */
 export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
   const page = checkPage(args);
   if (page.first === 0) return [];
   const params = new Params(chainId);
-  const where = compileWhere(view, args.where, params);
-  const text = `select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where)}
-    order by ${compileOrder(view, args)} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}`;
+  const order = compileOrder(view, args);
+  const or = ONE_TABLE.test(view.from) ? compileTopLevelOr(view, args.where, params, MAX_UNION_BRANCHES) : null;
+  const from = or ? `(${unionOfBranches(view, or, order, params.add(page.first + page.skip, 'int4'))}) t` : view.from;
+  const where = or ? 'true' : compileWhere(view, args.where, params);
+  const text = `select ${selectList(view, fields)} from ${from} where ${conditions(view, where)}
+    order by ${order} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}`;
   return (await db.query<Row>(text, params.values)).rows;
+}
+
+/**
+ * The rows matching `rest and (b1 or b2 ...)` as a UNION ALL of one query per branch, each with its
+ * own top `limit` rows in the page's order. PostgreSQL plans an `or` across columns as a bitmap of
+ * both indexes: it reads every matching row (all of a busy sender's ops) to sort them, where each
+ * branch alone walks its own index in order and stops after `limit` rows. A row matching several
+ * branches comes from the first only (`bN is not true` in the later ones), so the union holds each
+ * row once, and the page of the whole is within the branches' first `limit` rows.
+ */
+function unionOfBranches(view: EntityView, or: { rest: string; branches: string[] }, order: string, limit: string): string {
+  return or.branches
+    .map((branch, i) => {
+      const earlier = or.branches.slice(0, i).map((b) => `(${b}) is not true`);
+      const where = [or.rest === 'true' ? null : or.rest, `(${branch})`, ...earlier].filter(Boolean).join(' and ');
+      return `(select t.* from ${view.from} where ${conditions(view, where)} order by ${order} limit ${limit})`;
+    })
+    .join(' union all ');
 }
 
 /**

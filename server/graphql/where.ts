@@ -85,6 +85,27 @@ export function compileWhere(view: EntityView, where: Where | null | undefined, 
   return where ? compileFilter({ view, params, conditions: 0 }, where, 0) : 'true';
 }
 
+/**
+ * A `where` whose top level is an `or` of 2 to `maxBranches` filters (the subgraph client's
+ * `or: [{sender: $a}, {target: $a}]`), compiled branch by branch: the condition of the other
+ * top-level keys (`rest`, 'true' when none) and each branch's, checked and bounded as compileWhere
+ * does. Null for any other `where` (compileWhere then compiles it, and reports what is wrong with it).
+ */
+export function compileTopLevelOr(
+  view: EntityView,
+  where: Where | null | undefined,
+  params: Params,
+  maxBranches: number,
+): { rest: string; branches: string[] } | null {
+  const branches = where?.or;
+  if (!Array.isArray(branches) || branches.length < 2 || branches.length > maxBranches) return null;
+  if (branches.some((branch) => !branch || typeof branch !== 'object')) return null;
+  // The `or` key counts as one condition, as in compileFilter.
+  const c: Compilation = { view, params, conditions: 1 };
+  const { or: _, ...rest } = where!;
+  return { rest: compileFilter(c, rest, 0), branches: branches.map((branch) => compileFilter(c, branch as Where, 1)) };
+}
+
 function compileFilter(c: Compilation, where: Where, depth: number): string {
   if (depth > LIMITS.maxFilterDepth) fail(`Filters nest \`and\`/\`or\` at most ${LIMITS.maxFilterDepth} levels deep`);
   const parts: string[] = [];

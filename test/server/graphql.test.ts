@@ -177,6 +177,11 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
             .sort(newestFirst),
         ],
         [
+          // Branches that overlap (an op matching both is answered once), beside another condition.
+          `orderBy: blockNumber, orderDirection: desc, where: {success: true, or: [{sender_in: ${JSON.stringify(senders)}}, {sender: "${senders[0]}"}, {blockNumber_lt: "${mid}"}]}`,
+          d.truth.userOps.filter((o) => o.success && (senders.includes(o.sender) || o.blockNumber < mid)).sort(newestFirst),
+        ],
+        [
           `orderBy: blockNumber, orderDirection: desc, where: {paymaster_not: "${ZERO_ADDRESS}", entryPoint_not_in: ["${d.truth.userOps[0]!.entryPoint}"]}`,
           d.truth.userOps.filter((o) => o.paymaster !== null && o.entryPoint !== d.truth.userOps[0]!.entryPoint).sort(newestFirst),
         ],

@@ -22,7 +22,7 @@ type DailyRow = {
   paymaster_total: string;
   factory_total: string;
   bundler_total: string;
-  /** Comma-separated, in address order; null when none. */
+  /** Comma-separated, in address order; null or '' when none. */
   active_wallet_list: string | null;
 };
 
@@ -35,7 +35,7 @@ const toDailyMetric = (r: DailyRow): DailyMetric => ({
   bundlesTotal: r.bundles_total,
   walletsCreatedTotal: r.wallets_created_total,
   gasCostCollectedTotal: r.gas_cost_collected_total,
-  activeWallets: r.active_wallet_list === null ? [] : r.active_wallet_list.split(','),
+  activeWallets: r.active_wallet_list ? r.active_wallet_list.split(',') : [],
   activeWalletsDaily: r.active_wallets,
   daySinceEpoch: String(r.day),
   paymasterTotal: r.paymaster_total,
@@ -50,7 +50,7 @@ const toDailyMetric = (r: DailyRow): DailyMetric => ({
 export async function listRecent(db: Queryable, chainId: number, days: number): Promise<DailyMetric[]> {
   const { rows } = await db.query<DailyRow>(
     `with totals as (
-       select day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets,
+       select day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets, active_wallet_list,
               sum(user_ops) over w as user_ops_total, sum(bundles) over w as bundles_total,
               sum(wallets_created) over w as wallets_created_total,
               sum(gas_cost_collected) over w as gas_cost_collected_total
@@ -66,10 +66,11 @@ export async function listRecent(db: Queryable, chainId: number, days: number): 
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
             -- Thousands of addresses a day: one comma-separated text (split in toDailyMetric) costs
             -- both sides a fraction of a JSON array (json_agg's escaping and its own sort; the
-            -- driver's JSON.parse). The subquery reads them in the primary key's order, so no sort.
-            (select string_agg(s.address, ',') from (
+            -- driver's JSON.parse). A closed day holds it ready (closePastDays); the latest day's
+            -- is read in the primary key's order, so no sort.
+            case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
                select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
-             ) s) as active_wallet_list
+             ) s) end as active_wallet_list
      from totals t
      where t.user_ops > 0 and t.day > (select max(day) from daily_stats where chain_id = $1) - $2
      order by t.day desc`,
@@ -92,7 +93,7 @@ export async function sumAll(db: Queryable, chainId: number): Promise<{ userOps:
 
 // Writes (the indexer). Per UTC day: user_ops, gas_cost_collected (Σ actualGasCost) and
 // wallets_created (ops that deployed their sender) from user_ops; bundles from bundles;
-// active_wallets from daily_active_wallets.
+// active_wallets (the count) and, once the day is past, active_wallet_list from daily_active_wallets.
 
 export type DailyIncrement = {
   day: number;
@@ -113,7 +114,10 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Dai
        bundles = daily_stats.bundles + excluded.bundles,
        wallets_created = daily_stats.wallets_created + excluded.wallets_created,
        gas_cost_collected = daily_stats.gas_cost_collected + excluded.gas_cost_collected,
-       active_wallets = daily_stats.active_wallets + excluded.active_wallets`,
+       active_wallets = daily_stats.active_wallets + excluded.active_wallets,
+       -- New wallets on a day already closed (not on a chain, whose block times never decrease):
+       -- its list is rebuilt by closePastDays.
+       active_wallet_list = case when excluded.active_wallets > 0 then null else daily_stats.active_wallet_list end`,
     [
       chainId,
       rows.map((r) => r.day),
@@ -146,6 +150,25 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
     chainId,
     days,
   ]);
+  await closePastDays(db, chainId);
+}
+
+/**
+ * Stores the active wallets of each day before the network's latest day with activity that does not
+ * hold them yet (new rows, rows a reorg rebuilt): block times never decrease along the chain, so
+ * such a day gets no more ops and its list is final ('' when it had none). listRecent reads it
+ * instead of aggregating daily_active_wallets on every call. The same statement as migration 0016's.
+ */
+export async function closePastDays(db: Queryable, chainId: number): Promise<void> {
+  await db.query(
+    `update daily_stats d
+     set active_wallet_list = coalesce(
+       (select string_agg(w.address, ',' order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day),
+       '')
+     where d.chain_id = $1 and d.active_wallet_list is null
+       and d.day < (select max(l.day) from daily_stats l where l.chain_id = $1)`,
+    [chainId],
+  );
 }
 
 // The subgraph's DailyMetric and GlobalCounter (server/graphql). A network has a few hundred days at

@@ -101,6 +101,32 @@ for (const store of stores) {
       );
     });
 
+    it("0016 stores the active wallets of the days a deployment had already moved past, not the latest day's", async () => {
+      await migrate(
+        db,
+        listMigrations().filter((m) => m.name < '0016'),
+      );
+      const [a, b, c] = ['0x' + 'a'.repeat(40), '0x' + 'b'.repeat(40), '0x' + 'c'.repeat(40)];
+      await db.query(`insert into daily_stats (chain_id, day, user_ops, bundles, active_wallets)
+        values (1, 100, 3, 1, 2), (1, 101, 0, 1, 0), (1, 102, 1, 1, 1), (2, 100, 1, 1, 1)`);
+      await db.query(`insert into daily_active_wallets (chain_id, day, address)
+        values (1, 100, '${b}'), (1, 100, '${a}'), (1, 102, '${c}'), (2, 100, '${a}')`);
+      expect(await migrate(db)).to.deep.equal(
+        listMigrations()
+          .filter((m) => m.name >= '0016')
+          .map((m) => m.name),
+      );
+      const { rows } = await db.query<{ chain_id: string; day: number; active_wallet_list: string | null }>(
+        'select chain_id::text, day, active_wallet_list from daily_stats order by chain_id, day',
+      );
+      expect(rows).to.deep.equal([
+        { chain_id: '1', day: 100, active_wallet_list: `${a},${b}` },
+        { chain_id: '1', day: 101, active_wallet_list: '' },
+        { chain_id: '1', day: 102, active_wallet_list: null },
+        { chain_id: '2', day: 100, active_wallet_list: null },
+      ]);
+    });
+
     it('rolls back a failed transaction', async () => {
       await migrate(db);
       await withTransaction(db, async (tx) => {
