@@ -171,7 +171,7 @@ describe('status page at /', function () {
       await page.click('#admin-form button[type="submit"]');
       await page.locator('#usage-chart canvas').first().waitFor({ timeout: 10_000 });
       expect(await page.locator('#usage .u-legend').textContent()).to.include('chart-key');
-      expect(await page.evaluate(`sessionStorage.getItem('opscanAdminToken')`)).to.equal(ADMIN_TOKEN);
+      expect(await page.evaluate(`window.sessionStorage.getItem('opscanAdminToken')`)).to.equal(ADMIN_TOKEN);
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       console.log(`      screenshot: ${SCREENSHOT}`);
       expect(errors).to.deep.equal([]);

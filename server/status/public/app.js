@@ -236,7 +236,7 @@ function clearUsage(message) {
   const error = document.getElementById('usage-error');
   error.textContent = message ?? '';
   error.hidden = !message;
-  document.getElementById('admin-forget').hidden = !sessionStorage.getItem(TOKEN_KEY);
+  document.getElementById('admin-forget').hidden = !window.sessionStorage.getItem(TOKEN_KEY);
 }
 
 function drawUsage(usage) {
@@ -276,14 +276,14 @@ function drawUsage(usage) {
 }
 
 async function refreshUsage() {
-  const token = sessionStorage.getItem(TOKEN_KEY);
+  const token = window.sessionStorage.getItem(TOKEN_KEY);
   if (!token) return clearUsage();
   try {
     const query = new URLSearchParams({ groupBy: 'hour', days: String(USAGE_HOURS / 24), limit: '5' });
     const res = await fetch(`/admin/v1/usage?${query}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
     const body = await res.json().catch(() => ({}));
     if (res.status === 401 || res.status === 404) {
-      sessionStorage.removeItem(TOKEN_KEY);
+      window.sessionStorage.removeItem(TOKEN_KEY);
       return clearUsage(res.status === 404 ? 'The admin API is off (ADMIN_TOKEN is not set).' : 'The admin token was refused.');
     }
     if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
@@ -300,12 +300,12 @@ async function refreshUsage() {
 document.getElementById('admin-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const input = document.getElementById('admin-token');
-  if (input.value.trim()) sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+  if (input.value.trim()) window.sessionStorage.setItem(TOKEN_KEY, input.value.trim());
   input.value = '';
   refreshUsage();
 });
 document.getElementById('admin-forget').addEventListener('click', () => {
-  sessionStorage.removeItem(TOKEN_KEY);
+  window.sessionStorage.removeItem(TOKEN_KEY);
   clearUsage();
 });
 
@@ -315,4 +315,4 @@ window.addEventListener('resize', () => {
 });
 refresh();
 refreshUsage();
-setInterval(refreshUsage, USAGE_REFRESH_MS);
+window.setInterval(refreshUsage, USAGE_REFRESH_MS);
