@@ -266,7 +266,15 @@ function drawUsage(usage) {
       width: Math.max(280, holder.clientWidth),
       height: 220,
       scales: { x: { time: true } },
-      series: [{}, ...keys.map((k, i) => ({ label: `${k.name} (${k.prefix})`, stroke: colours[i % colours.length], width: 2 }))],
+      series: [
+        {},
+        ...keys.map((k, i) => ({
+          label: `${k.name} (${k.prefix})`,
+          stroke: colours[i % colours.length],
+          width: 2,
+          points: { show: false },
+        })),
+      ],
       axes: [{}, { label: 'requests per hour' }],
     },
     data,
