@@ -11,7 +11,9 @@ import { createLogger } from '../shared/log.js';
 import { CommandError, UsageError } from './cli/args.js';
 import { BACKFILL_USAGE, backfillCommand } from './cli/backfill.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
+import { PLANS_USAGE, plansCommand } from './cli/plans.js';
 import { STATUS_USAGE, statusCommand } from './cli/status.js';
+import { USAGE_USAGE, usageCommand } from './cli/usage.js';
 import { WEBHOOKS_USAGE, webhooksCommand } from './cli/webhooks.js';
 
 const MIGRATE_USAGE = `usage: opscan migrate
@@ -19,7 +21,9 @@ const MIGRATE_USAGE = `usage: opscan migrate
 
 const USAGE = `usage: opscan <command> [--help]
 
-  keys create|list|revoke|import   API keys
+  keys create|import|list|show|update|rotate|revoke   API keys
+  plans create|list|update|delete  API plans (rates, quotas, networks) keys are sold on
+  usage [--key K] [--days N] [--by day|hour|endpoint|key]   requests counted per key
   status                           per network: head, indexed block, lag, backfill; webhook deliveries
   backfill --network N --from B    re-index a range (stop the network's indexer first)
   webhooks list|disable|enable|replay
@@ -30,6 +34,8 @@ npm start first: one process at a time). See README "Operations".`;
 
 const COMMANDS: Record<string, string> = {
   keys: KEYS_USAGE,
+  plans: PLANS_USAGE,
+  usage: USAGE_USAGE,
   status: STATUS_USAGE,
   backfill: BACKFILL_USAGE,
   webhooks: WEBHOOKS_USAGE,
@@ -61,11 +67,17 @@ async function run(argv: string[]): Promise<number> {
       return 0;
     }
     // Creating a key on a fresh embedded store is the first thing a newcomer does: migrate first.
-    if (command === 'keys' && db.kind === 'pglite') await migrate(db);
+    if ((command === 'keys' || command === 'plans') && db.kind === 'pglite') await migrate(db);
     else await assertMigrated(db);
     switch (command) {
       case 'keys':
         await keysCommand(db, args);
+        break;
+      case 'plans':
+        await plansCommand(db, args);
+        break;
+      case 'usage':
+        await usageCommand(db, args);
         break;
       case 'status':
         await statusCommand(db, config, args);

@@ -3,6 +3,7 @@ import express from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from './context.js';
+import { createAdminRouter } from './admin/routes.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
 import { createSubgraphRoutes } from './graphql/routes.js';
@@ -22,7 +23,7 @@ const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-
 /** Browsers call the API from other origins with a custom header; preflight needs no key. */
 const preflight = cors({
   origin: '*',
-  methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   allowedHeaders: ['x-api-key', 'content-type', 'authorization', 'accept', 'x-request-id'],
   exposedHeaders: EXPOSED_HEADERS,
   maxAge: 86400,
@@ -36,10 +37,10 @@ const corsMiddleware: express.RequestHandler = (req, res, next) => {
   next();
 };
 
-/** Only POST and DELETE carry a body (webhook mutations, tRPC mutations); nesting is bounded before parsing. */
+/** Only POST, PATCH and DELETE carry a body (webhook, tRPC and admin mutations); nesting is bounded before parsing. */
 const jsonBody = express.json({ limit: MAX_BODY_BYTES, verify: refuseDeepJson });
 const jsonBodyParser: express.RequestHandler = (req, res, next) =>
-  req.method === 'POST' || req.method === 'DELETE' ? jsonBody(req, res, next) : next();
+  req.method === 'POST' || req.method === 'PATCH' || req.method === 'DELETE' ? jsonBody(req, res, next) : next();
 
 const isRateLimited = (e: unknown) => e instanceof AppError && e.code === 'TOO_MANY_REQUESTS';
 
@@ -82,6 +83,9 @@ export function createApp(deps: Deps): express.Express {
       },
     }),
   );
+
+  // The operator's API (keys, plans, usage) when ADMIN_TOKEN is set (server/admin).
+  app.use(createAdminRouter(deps));
 
   // After the API, which most requests are for.
   // /healthz, /readyz (database reachable, migrations current) and /metrics.

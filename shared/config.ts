@@ -158,6 +158,13 @@ export const webEnvSchema = baseEnvSchema.extend({
   ...metricsTokenEnv,
   ...webhookEnv,
   WEBHOOK_MAX_PER_KEY: z.coerce.number().int().min(1).default(100).describe('Most webhooks one API key may have.'),
+  ADMIN_TOKEN: z
+    .string()
+    .min(32, 'must be at least 32 characters (e.g. openssl rand -hex 32)')
+    .optional()
+    .describe(
+      'Operator token of the admin API (/admin/v1: keys, plans, usage), sent as Authorization: Bearer <token>; at least 32 characters. Unset: the admin API is off (404).',
+    ),
 });
 
 /** The indexer process. */

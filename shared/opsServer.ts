@@ -21,10 +21,14 @@ export function collectProcessMetrics(): void {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Whether an Authorization header carries the bearer token (compared in constant time); no token: open. */
-export function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
-  if (!token) return true;
+/** Whether an Authorization header carries exactly `Bearer <token>`, compared in constant time (of digests: any length). */
+export function bearerMatches(token: string, authorization: string | undefined): boolean {
   return timingSafeEqual(digest(authorization ?? ''), digest(`Bearer ${token}`));
+}
+
+/** Whether an Authorization header carries the metrics bearer token; no token: open. */
+export function metricsAuthorized(token: string | undefined, authorization: string | undefined): boolean {
+  return !token || bearerMatches(token, authorization);
 }
 
 /** A probe answers within this, whatever the database does (a connection attempt may hang up to 10 s). */

@@ -16,7 +16,7 @@ import type { Ctx } from '../context.js';
  * An integer within [min, max]: a number (tRPC) or its decimal digits (REST). Anything else (NaN,
  * fractions, hex, repeated parameters) is rejected rather than coerced.
  */
-function integer(min: number, max: number, what: string): z.ZodType<number, number | string> {
+export function integer(min: number, max: number, what: string): z.ZodType<number, number | string> {
   const message = `must be ${what}`;
   const digits = (v: unknown) => (typeof v === 'string' && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : v);
   return z.preprocess(digits, z.number({ error: message }).int(message).min(min, message).max(max, message)) as z.ZodType<

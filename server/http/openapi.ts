@@ -9,7 +9,8 @@ import type { Dialect } from '../dialects/dialect.js';
  * the dialect's own shape. Models with an id (`.meta({ id })`) become components.
  */
 
-const errorSchema = {
+/** The JSON body of every error answer (server/http/errors.ts errorBody). */
+export const errorSchema = {
   type: 'object',
   properties: {
     message: { type: 'string', description: 'What went wrong, for humans.' },
@@ -44,16 +45,17 @@ const ERROR_RESPONSES: Record<string, string> = {
   '502': 'Bad Gateway: a live chain read failed.',
 };
 
-type JsonSchema = Record<string, unknown>;
+export type JsonSchema = Record<string, unknown>;
 
-function parametersOf(input: z.ZodType): JsonSchema[] {
+/** Each field of an object schema as an OpenAPI parameter in `where` (its JSON Schema, required unless optional). */
+export function parametersOf(input: z.ZodType, where: 'query' | 'path' = 'query'): JsonSchema[] {
   if (!(input instanceof z.ZodObject)) return [];
   return Object.entries(input.shape as Record<string, z.ZodType>).map(([name, field]) => {
     const { $schema: _, description, ...schema } = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
     return {
       name,
-      in: 'query',
-      required: !field.safeParse(undefined).success,
+      in: where,
+      required: where === 'path' || !field.safeParse(undefined).success,
       ...(description ? { description } : {}),
       schema,
     };

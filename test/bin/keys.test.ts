@@ -12,15 +12,19 @@ import { createTestApp } from '../helpers/app.js';
 const run = promisify(execFile);
 
 /** Runs `npm run keys -- ARGS` the way a user does, against an embedded store in `dataDir`. */
-async function keys(dataDir: string, ...args: string[]): Promise<{ stdout: string; code: number }> {
+const keys = (dataDir: string, ...args: string[]) => npmRun('keys', dataDir, args);
+/** `npm run opscan -- ARGS`. */
+const opscan = (dataDir: string, ...args: string[]) => npmRun('opscan', dataDir, args);
+
+async function npmRun(script: string, dataDir: string, args: string[]): Promise<{ stdout: string; stderr?: string; code: number }> {
   try {
-    const { stdout } = await run('npm', ['run', '--silent', 'keys', '--', ...args], {
+    const { stdout } = await run('npm', ['run', '--silent', script, '--', ...args], {
       env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
     });
     return { stdout, code: 0 };
   } catch (error) {
-    const e = error as { stdout: string; code: number };
-    return { stdout: e.stdout, code: e.code };
+    const e = error as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
   }
 }
 
@@ -97,5 +101,71 @@ describe('npm run keys', () => {
     const unknown = await keys(dataDir, 'revoke', 'ops_nothere');
     expect(unknown.code).to.not.equal(0);
     expect((await keys(dataDir, 'create', 'x', '--rate-limit', 'fast')).code).to.not.equal(0);
+  });
+
+  it('manages plans, creates and imports keys on them, updates, rotates with a grace period, reports usage', async () => {
+    const plan = await opscan(dataDir, 'plans', 'create', 'pro', '--rate-limit', '20', '--per-day', '1000', '--networks', 'devnet');
+    expect(plan.code, plan.stderr).to.equal(0);
+    expect(plan.stdout).to.include('pro').and.include('20/s burst 60').and.include('1000/day');
+    expect((await opscan(dataDir, 'plans', 'create', 'pro', '--rate-limit', '1')).code).to.equal(1);
+    const badPlan = await opscan(dataDir, 'plans', 'create', 'cheap', '--rate-limit', 'lots');
+    expect(badPlan.code).to.equal(2);
+    expect(badPlan.stderr).to.include('--rate-limit');
+
+    const created = await keys(dataDir, 'create', 'acme', '--plan', 'pro', '--scopes', 'read', '--expires', '2099-01-01');
+    expect(created.code, created.stderr).to.equal(0);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    const prefix = key.slice(0, 12);
+    const shown = await keys(dataDir, 'show', prefix, '--json');
+    expect(JSON.parse(shown.stdout)).to.deep.include({ name: 'acme', plan: JSON.parse(shown.stdout).plan, scopes: ['read'] });
+    expect(JSON.parse(shown.stdout).plan.name).to.equal('pro');
+    expect((await keys(dataDir, 'create', 'bad', '--plan', 'nosuch')).code).to.equal(1);
+    expect((await keys(dataDir, 'create', 'bad', '--scopes', 'write')).code).to.equal(2);
+
+    const jiffyscanKey = 'Pl4nnedKeyFromJiffyScan0123456789abcdefX';
+    const imported = await keys(dataDir, 'import', 'jiffy-pro', '--key', jiffyscanKey, '--plan', 'pro');
+    expect(imported.code, imported.stderr).to.equal(0);
+    expect(imported.stdout).to.include('on plan pro').and.not.include(jiffyscanKey);
+
+    const updated = await keys(dataDir, 'update', prefix, '--plan', 'none', '--rate-limit', '5', '--scopes', 'read,webhooks');
+    expect(updated.code, updated.stderr).to.equal(0);
+    expect(updated.stdout).to.include('5/s').and.include('scopes read,webhooks');
+
+    const inUse = await opscan(dataDir, 'plans', 'delete', 'pro');
+    expect(inUse.code).to.equal(1);
+    expect(inUse.stderr).to.include('used by 1 key');
+    const listed = await opscan(dataDir, 'plans', 'list');
+    expect(listed.stdout).to.include('pro').and.include('1 key(s)');
+
+    const rotated = await keys(dataDir, 'rotate', prefix, '--grace-hours', '1');
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    const newKey = rotated.stdout.trim().split('\n').at(-1)!;
+    expect(newKey)
+      .to.match(/^ops_[0-9A-Za-z]{32}$/)
+      .and.not.equal(key);
+    const db: Db = await createDb({ dataDir });
+    try {
+      const app = createTestApp(db);
+      for (const k of [key, newKey]) expect((await request(app).get('/v0/getNetworks').set('x-api-key', k)).status).to.equal(200);
+      const old = await db.query<{ expires_at: Date; replaced_by: string | null }>(
+        'select expires_at, replaced_by from api_keys where prefix = $1',
+        [prefix],
+      );
+      expect(new Date(old.rows[0]!.expires_at).getTime() - Date.now()).to.be.within(3_500_000, 3_600_000);
+      expect(old.rows[0]!.replaced_by).to.be.a('string');
+      await db.query(
+        `insert into api_key_usage (api_key_id, hour, endpoint, network, status_class, requests)
+         select id, date_trunc('hour', now()), 'getUserOp', 'devnet', 2, 42 from api_keys where prefix = $1`,
+        [prefix],
+      );
+    } finally {
+      await db.close();
+    }
+    const usage = await opscan(dataDir, 'usage', '--by', 'key');
+    expect(usage.code, usage.stderr).to.equal(0);
+    expect(usage.stdout).to.include(prefix).and.include('42 requests');
+    const perEndpoint = await opscan(dataDir, 'usage', '--key', prefix, '--by', 'endpoint', '--json');
+    expect(JSON.parse(perEndpoint.stdout).rows).to.deep.equal([{ endpoint: 'getUserOp', requests: 42, clientErrors: 0, serverErrors: 0 }]);
+    expect((await opscan(dataDir, 'usage', '--by', 'week')).code).to.equal(2);
   });
 });

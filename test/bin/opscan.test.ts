@@ -60,7 +60,7 @@ describe('opscan CLI', function () {
   it('has --help for every command and says what to do on a mistake', async () => {
     const top = await opscan('--help');
     expect(top.code).to.equal(0);
-    for (const command of ['keys', 'status', 'backfill', 'webhooks', 'migrate']) {
+    for (const command of ['keys', 'plans', 'usage', 'status', 'backfill', 'webhooks', 'migrate']) {
       expect(top.stdout, command).to.include(command);
       const help = await opscan(command, '--help');
       expect(help.code, command).to.equal(0);

@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
+import * as apiKeyUsage from '../../shared/db/tables/apiKeyUsage.js';
+import * as apiKeys from '../../shared/db/tables/apiKeys.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import { createLogger } from '../../shared/log.js';
 import { closeServer, startWeb } from '../../server/web.js';
-import { testConfig } from '../helpers/app.js';
+import { createTestKey, testConfig } from '../helpers/app.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 /** Debian's chromium (`.ci/run` installs it); without it outside CI the browser test is skipped. */
@@ -26,6 +28,7 @@ const CHROMIUM_FLAGS = [
   '--disable-sync',
 ];
 export const SCREENSHOT = join(tmpdir(), 'opscan-status-page.png');
+const ADMIN_TOKEN = 'status-page-admin-token-0123456789abcdef';
 
 describe('status page at /', function () {
   this.timeout(300_000);
@@ -35,7 +38,11 @@ describe('status page at /', function () {
 
   before(async () => {
     server = await startWeb(
-      { db: t.db, config: testConfig({ RATE_LIMIT_PER_SECOND: '1000' }), log: createLogger({ level: 'silent', name: 'status' }) },
+      {
+        db: t.db,
+        config: testConfig({ RATE_LIMIT_PER_SECOND: '1000', ADMIN_TOKEN }),
+        log: createLogger({ level: 'silent', name: 'status' }),
+      },
       0,
     );
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -106,6 +113,10 @@ describe('status page at /', function () {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto(`${base}/`);
+      // Without the admin token: the operator's form, no usage chart.
+      await page.locator('#admin-form').waitFor({ timeout: 30_000 });
+      expect(await page.locator('#usage').isHidden()).to.equal(true);
+      expect(await page.locator('#usage-chart canvas').count()).to.equal(0);
       const section = page.locator('section[data-network="devnet"]');
       await section.locator('table[data-list="userOps"] tbody tr').first().waitFor({ timeout: 30_000 });
       await section.locator('.chart canvas').first().waitFor({ timeout: 30_000 });
@@ -135,9 +146,39 @@ describe('status page at /', function () {
       await page.waitForFunction('document.documentElement.scrollWidth <= 390', undefined, { timeout: 10_000 }).catch(() => undefined);
       expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
       await page.setViewportSize({ width: 1100, height: 1400 });
+
+      // A wrong token is refused and forgotten; the right one shows requests per hour of the busiest keys.
+      await page.fill('#admin-token', 'not-the-admin-token-at-all-0123456789');
+      await page.click('#admin-form button[type="submit"]');
+      await page.locator('#usage-error').waitFor({ state: 'visible', timeout: 10_000 });
+      expect(await page.locator('#usage-error').textContent()).to.include('refused');
+      expect(await page.locator('#usage-chart canvas').count()).to.equal(0);
+      const key = await createTestKey(t.db, 'chart-key');
+      const stored = (await apiKeys.findByPrefix(t.db, key.slice(0, 12)))!;
+      const thisHour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+      await apiKeyUsage.addCounts(t.db, [
+        { apiKeyId: stored.id, hour: thisHour, endpoint: 'getUserOp', network: 'devnet', statusClass: 2, requests: 12 },
+        {
+          apiKeyId: stored.id,
+          hour: new Date(thisHour.getTime() - 3_600_000),
+          endpoint: 'getUserOp',
+          network: 'devnet',
+          statusClass: 2,
+          requests: 7,
+        },
+      ]);
+      await page.fill('#admin-token', ADMIN_TOKEN);
+      await page.click('#admin-form button[type="submit"]');
+      await page.locator('#usage-chart canvas').first().waitFor({ timeout: 10_000 });
+      expect(await page.locator('#usage .u-legend').textContent()).to.include('chart-key');
+      expect(await page.evaluate(`window.sessionStorage.getItem('opscanAdminToken')`)).to.equal(ADMIN_TOKEN);
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       console.log(`      screenshot: ${SCREENSHOT}`);
       expect(errors).to.deep.equal([]);
+      // Forgetting the token removes the chart.
+      await page.click('#admin-forget');
+      expect(await page.locator('#usage-chart canvas').count()).to.equal(0);
+      expect(await page.locator('#usage').isHidden()).to.equal(true);
     } finally {
       await browser?.close();
       rmSync(profile, { recursive: true, force: true });

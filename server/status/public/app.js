@@ -221,7 +221,106 @@ async function refresh() {
   }
 }
 
+// The operator's usage chart: only with the admin token, which the operator types in; it is kept in
+// this tab's sessionStorage and sent to /admin/v1/usage alone.
+const TOKEN_KEY = 'opscanAdminToken';
+const USAGE_REFRESH_MS = 30000;
+const USAGE_HOURS = 48;
+let usageChart = null; // { plot, key }
+
+function clearUsage(message) {
+  usageChart?.plot.destroy();
+  usageChart = null;
+  document.getElementById('usage-chart').replaceChildren();
+  document.getElementById('usage').hidden = true;
+  const error = document.getElementById('usage-error');
+  error.textContent = message ?? '';
+  error.hidden = !message;
+  document.getElementById('admin-forget').hidden = !window.sessionStorage.getItem(TOKEN_KEY);
+}
+
+function drawUsage(usage) {
+  const holder = document.getElementById('usage-chart');
+  const start = Math.floor(Date.parse(usage.from) / 3600000) * 3600;
+  const hours = Array.from({ length: USAGE_HOURS + 1 }, (_, i) => start + i * 3600);
+  const keys = [...new Map(usage.rows.map((r) => [r.key.id, r.key])).values()];
+  const series = keys.map((k) => {
+    const counts = hours.map(() => 0);
+    for (const r of usage.rows) if (r.key.id === k.id) counts[(Date.parse(r.period) / 1000 - start) / 3600] = r.requests;
+    return counts;
+  });
+  const data = [hours, ...series];
+  const key = JSON.stringify([keys, data]);
+  document.getElementById('usage').hidden = false;
+  if (usageChart && usageChart.key === key) return;
+  usageChart?.plot.destroy();
+  holder.replaceChildren();
+  if (keys.length === 0) {
+    holder.append($('p', { class: 'empty' }, 'No requests counted in the last 48 hours.'));
+    usageChart = null;
+    return;
+  }
+  const colours = ['#3559c7', '#1f9d55', '#d97706', '#b42318', '#7c3aed'];
+  const plot = new window.uPlot(
+    {
+      width: Math.max(280, holder.clientWidth),
+      height: 220,
+      scales: { x: { time: true } },
+      series: [
+        {},
+        ...keys.map((k, i) => ({
+          label: `${k.name} (${k.prefix})`,
+          stroke: colours[i % colours.length],
+          width: 2,
+          points: { show: false },
+        })),
+      ],
+      axes: [{}, { label: 'requests per hour' }],
+    },
+    data,
+    holder,
+  );
+  usageChart = { plot, key };
+}
+
+async function refreshUsage() {
+  const token = window.sessionStorage.getItem(TOKEN_KEY);
+  if (!token) return clearUsage();
+  try {
+    const query = new URLSearchParams({ groupBy: 'hour', days: String(USAGE_HOURS / 24), limit: '5' });
+    const res = await fetch(`/admin/v1/usage?${query}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    const body = await res.json().catch(() => ({}));
+    if (res.status === 401 || res.status === 404) {
+      window.sessionStorage.removeItem(TOKEN_KEY);
+      return clearUsage(res.status === 404 ? 'The admin API is off (ADMIN_TOKEN is not set).' : 'The admin token was refused.');
+    }
+    if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
+    document.getElementById('usage-error').hidden = true;
+    document.getElementById('admin-forget').hidden = false;
+    drawUsage(body);
+  } catch (err) {
+    const error = document.getElementById('usage-error');
+    error.textContent = `Could not read usage: ${err.message}`;
+    error.hidden = false;
+  }
+}
+
+document.getElementById('admin-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const input = document.getElementById('admin-token');
+  if (input.value.trim()) window.sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+  input.value = '';
+  refreshUsage();
+});
+document.getElementById('admin-forget').addEventListener('click', () => {
+  window.sessionStorage.removeItem(TOKEN_KEY);
+  clearUsage();
+});
+
 window.addEventListener('resize', () => {
-  for (const { plot } of charts.values()) plot.setSize({ width: Math.max(280, plot.root.parentElement.clientWidth), height: 220 });
+  const plots = [...[...charts.values()].map((c) => c.plot), ...(usageChart ? [usageChart.plot] : [])];
+  for (const plot of plots) plot.setSize({ width: Math.max(280, plot.root.parentElement.clientWidth), height: 220 });
 });
 refresh();
+refreshUsage();
+window.setInterval(refreshUsage, USAGE_REFRESH_MS);

@@ -40,3 +40,88 @@ export async function deleteBefore(db: Queryable, before: Date): Promise<number>
   const { rowCount } = await db.query(`delete from api_key_usage where hour < $1`, [before.toISOString()]);
   return rowCount ?? 0;
 }
+
+/** Which hours a usage query reads: [from, to), optionally one key's only. */
+export type UsageRange = { from: Date; to: Date; apiKeyId?: string };
+
+/** Requests summed over some of the counted rows, split by status class as operators read them. */
+export type UsageSums = {
+  requests: number;
+  /** Requests answered 4xx (refusals: bad input, 401/403, 429). */
+  clientErrors: number;
+  /** Requests answered 5xx. */
+  serverErrors: number;
+};
+
+export type KeyUsage = UsageSums & { apiKeyId: string; prefix: string; name: string };
+
+type SumsRow = { requests: string; client_errors: string; server_errors: string };
+
+const SUMS = `sum(u.requests) as requests,
+  coalesce(sum(u.requests) filter (where u.status_class = 4), 0) as client_errors,
+  coalesce(sum(u.requests) filter (where u.status_class = 5), 0) as server_errors`;
+
+const toSums = (r: SumsRow): UsageSums => ({
+  requests: Number(r.requests),
+  clientErrors: Number(r.client_errors),
+  serverErrors: Number(r.server_errors),
+});
+
+/** The range's condition on `u` ($1 from, $2 to, $3 the key or null). */
+const IN_RANGE = `u.hour >= $1 and u.hour < $2 and ($3::bigint is null or u.api_key_id = $3)`;
+const rangeParams = (range: UsageRange) => [range.from.toISOString(), range.to.toISOString(), range.apiKeyId ?? null];
+
+/** The `limit` keys with the most requests in the range (most first). */
+export async function topKeys(db: Queryable, range: UsageRange, limit: number): Promise<KeyUsage[]> {
+  const { rows } = await db.query<SumsRow & { api_key_id: string; prefix: string; name: string }>(
+    `select u.api_key_id, k.prefix, k.name, ${SUMS}
+     from api_key_usage u join api_keys k on k.id = u.api_key_id
+     where ${IN_RANGE}
+     group by u.api_key_id, k.prefix, k.name
+     order by sum(u.requests) desc, u.api_key_id
+     limit $4`,
+    [...rangeParams(range), limit],
+  );
+  return rows.map((r) => ({ apiKeyId: String(r.api_key_id), prefix: r.prefix, name: r.name, ...toSums(r) }));
+}
+
+/**
+ * Per key and per UTC day or hour, for the `limit` keys with the most requests in the range (a
+ * chart's series): periods without requests are absent.
+ */
+export async function perKeyPerPeriod(
+  db: Queryable,
+  range: UsageRange,
+  period: 'day' | 'hour',
+  limit: number,
+): Promise<Array<KeyUsage & { period: Date }>> {
+  const { rows } = await db.query<SumsRow & { api_key_id: string; prefix: string; name: string; period: Date }>(
+    `with top as (
+       select u.api_key_id, sum(u.requests) as total from api_key_usage u where ${IN_RANGE}
+       group by u.api_key_id order by total desc, u.api_key_id limit $4
+     )
+     select u.api_key_id, k.prefix, k.name, date_trunc('${period === 'day' ? 'day' : 'hour'}', u.hour, 'UTC') as period, ${SUMS}
+     from api_key_usage u join top on top.api_key_id = u.api_key_id join api_keys k on k.id = u.api_key_id
+     where ${IN_RANGE}
+     group by u.api_key_id, k.prefix, k.name, period, top.total
+     order by period, top.total desc, u.api_key_id`,
+    [...rangeParams(range), limit],
+  );
+  return rows.map((r) => ({
+    apiKeyId: String(r.api_key_id),
+    prefix: r.prefix,
+    name: r.name,
+    period: new Date(r.period),
+    ...toSums(r),
+  }));
+}
+
+/** Per endpoint (every key's, or the range's key's), the busiest `limit` first. */
+export async function perEndpoint(db: Queryable, range: UsageRange, limit: number): Promise<Array<UsageSums & { endpoint: string }>> {
+  const { rows } = await db.query<SumsRow & { endpoint: string }>(
+    `select u.endpoint, ${SUMS} from api_key_usage u where ${IN_RANGE}
+     group by u.endpoint order by sum(u.requests) desc, u.endpoint limit $4`,
+    [...rangeParams(range), limit],
+  );
+  return rows.map((r) => ({ endpoint: r.endpoint, ...toSums(r) }));
+}

@@ -134,6 +134,53 @@ export async function revokeByPrefix(db: Queryable, prefix: string): Promise<Api
   return rows[0] ? toApiKey(rows[0]) : null;
 }
 
+/** What an operator may change on a key; an absent field is left as it is, null clears it. */
+export type ApiKeyChanges = Partial<{
+  name: string;
+  rateLimitPerSecond: number | null;
+  planId: string | null;
+  scopes: ApiKeyScope[];
+  networks: string[] | null;
+  expiresAt: Date | null;
+  replacedBy: string | null;
+}>;
+
+const CHANGEABLE: Record<keyof ApiKeyChanges, string> = {
+  name: 'name',
+  rateLimitPerSecond: 'rate_limit_per_second',
+  planId: 'plan_id',
+  scopes: 'scopes',
+  networks: 'networks',
+  expiresAt: 'expires_at',
+  replacedBy: 'replaced_by',
+};
+
+/** Applies `changes` to the key; returns it as stored, or null when there is no such key. */
+export async function update(db: Queryable, id: string, changes: ApiKeyChanges): Promise<ApiKey | null> {
+  const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[keyof ApiKeyChanges, unknown]>;
+  const sets = entries.map(([field], i) => `${CHANGEABLE[field]} = $${i + 2}`);
+  const { rows } = await db.query<ApiKeyRow>(
+    `update api_keys set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 returning ${COLUMNS}`,
+    [id, ...entries.map(([, v]) => v)],
+  );
+  return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+/** Revokes the key with this id (a revoked key stays revoked at its first time); null when there is none. */
+export async function revokeById(db: Queryable, id: string): Promise<ApiKey | null> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `update api_keys set revoked_at = coalesce(revoked_at, now()), updated_at = now() where id = $1 returning ${COLUMNS}`,
+    [id],
+  );
+  return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+/** How many keys are on the plan (revoked ones included: they still reference it). */
+export async function countOnPlan(db: Queryable, planId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(`select count(*) as n from api_keys where plan_id = $1`, [planId]);
+  return Number(rows[0]!.n);
+}
+
 /**
  * NOTIFY channel on which a change to a key or a plan (update, rotation, revocation) is announced,
  * so that every web process drops what it remembers of the key at once. Payload: the key's id, or

@@ -71,3 +71,30 @@ export async function list(db: Queryable): Promise<ApiPlan[]> {
   const { rows } = await db.query<ApiPlanRow>(`select ${COLUMNS} from api_plans order by id`);
   return rows.map(toApiPlan);
 }
+
+const CHANGEABLE: Record<keyof ApiPlanInput, string> = {
+  name: 'name',
+  rateLimitPerSecond: 'rate_limit_per_second',
+  burst: 'burst',
+  requestsPerDay: 'requests_per_day',
+  requestsPerMonth: 'requests_per_month',
+  webhooksAllowed: 'webhooks_allowed',
+  networks: 'networks',
+};
+
+/** Applies `changes` (absent fields kept, null clears a cap); null when there is no such plan. */
+export async function update(db: Queryable, id: string, changes: Partial<ApiPlanInput>): Promise<ApiPlan | null> {
+  const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[keyof ApiPlanInput, unknown]>;
+  const sets = entries.map(([field], i) => `${CHANGEABLE[field]} = $${i + 2}`);
+  const { rows } = await db.query<ApiPlanRow>(
+    `update api_plans set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 returning ${COLUMNS}`,
+    [id, ...entries.map(([, v]) => v)],
+  );
+  return rows[0] ? toApiPlan(rows[0]) : null;
+}
+
+/** Deletes the plan; false when there is none. A plan keys still reference cannot be deleted (foreign key). */
+export async function deleteById(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(`delete from api_plans where id = $1`, [id]);
+  return (rowCount ?? 0) > 0;
+}
