@@ -7,7 +7,7 @@
  *   - live: traffic keeps coming while the indexer follows the head; delay from an op being indexed
  *     (the indexer's commit, seen as its NOTIFY) to its delivery being received: p50 / p99.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { generate, startContinuous, startDevnet } from '../devnet/index.js';
@@ -23,6 +23,7 @@ import { newWebhookId } from '../shared/webhookIds.js';
 import { keyringFor } from '../shared/webhookKeyring.js';
 import { encryptSecret, generateSigningSecret } from '../shared/webhookSecrets.js';
 import { startDispatcher } from '../webhooks/startDispatcher.js';
+import { quantile } from './apiLoad.js';
 
 export type WebhookBenchOptions = {
   /** Ops generated before the drain phase. */
@@ -49,16 +50,21 @@ export const DEFAULT_WEBHOOK_BENCH: WebhookBenchOptions = {
   liveBlockIntervalMs: 250,
 };
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-/** The customer endpoint: answers 200 at once and notes when each webhook-id first arrived. */
-async function startSink(): Promise<{ url: string; firstSeen: Map<string, number>; server: Server }> {
+/**
+ * The customer endpoint: answers 200 at once and notes when each key first arrived (the key of a
+ * request: its webhook-id header by default; null = not noted).
+ */
+export async function startSink(
+  keyOf: (headers: IncomingHttpHeaders, body: string) => string | null = (headers) => String(headers['webhook-id']),
+): Promise<{ url: string; firstSeen: Map<string, number>; server: Server }> {
   const firstSeen = new Map<string, number>();
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!firstSeen.has(id)) firstSeen.set(id, Date.now());
+      const at = Date.now();
+      const key = keyOf(req.headers, Buffer.concat(chunks).toString('utf8'));
+      if (key !== null && !firstSeen.has(key)) firstSeen.set(key, at);
       res.writeHead(200).end();
     });
   });
