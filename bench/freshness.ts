@@ -67,7 +67,12 @@ const MODES: Record<Mode, (devnet: Devnet) => Record<string, string>> = {
 };
 
 export type Latencies = { ops: number; p50Ms: number; p99Ms: number; maxMs: number; missed: number };
-export type CadenceResult = { blocks: number; meanBlockIntervalMs: number } & Record<Measure, Latencies>;
+export type CadenceResult = {
+  blocks: number;
+  meanBlockIntervalMs: number;
+  /** The bench's own requests to the web process (getUserOp polls and GraphQL heads) per second. */
+  pollRequestsPerSecond: number;
+} & Record<Measure, Latencies>;
 export type ModeResult = {
   baseline: { getUserOpCached: { p50Ms: number; p99Ms: number }; anvilBlockNumber: { p50Ms: number; p99Ms: number } };
   /** By cadence, e.g. "2000ms". */
@@ -123,7 +128,9 @@ async function startProduct(procfile: ProcfileBuild, env: Record<string, string 
 /** Times ops against one running product; `track` resolves once all three measures saw the op or gave up. */
 function tracker(opts: { web: Pool; key: string; webhookArrivals: Map<string, number>; pollEveryMs: number; timeoutMs: number }) {
   const headers = { 'x-api-key': opts.key };
+  let requests = 0;
   const get = async (path: string) => {
+    requests++;
     const res = await opts.web.request({ path, method: 'GET', headers });
     const body = (await res.body.json()) as { userOps?: unknown[] };
     if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode} ${JSON.stringify(body)}`);
@@ -136,6 +143,7 @@ function tracker(opts: { web: Pool; key: string; webhookArrivals: Map<string, nu
   let headError: Error | null = null;
   const watchHead = (async () => {
     while (watching && headError === null) {
+      requests++;
       const res = await opts.web.request({
         path: '/subgraphs/name/devnet',
         method: 'POST',
@@ -165,6 +173,8 @@ function tracker(opts: { web: Pool; key: string; webhookArrivals: Map<string, nu
   };
 
   return {
+    /** getUserOp and GraphQL requests sent so far (the load the measurement itself adds). */
+    requests: () => requests,
     async track(op: { hash: string; block: number; minedAt: number }): Promise<Record<Measure, number | null>> {
       const [api, webhook, graphqlMeta] = await Promise.all([
         waitFor(
@@ -220,6 +230,7 @@ async function measureCadence(
   const timings: Array<Promise<Array<Record<Measure, number | null>>>> = [];
   const minedAt: number[] = [];
   const start = Date.now();
+  const requestsBefore = t.requests();
   for (let k = 0, ops = 0; ops < o.opsPerCadence; k++) {
     await sleep(start + k * intervalMs - Date.now());
     const before = devnet.truth.userOps.length;
@@ -233,6 +244,7 @@ async function measureCadence(
   return {
     blocks: minedAt.length,
     meanBlockIntervalMs: round((minedAt.at(-1)! - minedAt[0]!) / Math.max(1, minedAt.length - 1)),
+    pollRequestsPerSecond: Math.round((t.requests() - requestsBefore) / ((Date.now() - start) / 1000)),
     ...(Object.fromEntries(MEASURES.map((m) => [m, latencies(all.map((x) => x[m]))])) as Record<Measure, Latencies>),
   };
 }
