@@ -221,7 +221,13 @@ function latencies(values: Array<number | null>): Latencies {
   };
 }
 
-/** Blocks every `intervalMs` (on a fixed schedule: a late block does not push the next ones back) until `ops` ops were mined. */
+/**
+ * A block about every `intervalMs` until `opsPerCadence` ops were mined, on a fixed schedule (a late
+ * block does not push the next ones back). The step is `intervalMs` plus 1/n of it (n: the blocks
+ * expected), so that over the run the blocks' phase sweeps one whole interval: a poll timer of the
+ * same period (the shipped cron polls every 2 s) would otherwise meet every block at one point of its
+ * cycle, and a run would measure that single point, early or late by chance.
+ */
 async function measureCadence(
   { devnet, rng, t }: { devnet: Devnet; rng: Random; t: Tracker },
   o: FreshnessBenchOptions,
@@ -229,10 +235,11 @@ async function measureCadence(
 ): Promise<CadenceResult> {
   const timings: Array<Promise<Array<Record<Measure, number | null>>>> = [];
   const minedAt: number[] = [];
+  const stepMs = intervalMs + intervalMs / Math.ceil(o.opsPerCadence / o.opsPerBlock);
   const start = Date.now();
   const requestsBefore = t.requests();
   for (let k = 0, ops = 0; ops < o.opsPerCadence; k++) {
-    await sleep(start + k * intervalMs - Date.now());
+    await sleep(start + k * stepMs - Date.now());
     const before = devnet.truth.userOps.length;
     const mined = await mineAndTrack(devnet, rng, o.opsPerBlock, t);
     if (mined.minedAt === null) continue;
