@@ -264,7 +264,7 @@ export async function runFreshnessBench(options: Partial<FreshnessBenchOptions> 
   const procfile = buildProcfile();
   const devnet = await startDevnet();
   const store = await freshStore(o.databaseUrl, `opscan_bench_freshness_${Date.now()}`);
-  const sink = await startSink((_headers, body) => {
+  const sink = await startSink((body) => {
     try {
       const event = JSON.parse(body) as { type?: string; data?: { userOp?: { userOpHash?: string } } };
       return event.type === 'user_operation' ? (event.data?.userOp?.userOpHash ?? null) : null;

@@ -7,7 +7,7 @@
  *   - live: traffic keeps coming while the indexer follows the head; delay from an op being indexed
  *     (the indexer's commit, seen as its NOTIFY) to its delivery being received: p50 / p99.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { generate, startContinuous, startDevnet } from '../devnet/index.js';
@@ -51,19 +51,20 @@ export const DEFAULT_WEBHOOK_BENCH: WebhookBenchOptions = {
 };
 
 /**
- * The customer endpoint: answers 200 at once and notes when each key first arrived (the key of a
- * request: its webhook-id header by default; null = not noted).
+ * The customer endpoint: answers 200 at once and notes when each key first arrived: its webhook-id,
+ * or what `keyOf` reads from the body (null = not noted; only then is the body kept and read).
  */
 export async function startSink(
-  keyOf: (headers: IncomingHttpHeaders, body: string) => string | null = (headers) => String(headers['webhook-id']),
+  keyOf?: (body: string) => string | null,
 ): Promise<{ url: string; firstSeen: Map<string, number>; server: Server }> {
   const firstSeen = new Map<string, number>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    if (keyOf) req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    else req.resume();
     req.on('end', () => {
       const at = Date.now();
-      const key = keyOf(req.headers, Buffer.concat(chunks).toString('utf8'));
+      const key = keyOf ? keyOf(Buffer.concat(chunks).toString('utf8')) : String(req.headers['webhook-id']);
       if (key !== null && !firstSeen.has(key)) firstSeen.set(key, at);
       res.writeHead(200).end();
     });
