@@ -29,6 +29,7 @@ import { generateApiKey } from '../shared/apiKeys.js';
 import { createDb } from '../shared/db/client.js';
 import * as apiKeys from '../shared/db/tables/apiKeys.js';
 import { freePort, startChild, waitUntil, type Child } from '../test/faults/support/childProcess.js';
+import { deleteRedisPrefix } from '../test/helpers/redis.js';
 import { measureLoad, quantile } from './apiLoad.js';
 import { freshStore } from './indexer.js';
 import { buildProcfile, type ProcfileBuild } from './procfile.js';
@@ -280,6 +281,7 @@ export async function runFreshnessBench(options: Partial<FreshnessBenchOptions> 
     await apiKeys.insert(admin, { prefix, hash, name: 'bench freshness', rateLimitPerSecond: 1_000_000 }).finally(() => admin.close());
 
     for (const mode of Object.keys(MODES) as Mode[]) {
+      const redisPrefix = `opscan_bench_freshness_${randomUUID().slice(0, 8)}:`;
       const env = {
         ...process.env,
         ...store.env,
@@ -291,7 +293,7 @@ export async function runFreshnessBench(options: Partial<FreshnessBenchOptions> 
         LOG_LEVEL: 'warn',
         LOG_FORMAT: 'json',
         // Answers cached by another run or the other mode must not be served as this one's.
-        REDIS_KEY_PREFIX: `opscan_bench_freshness_${randomUUID().slice(0, 8)}:`,
+        REDIS_KEY_PREFIX: redisPrefix,
         // Shipped defaults for everything else, whatever this shell has set.
         RPC_WS_URL_DEVNET: undefined,
         INDEXER_POLL_CRON: undefined,
@@ -360,6 +362,7 @@ export async function runFreshnessBench(options: Partial<FreshnessBenchOptions> 
       } finally {
         await web.close();
         await product.stop();
+        if (process.env.REDIS_URL) await deleteRedisPrefix(process.env.REDIS_URL, redisPrefix);
       }
     }
   } finally {
