@@ -29,7 +29,7 @@ export type LoadOptions = {
   durationMs?: number;
 };
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** A measurement's raw samples, to merge several slices of one scenario. */

@@ -18,13 +18,12 @@
  *    by the fetch once fetching costs what it costs in production.
  * Each figure is the median of its runs, each ratio the median of the per-repeat ratios.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createDb } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
@@ -34,6 +33,7 @@ import { DEFAULT_TUNING, type IndexerTuning } from '../indexer/index.js';
 import { RpcClient } from '../indexer/sync/rpcClient.js';
 import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
 import { TOPICS } from '../indexer/decode/abi.js';
+import { ROOT, buildProcfile } from './procfile.js';
 
 export type IndexerBenchOptions = { ops: number; databaseUrl?: string; repeats?: number };
 
@@ -42,36 +42,6 @@ const GENERATE_CHUNK_OPS = 2_000;
 
 /** Round trip added per HTTP request in the "remote node" runs. */
 const REMOTE_RTT_MS = 20;
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-/**
- * The Procfile's `indexer:` command on this tree compiled as `npm run build` compiles it (into a
- * scratch folder, leaving dist/ alone): the program and node flags production runs.
- */
-function buildIndexerCommand(): { args: string[]; cleanup(): void } {
-  const line = readFileSync(join(ROOT, 'Procfile'), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('indexer:'));
-  const words = line?.slice('indexer:'.length).trim().split(/\s+/) ?? [];
-  if (words[0] !== 'node' || !words.at(-1)?.startsWith('dist/')) throw new Error(`unexpected Procfile indexer line: ${line}`);
-  // Inside the tree (bench/out is ignored by git) so that the compiled files find node_modules.
-  mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
-  const outDir = mkdtempSync(join(ROOT, 'bench/out/indexer-build-'));
-  try {
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir],
-      { cwd: ROOT, stdio: 'ignore' },
-    );
-  } catch {
-    // tsc reports type errors but still emits; a missing program is the failure that matters.
-  }
-  cpSync(join(ROOT, 'shared/db/migrations'), join(outDir, 'shared/db/migrations'), { recursive: true });
-  const program = join(outDir, words.at(-1)!.slice('dist/'.length));
-  readFileSync(program); // throws if the build did not emit it
-  return { args: [...words.slice(1, -1), program], cleanup: () => rmSync(outDir, { recursive: true, force: true }) };
-}
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
@@ -141,10 +111,15 @@ async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ u
   };
 }
 
-type Store = { env: Record<string, string>; countUserOps(): Promise<number>; countTransfers(): Promise<number>; drop(): Promise<void> };
+export type Store = {
+  env: Record<string, string>;
+  countUserOps(): Promise<number>;
+  countTransfers(): Promise<number>;
+  drop(): Promise<void>;
+};
 
 /** A fresh, migrated database for one backfill: a PostgreSQL database, or a PGlite folder. */
-async function freshStore(databaseUrl: string | undefined, name: string): Promise<Store> {
+export async function freshStore(databaseUrl: string | undefined, name: string): Promise<Store> {
   if (!databaseUrl) {
     const dataDir = mkdtempSync(join(tmpdir(), 'opscan-bench-'));
     const db = await createDb({ dataDir });
@@ -288,7 +263,8 @@ const maxOf = (values: Array<number | null>): number | null => {
 export async function runIndexerBench(options: IndexerBenchOptions): Promise<Record<string, unknown>> {
   // BENCH_INDEXER_REPEATS (default 3): runs of each measurement; figures are their medians.
   const repeats = options.repeats ?? Number(process.env.BENCH_INDEXER_REPEATS ?? 3);
-  const indexer = buildIndexerCommand();
+  const procfile = buildProcfile();
+  const indexer = { args: procfile.args('indexer') };
   const devnet = await startDevnet();
   const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
   try {
@@ -370,6 +346,6 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
   } finally {
     await proxy.stop();
     await devnet.stop();
-    indexer.cleanup();
+    procfile.cleanup();
   }
 }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
+import { runFreshnessBench } from './freshness.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
@@ -25,6 +26,12 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   webhooks: () => runWebhookBench({ databaseUrl }),
   // BENCH_INDEXER_OPS (default 20000): devnet ops generated, then backfilled and compared with a bare fetch.
   indexer: () => runIndexerBench({ databaseUrl, ops: Number(process.env.BENCH_INDEXER_OPS ?? 20_000) }),
+  // BENCH_FRESHNESS_OPS (default 60): ops timed per block cadence and per way of following the head.
+  freshness: () =>
+    runFreshnessBench({
+      databaseUrl,
+      ...(process.env.BENCH_FRESHNESS_OPS ? { opsPerCadence: Number(process.env.BENCH_FRESHNESS_OPS) } : {}),
+    }),
 };
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);

@@ -23,6 +23,7 @@ import { newWebhookId } from '../shared/webhookIds.js';
 import { keyringFor } from '../shared/webhookKeyring.js';
 import { encryptSecret, generateSigningSecret } from '../shared/webhookSecrets.js';
 import { startDispatcher } from '../webhooks/startDispatcher.js';
+import { quantile } from './apiLoad.js';
 
 export type WebhookBenchOptions = {
   /** Ops generated before the drain phase. */
@@ -49,16 +50,22 @@ export const DEFAULT_WEBHOOK_BENCH: WebhookBenchOptions = {
   liveBlockIntervalMs: 250,
 };
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-
-/** The customer endpoint: answers 200 at once and notes when each webhook-id first arrived. */
-async function startSink(): Promise<{ url: string; firstSeen: Map<string, number>; server: Server }> {
+/**
+ * The customer endpoint: answers 200 at once and notes when each key first arrived: its webhook-id,
+ * or what `keyOf` reads from the body (null = not noted; only then is the body kept and read).
+ */
+export async function startSink(
+  keyOf?: (body: string) => string | null,
+): Promise<{ url: string; firstSeen: Map<string, number>; server: Server }> {
   const firstSeen = new Map<string, number>();
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    if (keyOf) req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    else req.resume();
     req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!firstSeen.has(id)) firstSeen.set(id, Date.now());
+      const at = Date.now();
+      const key = keyOf ? keyOf(Buffer.concat(chunks).toString('utf8')) : String(req.headers['webhook-id']);
+      if (key !== null && !firstSeen.has(key)) firstSeen.set(key, at);
       res.writeHead(200).end();
     });
   });

@@ -5,7 +5,7 @@
  */
 import { prepareNewAccounts } from './accounts.js';
 import { deployAll, type Devnet } from './devnet.js';
-import { headBlock, withManualMining } from './mining.js';
+import { headBlock, withManualMining, type MinedBlock } from './mining.js';
 import type { OpContext } from './ops.js';
 import { DEFAULT_LAYOUT, planBlocks } from './plan.js';
 import { Random } from './random.js';
@@ -26,6 +26,32 @@ export type ContinuousOptions = {
 
 export type ContinuousTraffic = { stop(): Promise<void> };
 
+/**
+ * One block of up to `opsPerBlock` new ops (fewer when the first planned block holds fewer), mined at
+ * wall-clock time or just after the head, appended to devnet.truth; null when nothing was planned.
+ * New accounts it needs are funded in a block of their own first.
+ */
+export async function mineTrafficBlock(devnet: Devnet, rng: Random, opsPerBlock: number): Promise<MinedBlock | null> {
+  const deployment = await deployAll(devnet);
+  return devnet.exclusive(() =>
+    withManualMining(devnet.rpc, async () => {
+      const ctx: OpContext = { devnet, deployment, rng, recipients: devnet.recipients };
+      // One block per call: ops beyond what the first planned block holds wait for later calls.
+      const [plan] = planBlocks(ctx, opsPerBlock, {
+        ...DEFAULT_LAYOUT,
+        maxBundlesPerBlock: 3,
+        maxOpsPerBundle: Math.max(2, opsPerBlock),
+        newAccountRate: 0.1,
+      });
+      let time = Math.max((await headBlock(devnet.rpc)).timestamp + 1, Math.floor(Date.now() / 1000));
+      if (await prepareNewAccounts(devnet, deployment, time)) time++;
+      const block = plan ? await mineSignedBlock(devnet, deployment, signBlock(ctx, plan), time) : null;
+      devnet.truth.days = computeDays(devnet.truth);
+      return block;
+    }),
+  );
+}
+
 export function startContinuous(devnet: Devnet, opts: ContinuousOptions = {}): ContinuousTraffic {
   const intervalMs = opts.intervalMs ?? 2000;
   const opsPerTick = opts.opsPerTick ?? 4;
@@ -36,23 +62,7 @@ export function startContinuous(devnet: Devnet, opts: ContinuousOptions = {}): C
   let current: Promise<void> = Promise.resolve();
 
   const tick = async (): Promise<void> => {
-    const deployment = await deployAll(devnet);
-    await devnet.exclusive(() =>
-      withManualMining(devnet.rpc, async () => {
-        const ctx: OpContext = { devnet, deployment, rng, recipients: devnet.recipients };
-        // One block per tick: ops beyond what the first planned block holds wait for later ticks.
-        const [plan] = planBlocks(ctx, opsPerTick, {
-          ...DEFAULT_LAYOUT,
-          maxBundlesPerBlock: 3,
-          maxOpsPerBundle: Math.max(2, opsPerTick),
-          newAccountRate: 0.1,
-        });
-        let time = Math.max((await headBlock(devnet.rpc)).timestamp + 1, Math.floor(Date.now() / 1000));
-        if (await prepareNewAccounts(devnet, deployment, time)) time++;
-        if (plan) await mineSignedBlock(devnet, deployment, signBlock(ctx, plan), time);
-        devnet.truth.days = computeDays(devnet.truth);
-      }),
-    );
+    await mineTrafficBlock(devnet, rng, opsPerTick);
     opts.onTick?.(devnet.truth.userOps.length);
   };
 

@@ -11,7 +11,7 @@
 export { startDevnet, deployAll, defaultGenesisTimestamp, type Devnet, type StartDevnetOptions } from './devnet.js';
 export { generate, type GenerateOptions } from './generate.js';
 export { reorg, type ReorgOptions, type ReorgResult, type BlockRef } from './reorg.js';
-export { startContinuous, type ContinuousOptions, type ContinuousTraffic } from './continuous.js';
+export { startContinuous, mineTrafficBlock, type ContinuousOptions, type ContinuousTraffic } from './continuous.js';
 export { computeDays, knownAddresses, knownPlainTransfers } from './truth.js';
 export type { GroundTruth, TruthUserOp, TruthBundle, TruthAccount, TruthTransfer, TruthPlainTransfer, TruthDay } from './truth.js';
 export type { Deployment } from './deploy.js';

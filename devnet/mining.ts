@@ -26,7 +26,14 @@ export type RpcReceipt = {
   logs: RpcLog[];
 };
 
-export type MinedBlock = { number: number; hash: string; timestamp: number; receipts: RpcReceipt[] };
+export type MinedBlock = {
+  number: number;
+  hash: string;
+  timestamp: number;
+  /** Wall-clock ms when evm_mine returned (block timestamps are whole seconds; freshness is timed from this). */
+  minedAtMs: number;
+  receipts: RpcReceipt[];
+};
 
 /** Runs `fn` with automine off, restoring automine afterwards (outside callers expect it on). */
 export async function withManualMining<T>(rpc: Rpc, fn: () => Promise<T>): Promise<T> {
@@ -56,11 +63,12 @@ export async function sendRawTransactions(rpc: Rpc, raws: string[]): Promise<str
 export async function mineBlock(rpc: Rpc, timestamp: number, expectTxs: string[] = []): Promise<MinedBlock> {
   await rpc.call('evm_setNextBlockTimestamp', [timestamp]);
   await rpc.call('evm_mine');
+  const minedAtMs = Date.now();
   const block = await rpc.call<{ number: string; hash: string; timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
   const receipts = await rpc.call<RpcReceipt[]>('eth_getBlockReceipts', [block.number]);
   const included = new Set(receipts.map((r) => r.transactionHash));
   const missing = expectTxs.filter((h) => !included.has(h));
   if (missing.length > 0)
     throw new Error(`block ${Number(block.number)} is missing ${missing.length} transaction(s): ${missing.join(', ')}`);
-  return { number: Number(block.number), hash: block.hash, timestamp: Number(block.timestamp), receipts };
+  return { number: Number(block.number), hash: block.hash, timestamp: Number(block.timestamp), minedAtMs, receipts };
 }

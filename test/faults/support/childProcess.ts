@@ -20,10 +20,17 @@ export type Child = {
 
 const TAIL_LINES = 40;
 
-/** `script` is a path relative to the repository root, run with `node --import tsx`. */
-export function startChild(name: string, script: string, options: { args?: string[]; env: Record<string, string> }): Child {
-  const path = fileURLToPath(new URL(`../../../${script}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path, ...(options.args ?? [])], {
+/**
+ * `script` is a path relative to the repository root, run with `node --import tsx`, or `node`'s
+ * whole argument list (a compiled program, as bench/procfile.ts gives the Procfile's).
+ */
+export function startChild(
+  name: string,
+  script: string | string[],
+  options: { args?: string[]; env: Record<string, string | undefined> },
+): Child {
+  const program = typeof script === 'string' ? ['--import', 'tsx', fileURLToPath(new URL(`../../../${script}`, import.meta.url))] : script;
+  const child = spawn(process.execPath, [...program, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
