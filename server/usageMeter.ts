@@ -1,0 +1,110 @@
+import { isDatabaseUnavailable, type Db } from '../shared/db/client.js';
+import * as apiKeyUsage from '../shared/db/tables/apiKeyUsage.js';
+import * as apiKeys from '../shared/db/tables/apiKeys.js';
+import type { Logger } from '../shared/log.js';
+
+/**
+ * Usage metering: every call made with a known key is counted per (key, UTC hour, endpoint,
+ * network, status class) in this process's memory, and the counts are added to api_key_usage in
+ * one batch every USAGE_FLUSH_INTERVAL_MS (and on shutdown), with the keys' last_used_at. A call
+ * costs one Map increment, never a database write. Each process adds its own counts (an upsert
+ * that adds), so the stored sums are exact across processes once each has flushed.
+ *
+ * Hours older than USAGE_RETENTION_DAYS are deleted once an hour; every process may run the delete
+ * (it is idempotent), so no process needs to be the one in charge of it.
+ */
+export type UsageMeter = {
+  /** Counts one call; `network` is '' when the call named none, `status` the HTTP status answered. */
+  record(apiKeyId: string, endpoint: string, network: string, status: number): void;
+  /** Writes what is counted so far (the flush timer calls it; tests may too). */
+  flush(): Promise<void>;
+  /** Stops the timers and writes what is left. */
+  close(): Promise<void>;
+};
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** Separates the parts of a count's map key; none of them can contain it (ids, names, digits). */
+const SEP = '\u0001';
+
+export function createUsageMeter(options: {
+  db: Db;
+  log: Logger;
+  enabled: boolean;
+  flushIntervalMs: number;
+  retentionDays: number;
+}): UsageMeter {
+  const { db, log } = options;
+  let counts = new Map<string, number>();
+  let lastUsed = new Map<string, number>();
+  let flushing: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  async function write(batch: Map<string, number>, used: Map<string, number>): Promise<void> {
+    const rows: apiKeyUsage.UsageCount[] = [];
+    for (const [key, requests] of batch) {
+      const [apiKeyId, hour, endpoint, network, statusClass] = key.split(SEP) as [string, string, string, string, string];
+      rows.push({ apiKeyId, hour: new Date(Number(hour)), endpoint, network, statusClass: Number(statusClass), requests });
+    }
+    try {
+      await apiKeyUsage.addCounts(db, rows);
+      await apiKeys.touchLastUsed(
+        db,
+        [...used].map(([id, at]) => ({ id, at: new Date(at) })),
+      );
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) {
+        log.error({ err, rows: rows.length }, 'usage flush failed; these counts are dropped');
+        return;
+      }
+      // The database is away (an outage, a failover): keep the counts for the next flush.
+      for (const [key, n] of batch) counts.set(key, (counts.get(key) ?? 0) + n);
+      for (const [id, at] of used) lastUsed.set(id, Math.max(at, lastUsed.get(id) ?? 0));
+      log.warn({ err, rows: rows.length }, 'usage flush failed; retrying at the next flush');
+    }
+  }
+
+  function flush(): Promise<void> {
+    // One flush at a time: a slow one must not be overtaken (and doubled) by the next.
+    flushing = flushing.then(() => {
+      if (counts.size === 0 && lastUsed.size === 0) return;
+      const batch = counts;
+      const used = lastUsed;
+      counts = new Map();
+      lastUsed = new Map();
+      return write(batch, used);
+    });
+    return flushing;
+  }
+
+  async function deleteExpired(): Promise<void> {
+    try {
+      const deleted = await apiKeyUsage.deleteBefore(db, new Date(Date.now() - options.retentionDays * DAY_MS));
+      if (deleted > 0) log.info({ deleted, retentionDays: options.retentionDays }, 'deleted expired usage hours');
+    } catch (err) {
+      log.warn({ err }, 'usage retention delete failed; retrying in an hour');
+    }
+  }
+
+  const timers = options.enabled
+    ? [setInterval(() => void flush(), options.flushIntervalMs), setInterval(() => void deleteExpired(), HOUR_MS)]
+    : [];
+  for (const timer of timers) timer.unref();
+
+  return {
+    record(apiKeyId, endpoint, network, status) {
+      if (!options.enabled || closed) return;
+      const now = Date.now();
+      const key = `${apiKeyId}${SEP}${now - (now % HOUR_MS)}${SEP}${endpoint}${SEP}${network}${SEP}${Math.floor(status / 100)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      lastUsed.set(apiKeyId, now);
+    },
+    flush,
+    async close() {
+      if (closed) return flushing;
+      closed = true;
+      for (const timer of timers) clearInterval(timer);
+      await flush();
+    },
+  };
+}
