@@ -1,11 +1,15 @@
 import { expect } from 'chai';
+import request from 'supertest';
+import { createApp } from '../../server/app.js';
 import { randomUUID } from 'node:crypto';
 import { generateApiKey } from '../../shared/apiKeys.js';
 import type { Db } from '../../shared/db/client.js';
 import * as apiKeys from '../../shared/db/tables/apiKeys.js';
 import type { ApiKeyScope } from '../../shared/db/tables/apiKeys.js';
+import * as apiKeyUsage from '../../shared/db/tables/apiKeyUsage.js';
 import * as apiPlans from '../../shared/db/tables/apiPlans.js';
 import { freePort, startChild, waitUntil, type Child } from '../faults/support/childProcess.js';
+import { testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 
@@ -250,5 +254,59 @@ describe('API keys: plans, quotas, scopes, metering (two web processes)', functi
       [id],
     );
     expect(rows[0]!.n).to.equal(4);
+  });
+});
+
+describe('API keys: plan rate and burst, quotas counted in memory', () => {
+  const t = useTestDb();
+
+  it("limits a key on a plan to the plan's rate with the burst as the bucket's capacity", async () => {
+    const plan = await apiPlans.insert(t.db, {
+      name: `burst-${randomUUID().slice(0, 8)}`,
+      rateLimitPerSecond: 1,
+      burst: 2,
+      requestsPerDay: null,
+      requestsPerMonth: null,
+      webhooksAllowed: null,
+      networks: null,
+    });
+    const { key } = await createKey(t.db, { planId: plan.id });
+    const deps = testDeps(t.db);
+    try {
+      const app = createApp(deps);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await request(app).get('/v0/getNetworks').set('x-api-key', key)).status);
+      expect(statuses).to.deep.equal([200, 200, 429]);
+    } finally {
+      await deps.services.close();
+    }
+  });
+
+  it('starts the day from the usage already stored, so a restart without Redis does not reset it', async () => {
+    const plan = await apiPlans.insert(t.db, {
+      name: `seeded-${randomUUID().slice(0, 8)}`,
+      rateLimitPerSecond: 100,
+      burst: 100,
+      requestsPerDay: 10,
+      requestsPerMonth: null,
+      webhooksAllowed: null,
+      networks: null,
+    });
+    const { key, id } = await createKey(t.db, { planId: plan.id });
+    const now = Date.now();
+    // Seven calls answered this hour (a 4xx among them may be a refusal: not counted), as a process before the restart flushed them.
+    await apiKeyUsage.addCounts(t.db, [
+      { apiKeyId: id, hour: new Date(now - (now % 3_600_000)), endpoint: 'getNetworks', network: '', statusClass: 2, requests: 7 },
+      { apiKeyId: id, hour: new Date(now - (now % 3_600_000)), endpoint: 'getNetworks', network: '', statusClass: 4, requests: 50 },
+    ]);
+    const deps = testDeps(t.db);
+    try {
+      const app = createApp(deps);
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await request(app).get('/v0/getNetworks').set('x-api-key', key)).status);
+      expect(statuses).to.deep.equal([200, 200, 200, 429]);
+    } finally {
+      await deps.services.close();
+    }
   });
 });
