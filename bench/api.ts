@@ -224,8 +224,8 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
   }
 }
 
-const METERING_ON = 'getUserOp (cache hit), usage metering on';
-const METERING_OFF = 'getUserOp (cache hit), USAGE_METERING=off';
+const METERING_ON = 'usage metering on, getUserOp cache hit';
+const METERING_OFF = 'USAGE_METERING=off, getUserOp cache hit';
 
 /**
  * What usage metering costs a cached answer (the cheapest call, where it weighs most): the same

@@ -24,8 +24,37 @@ export type UsageMeter = {
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** Separates the parts of a count's map key; none of them can contain it (ids, names, digits). */
-const SEP = '\u0001';
+
+/**
+ * Counts by hour, key, endpoint, network and status class (index = the status's first digit).
+ * Nested maps rather than one map keyed by a joined string: a call then allocates nothing, and the
+ * strings it looks up (the key's id, the endpoint's name, the network's) have their hashes cached.
+ */
+type Counts = Map<number, Map<string, Map<string, Map<string, number[]>>>>;
+
+function add(counts: Counts, hour: number, apiKeyId: string, endpoint: string, network: string, statusClass: number, n: number): void {
+  let byKey = counts.get(hour);
+  if (!byKey) counts.set(hour, (byKey = new Map()));
+  let byEndpoint = byKey.get(apiKeyId);
+  if (!byEndpoint) byKey.set(apiKeyId, (byEndpoint = new Map()));
+  let byNetwork = byEndpoint.get(endpoint);
+  if (!byNetwork) byEndpoint.set(endpoint, (byNetwork = new Map()));
+  let byClass = byNetwork.get(network);
+  if (!byClass) byNetwork.set(network, (byClass = [0, 0, 0, 0, 0, 0]));
+  byClass[statusClass]! += n;
+}
+
+function rowsOf(counts: Counts): apiKeyUsage.UsageCount[] {
+  const rows: apiKeyUsage.UsageCount[] = [];
+  for (const [hour, byKey] of counts)
+    for (const [apiKeyId, byEndpoint] of byKey)
+      for (const [endpoint, byNetwork] of byEndpoint)
+        for (const [network, byClass] of byNetwork)
+          byClass.forEach((requests, statusClass) => {
+            if (requests > 0) rows.push({ apiKeyId, hour: new Date(hour), endpoint, network, statusClass, requests });
+          });
+  return rows;
+}
 
 export function createUsageMeter(options: {
   db: Db;
@@ -35,17 +64,13 @@ export function createUsageMeter(options: {
   retentionDays: number;
 }): UsageMeter {
   const { db, log } = options;
-  let counts = new Map<string, number>();
+  let counts: Counts = new Map();
   let lastUsed = new Map<string, number>();
   let flushing: Promise<void> = Promise.resolve();
   let closed = false;
 
-  async function write(batch: Map<string, number>, used: Map<string, number>): Promise<void> {
-    const rows: apiKeyUsage.UsageCount[] = [];
-    for (const [key, requests] of batch) {
-      const [apiKeyId, hour, endpoint, network, statusClass] = key.split(SEP) as [string, string, string, string, string];
-      rows.push({ apiKeyId, hour: new Date(Number(hour)), endpoint, network, statusClass: Number(statusClass), requests });
-    }
+  async function write(batch: Counts, used: Map<string, number>): Promise<void> {
+    const rows = rowsOf(batch);
     try {
       await apiKeyUsage.addCounts(db, rows);
       await apiKeys.touchLastUsed(
@@ -58,7 +83,7 @@ export function createUsageMeter(options: {
         return;
       }
       // The database is away (an outage, a failover): keep the counts for the next flush.
-      for (const [key, n] of batch) counts.set(key, (counts.get(key) ?? 0) + n);
+      for (const r of rows) add(counts, r.hour.getTime(), r.apiKeyId, r.endpoint, r.network, r.statusClass, r.requests);
       for (const [id, at] of used) lastUsed.set(id, Math.max(at, lastUsed.get(id) ?? 0));
       log.warn({ err, rows: rows.length }, 'usage flush failed; retrying at the next flush');
     }
@@ -95,8 +120,7 @@ export function createUsageMeter(options: {
     record(apiKeyId, endpoint, network, status) {
       if (!options.enabled || closed) return;
       const now = Date.now();
-      const key = `${apiKeyId}${SEP}${now - (now % HOUR_MS)}${SEP}${endpoint}${SEP}${network}${SEP}${Math.floor(status / 100)}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      add(counts, now - (now % HOUR_MS), apiKeyId, endpoint, network, Math.min(5, Math.floor(status / 100)), 1);
       lastUsed.set(apiKeyId, now);
     },
     flush,

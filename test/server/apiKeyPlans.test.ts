@@ -36,6 +36,20 @@ async function createKey(
   return { key, id: stored.id };
 }
 
+/** A plan named `name` (made unique) with `limits`; by default 100/s, a burst of 100 and nothing else capped. */
+function createPlan(db: Db, name: string, limits: Partial<apiPlans.ApiPlanInput>): Promise<apiPlans.ApiPlan> {
+  return apiPlans.insert(db, {
+    name: `${name}-${randomUUID().slice(0, 8)}`,
+    rateLimitPerSecond: 100,
+    burst: 100,
+    requestsPerDay: null,
+    requestsPerMonth: null,
+    webhooksAllowed: null,
+    networks: null,
+    ...limits,
+  });
+}
+
 /** Seconds from now until the next UTC midnight. */
 const secondsToUtcMidnight = () => {
   const now = new Date();
@@ -116,15 +130,7 @@ describe('API keys: plans, quotas, scopes, metering (two web processes)', functi
   });
 
   it("refuses a key over its plan's daily quota with 429 and the reset at the next UTC midnight, on both processes", async () => {
-    const plan = await apiPlans.insert(t.db, {
-      name: `daily-${randomUUID().slice(0, 8)}`,
-      rateLimitPerSecond: 100,
-      burst: 100,
-      requestsPerDay: 5,
-      requestsPerMonth: null,
-      webhooksAllowed: null,
-      networks: null,
-    });
+    const plan = await createPlan(t.db, 'daily', { requestsPerDay: 5 });
     const { key } = await createKey(t.db, { planId: plan.id });
     const [one, two] = origins() as [string, string];
     for (const origin of [one, two, one, two, one]) expect((await get(origin, '/v0/getNetworks', key)).status).to.equal(200);
@@ -143,15 +149,7 @@ describe('API keys: plans, quotas, scopes, metering (two web processes)', functi
   });
 
   it("caps the webhooks a key may own at its plan's webhooksAllowed (403 naming the limit)", async () => {
-    const plan = await apiPlans.insert(t.db, {
-      name: `nohooks-${randomUUID().slice(0, 8)}`,
-      rateLimitPerSecond: 100,
-      burst: 100,
-      requestsPerDay: null,
-      requestsPerMonth: null,
-      webhooksAllowed: 0,
-      networks: null,
-    });
+    const plan = await createPlan(t.db, 'nohooks', { webhooksAllowed: 0 });
     const { key } = await createKey(t.db, { planId: plan.id });
     const query = new URLSearchParams({
       webhookUrl: 'http://127.0.0.1:9/hook',
@@ -185,15 +183,7 @@ describe('API keys: plans, quotas, scopes, metering (two web processes)', functi
   });
 
   it("refuses networks outside the key's ∩ its plan's with 403 naming the network, a defaulted one included", async () => {
-    const plan = await apiPlans.insert(t.db, {
-      name: `two-nets-${randomUUID().slice(0, 8)}`,
-      rateLimitPerSecond: 100,
-      burst: 100,
-      requestsPerDay: null,
-      requestsPerMonth: null,
-      webhooksAllowed: null,
-      networks: ['devnet', 'sepolia'],
-    });
+    const plan = await createPlan(t.db, 'two-nets', { networks: ['devnet', 'sepolia'] });
     const devnetOnly = await createKey(t.db, { planId: plan.id, networks: ['devnet'] });
     const sepoliaOnly = await createKey(t.db, { networks: ['sepolia'] });
     for (const origin of origins()) {
@@ -261,15 +251,7 @@ describe('API keys: plan rate and burst, quotas counted in memory', () => {
   const t = useTestDb();
 
   it("limits a key on a plan to the plan's rate with the burst as the bucket's capacity", async () => {
-    const plan = await apiPlans.insert(t.db, {
-      name: `burst-${randomUUID().slice(0, 8)}`,
-      rateLimitPerSecond: 1,
-      burst: 2,
-      requestsPerDay: null,
-      requestsPerMonth: null,
-      webhooksAllowed: null,
-      networks: null,
-    });
+    const plan = await createPlan(t.db, 'burst', { rateLimitPerSecond: 1, burst: 2 });
     const { key } = await createKey(t.db, { planId: plan.id });
     const deps = testDeps(t.db);
     try {
@@ -283,15 +265,7 @@ describe('API keys: plan rate and burst, quotas counted in memory', () => {
   });
 
   it('starts the day from the usage already stored, so a restart without Redis does not reset it', async () => {
-    const plan = await apiPlans.insert(t.db, {
-      name: `seeded-${randomUUID().slice(0, 8)}`,
-      rateLimitPerSecond: 100,
-      burst: 100,
-      requestsPerDay: 10,
-      requestsPerMonth: null,
-      webhooksAllowed: null,
-      networks: null,
-    });
+    const plan = await createPlan(t.db, 'seeded', { requestsPerDay: 10 });
     const { key, id } = await createKey(t.db, { planId: plan.id });
     const now = Date.now();
     // Seven calls answered this hour (a 4xx among them may be a refusal: not counted), as a process before the restart flushed them.
