@@ -30,18 +30,24 @@ const DAY_MS = 24 * HOUR_MS;
  * Nested maps rather than one map keyed by a joined string: a call then allocates nothing, and the
  * strings it looks up (the key's id, the endpoint's name, the network's) have their hashes cached.
  */
-type Counts = Map<number, Map<string, Map<string, Map<string, number[]>>>>;
+type ByKey = Map<string, Map<string, Map<string, number[]>>>;
+type Counts = Map<number, ByKey>;
 
-function add(counts: Counts, hour: number, apiKeyId: string, endpoint: string, network: string, statusClass: number, n: number): void {
+function hourOf(counts: Counts, hour: number): ByKey {
   let byKey = counts.get(hour);
-  if (!byKey) counts.set(hour, (byKey = new Map()));
+  if (!byKey) counts.set(hour, (byKey = new Map<string, Map<string, Map<string, number[]>>>()));
+  return byKey;
+}
+
+/** The counts of one key, endpoint and network in an hour, by status class. */
+function classesOf(byKey: ByKey, apiKeyId: string, endpoint: string, network: string): number[] {
   let byEndpoint = byKey.get(apiKeyId);
-  if (!byEndpoint) byKey.set(apiKeyId, (byEndpoint = new Map()));
+  if (!byEndpoint) byKey.set(apiKeyId, (byEndpoint = new Map<string, Map<string, number[]>>()));
   let byNetwork = byEndpoint.get(endpoint);
-  if (!byNetwork) byEndpoint.set(endpoint, (byNetwork = new Map()));
+  if (!byNetwork) byEndpoint.set(endpoint, (byNetwork = new Map<string, number[]>()));
   let byClass = byNetwork.get(network);
   if (!byClass) byNetwork.set(network, (byClass = [0, 0, 0, 0, 0, 0]));
-  byClass[statusClass]! += n;
+  return byClass;
 }
 
 function rowsOf(counts: Counts): apiKeyUsage.UsageCount[] {
@@ -83,7 +89,7 @@ export function createUsageMeter(options: {
         return;
       }
       // The database is away (an outage, a failover): keep the counts for the next flush.
-      for (const r of rows) add(counts, r.hour.getTime(), r.apiKeyId, r.endpoint, r.network, r.statusClass, r.requests);
+      for (const r of rows) classesOf(hourOf(counts, r.hour.getTime()), r.apiKeyId, r.endpoint, r.network)[r.statusClass]! += r.requests;
       for (const [id, at] of used) lastUsed.set(id, Math.max(at, lastUsed.get(id) ?? 0));
       log.warn({ err, rows: rows.length }, 'usage flush failed; retrying at the next flush');
     }
@@ -120,7 +126,7 @@ export function createUsageMeter(options: {
     record(apiKeyId, endpoint, network, status) {
       if (!options.enabled || closed) return;
       const now = Date.now();
-      add(counts, now - (now % HOUR_MS), apiKeyId, endpoint, network, Math.min(5, Math.floor(status / 100)), 1);
+      classesOf(hourOf(counts, now - (now % HOUR_MS)), apiKeyId, endpoint, network)[Math.min(5, Math.floor(status / 100))]! += 1;
       lastUsed.set(apiKeyId, now);
     },
     flush,
