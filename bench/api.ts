@@ -81,7 +81,7 @@ function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promi
 
 async function startServer(
   env: Record<string, string | undefined>,
-): Promise<{ child: ChildProcess; ports: { cached: number; uncached: number } }> {
+): Promise<{ child: ChildProcess; ports: { cached: number; uncached: number; cachedUnmetered: number } }> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./apiServer.ts', import.meta.url).pathname], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -90,7 +90,7 @@ async function startServer(
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench API server exited with ${code}`)));
   });
-  return { child, ports: JSON.parse(firstLine) as { cached: number; uncached: number } };
+  return { child, ports: JSON.parse(firstLine) as { cached: number; uncached: number; cachedUnmetered: number } };
 }
 
 function scenarios(sample: BenchSample): Scenario[] {
@@ -217,10 +217,51 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
         console.error(`  ${name}: ${JSON.stringify(results[name])}`);
       }
     }
+    Object.assign(results, await measureMeteringCost(ports, key, sample, options));
     return results;
   } finally {
     child.kill('SIGTERM');
   }
+}
+
+const METERING_ON = 'usage metering on, getUserOp cache hit';
+const METERING_OFF = 'USAGE_METERING=off, getUserOp cache hit';
+
+/**
+ * What usage metering costs a cached answer (the cheapest call, where it weighs most): the same
+ * server's cached app with metering on (the default) and off, in alternating slices.
+ */
+async function measureMeteringCost(
+  ports: { cached: number; cachedUnmetered: number },
+  key: string,
+  sample: BenchSample,
+  options: ApiBenchOptions,
+) {
+  const path = () => `/v0/getUserOp?hash=${sample.userOpHashes[0]!}`;
+  const slice = (port: number) =>
+    sampleLoad({
+      origin: `http://127.0.0.1:${port}`,
+      nextPath: path,
+      headers: { 'x-api-key': key },
+      connections: options.connections,
+      warmupMs: 200,
+      durationMs: SLICE_MS,
+    });
+  const on: LoadResult[] = [];
+  const off: LoadResult[] = [];
+  for (let repetition = 0; repetition < REPETITIONS; repetition++) {
+    const onSlices: LoadSamples[] = [];
+    const offSlices: LoadSamples[] = [];
+    for (let i = 0; i < Math.max(1, Math.round(options.durationMs / SLICE_MS)); i++) {
+      onSlices.push(await slice(ports.cached));
+      offSlices.push(await slice(ports.cachedUnmetered));
+    }
+    on.push(summarize(onSlices));
+    off.push(summarize(offSlices));
+  }
+  const results = { [METERING_ON]: median(on), [METERING_OFF]: median(off) };
+  for (const [name, r] of Object.entries(results)) console.error(`  ${name}: ${JSON.stringify(r)}`);
+  return results;
 }
 
 /** The median of each figure over repeated measurements of one scenario. */
@@ -251,6 +292,12 @@ function verdicts(results: Record<string, LoadResult>) {
     ),
     uncachedP99Ms: Object.fromEntries(entries.filter(([n]) => n.includes('uncached') || n.includes('miss')).map(([n, r]) => [n, r.p99Ms])),
     errors: Object.fromEntries(entries.filter(([, r]) => r.errors > 0).map(([n, r]) => [n, r.errors])),
+    // Aim: metering costs at most 5 % of cached req/s (meteringOnShareOfOff ≥ 0.95).
+    meteringCost: {
+      cachedRpsMeteringOn: results[METERING_ON]?.perSecond ?? null,
+      cachedRpsMeteringOff: results[METERING_OFF]?.perSecond ?? null,
+      meteringOnShareOfOff: share(results[METERING_ON]!, results[METERING_OFF]),
+    },
   };
 }
 
@@ -258,7 +305,9 @@ function verdicts(results: Record<string, LoadResult>) {
 function summaryOf(rounds: Record<string, unknown>, growth: Record<string, { p50: number; p99: number }> | undefined) {
   const summary: Record<string, number> = {};
   for (const [size, round] of Object.entries(rounds)) {
-    const { uncachedP99Ms, cachedShareOfBare } = round as ReturnType<typeof verdicts>;
+    const { uncachedP99Ms, cachedShareOfBare, meteringCost } = round as ReturnType<typeof verdicts>;
+    if (meteringCost.meteringOnShareOfOff !== null)
+      summary[`${size} ops: cached req/s metering on / off`] = meteringCost.meteringOnShareOfOff;
     for (const [name, p99] of Object.entries(uncachedP99Ms)) summary[`${size} ops: ${name} p99 ms`] = p99;
     for (const [name, share] of Object.entries(cachedShareOfBare))
       if (share.sameSizeBody !== null) summary[`${size} ops: ${name} share of bare req/s`] = share.sameSizeBody;

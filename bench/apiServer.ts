@@ -3,7 +3,8 @@
  * share its event loop): the product app on one port (its configured cache: Redis when REDIS_URL is
  * set, else in-process), the same app without a cache on a second port (uncached
  * numbers), and bare Express routes returning a fixed body, small or as large as a given answer (the
- * ceiling of this Express on this machine). Loopback only. Prints `{"cached":port,"uncached":port}` once listening.
+ * ceiling of this Express on this machine), and the cached app with usage metering off (its cost).
+ * Loopback only. Prints `{"cached":port,"uncached":port,"cachedUnmetered":port}` once listening.
  */
 import express from 'express';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,9 @@ const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DA
 
 const cached = createWebServices({ db, config, log });
 await cached.ready();
+// The same cached app with USAGE_METERING=off: what metering costs a cached answer (api.ts meteringCost).
+const unmetered = createWebServices({ db, config: { ...config, USAGE_METERING: 'off' }, log });
+await unmetered.ready();
 const uncached = createWebServices({ db, config: { ...config, REDIS_URL: undefined }, log });
 // No store and no single flight: every request computes its answer.
 uncached.cache = {
@@ -59,6 +63,10 @@ const listen = (app: express.Express) =>
   new Promise<number>((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
   });
-const ports = { cached: await listen(app), uncached: await listen(createApp({ db, config, log, services: uncached })) };
+const ports = {
+  cached: await listen(app),
+  uncached: await listen(createApp({ db, config, log, services: uncached })),
+  cachedUnmetered: await listen(createApp({ db, config, log, services: unmetered })),
+};
 process.stdout.write(`${JSON.stringify(ports)}\n`);
 process.on('SIGTERM', () => process.exit(0));

@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.js';
 /**
  * Per-caller request limits, applied to every procedure call (so each call of a tRPC batch counts).
  * A caller with a rate of N per second has a token bucket refilled at N tokens per second that holds
- * at most 3N (one second's worth plus a burst reserve of 2N); a call takes one token.
+ * at most 3N (one second's worth plus a burst reserve of 2N), or a plan's burst; a call takes one token.
  *
  * With Redis the bucket lives there and tokens are taken by one atomic script, so a key's limit holds
  * across every web process. A Redis round trip per call would cost most of a cached answer's time,
@@ -24,8 +24,11 @@ export type RateLimitState = {
 };
 
 export type RateLimiter = {
-  /** Counts one request of `subject`; throws AppError TOO_MANY_REQUESTS when it is over its limit. */
-  consume(subject: string, perSecond: number): Promise<RateLimitState>;
+  /**
+   * Counts one request of `subject`; throws AppError TOO_MANY_REQUESTS when it is over its limit.
+   * `capacity` is the bucket's size (a plan's burst); default BURST_SECONDS × perSecond.
+   */
+  consume(subject: string, perSecond: number, capacity?: number): Promise<RateLimitState>;
 };
 
 /** Bucket capacity in seconds of refill: N per second plus a burst reserve of 2N. */
@@ -58,16 +61,15 @@ return {granted, tostring(tokens)}`;
 
 type Take = { granted: number; left: number };
 
-type Bucket = { tokens: number; at: number; capacity: number };
+type Bucket = { tokens: number; at: number; rate: number; capacity: number };
 
 /** Buckets in this process's memory (no Redis, or Redis unreachable). */
 function memoryBuckets() {
   const buckets = new Map<string, Bucket>();
   let sweptAt = 0;
-  return (subject: string, rate: number, want: number): Take => {
+  return (subject: string, rate: number, capacity: number, want: number): Take => {
     const now = Date.now();
-    const capacity = rate * BURST_SECONDS;
-    const bucket = buckets.get(subject) ?? { tokens: capacity, at: now, capacity };
+    const bucket = buckets.get(subject) ?? { tokens: capacity, at: now, rate, capacity };
     bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) * rate) / 1000);
     bucket.at = now;
     const granted = Math.min(want, Math.floor(bucket.tokens));
@@ -77,7 +79,7 @@ function memoryBuckets() {
     // sweep at most once a second, so that a flood of addresses does not make every call a scan).
     if (buckets.size > 10_000 && now - sweptAt > 1000) {
       sweptAt = now;
-      for (const [s, b] of buckets) if (b.tokens + ((now - b.at) * (b.capacity / BURST_SECONDS)) / 1000 >= b.capacity) buckets.delete(s);
+      for (const [s, b] of buckets) if (b.tokens + ((now - b.at) * b.rate) / 1000 >= b.capacity) buckets.delete(s);
     }
     return { granted, left: bucket.tokens };
   };
@@ -92,18 +94,15 @@ export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix:
   const { redis } = options;
   redis?.defineCommand('opscanTakeTokens', { numberOfKeys: 1, lua: TAKE_SCRIPT });
 
-  async function take(subject: string, rate: number, want: number): Promise<Take> {
-    if (!redis || redis.status !== 'ready') return inMemory(subject, rate, want);
+  async function take(subject: string, rate: number, capacity: number, want: number): Promise<Take> {
+    if (!redis || redis.status !== 'ready') return inMemory(subject, rate, capacity, want);
     try {
       // `{subject}` is a hash tag: the bucket's one key stays on one Redis Cluster slot.
       const key = `${options.keyPrefix}rl:{${subject}}`;
-      const [granted, left] = (await (redis as unknown as TakeCommand).opscanTakeTokens(key, rate, rate * BURST_SECONDS, want)) as [
-        number,
-        string,
-      ];
+      const [granted, left] = (await (redis as unknown as TakeCommand).opscanTakeTokens(key, rate, capacity, want)) as [number, string];
       return { granted, left: Number(left) };
     } catch {
-      return inMemory(subject, rate, want);
+      return inMemory(subject, rate, capacity, want);
     }
   }
 
@@ -111,11 +110,11 @@ export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix:
    * Takes a lease of tokens for `subject` and installs it; concurrent callers of one subject share
    * one request (each then takes its token from the lease).
    */
-  function refill(subject: string, limit: number): Promise<Take> {
+  function refill(subject: string, limit: number, capacity: number): Promise<Take> {
     const running = taking.get(subject);
     if (running) return running;
-    const want = Math.max(1, Math.ceil(limit * LEASE_SHARE));
-    const started = take(subject, limit, want)
+    const want = Math.max(1, Math.min(capacity, Math.ceil(limit * LEASE_SHARE)));
+    const started = take(subject, limit, capacity, want)
       .then((took) => {
         if (took.granted > 0) leases.set(subject, { tokens: took.granted, left: took.left, expiresAt: Date.now() + LEASE_MS });
         return took;
@@ -140,14 +139,16 @@ export function createRateLimiter(options: { redis?: Redis | Cluster; keyPrefix:
   }
 
   return {
-    async consume(caller, perSecond) {
+    async consume(caller, perSecond, capacity) {
       const limit = Math.max(1, Math.floor(perSecond));
-      const subject = `${caller}:${limit}`;
+      const size = Math.max(1, Math.floor(capacity ?? limit * BURST_SECONDS));
+      // A changed rate or burst starts a bucket of its own.
+      const subject = size === limit * BURST_SECONDS ? `${caller}:${limit}` : `${caller}:${limit}:${size}`;
       for (;;) {
         const admitted = fromLease(subject, limit);
         if (admitted) return admitted;
         // Others sharing the refill may take its tokens first: then this caller asks again.
-        const { granted, left } = await refill(subject, limit);
+        const { granted, left } = await refill(subject, limit, size);
         if (granted > 0) continue;
         const retryAfter = Math.max(1, Math.ceil((1 - left) / limit));
         throw new AppError(

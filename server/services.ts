@@ -7,14 +7,21 @@ import { createResponseCache, type ResponseCache } from './cache/responseCache.j
 import { createChainReader, type ChainReader } from './chain/chainReader.js';
 import { createIndexerView, type IndexerView } from './indexerView.js';
 import { createPriceSource, type PriceSource } from './prices.js';
+import { createQuotaCounter, type QuotaCounter } from './quotas.js';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.js';
 import { createReadReplicas, type ReadReplicas } from './readReplicas.js';
 import { createRedis } from './redis.js';
+import { createUsageMeter, type UsageMeter } from './usageMeter.js';
+import { API_KEYS_CHANNEL } from '../shared/db/tables/apiKeys.js';
 
 /** The web process's long-lived helpers, built once (main.ts, or a test) and shared by every request. */
 export type WebServices = {
   cache: ResponseCache;
   limiter: RateLimiter;
+  /** Plans' daily and monthly quotas (server/quotas.ts). */
+  quotas: QuotaCounter;
+  /** Calls made with a key, counted in memory and flushed to api_key_usage in batches. */
+  usage: UsageMeter;
   /** The primary's indexer view (see readReplicas for the replicas' own). */
   indexer: IndexerView;
   /** The read replicas of DATABASE_READ_URL; null without them (every read goes to the primary). */
@@ -28,7 +35,7 @@ export type WebServices = {
    * go to the primary, so a process waits for it before taking traffic.
    */
   ready(timeoutMs?: number): Promise<void>;
-  /** Closes the Redis connection and the replicas' pools, if any. */
+  /** Writes the usage counted so far, stops listening for key changes, closes Redis and the replicas' pools. */
   close(): Promise<void>;
 };
 
@@ -54,15 +61,35 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
         log,
       })
     : null;
+  const apiKeys = createApiKeyCache();
+  // A key or plan changed somewhere (the admin API, the CLI): forget it at once. '' also comes after
+  // a lost connection (notifications may have been missed): forget everything.
+  const listening = deps.db
+    .listen(API_KEYS_CHANNEL, (keyId) => apiKeys.forget(keyId))
+    .catch((err: unknown) => {
+      log.warn({ err }, 'cannot listen for API key changes; remembered keys expire by their TTL only');
+      return null;
+    });
+  const usage = createUsageMeter({
+    db: deps.db,
+    log,
+    enabled: config.USAGE_METERING === 'on',
+    flushIntervalMs: config.USAGE_FLUSH_INTERVAL_MS,
+    retentionDays: config.USAGE_RETENTION_DAYS,
+  });
+  let closing: Promise<void> | undefined;
   return {
     cache,
     limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
+    quotas: createQuotaCounter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
+    usage,
     indexer: createIndexerView(deps.db, config.networks, { log }),
     readReplicas,
-    apiKeys: createApiKeyCache(),
+    apiKeys,
     chain: createChainReader(),
     prices: createPriceSource(config.PRICE_SOURCE_URL, log),
     async ready(timeoutMs = 2000) {
+      await listening;
       const checked = readReplicas ? Promise.race([readReplicas.check(), sleep(timeoutMs)]) : undefined;
       await checked;
       if (!redis || redis.status === 'ready') return;
@@ -76,9 +103,16 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
         redis.once('ready', done);
       });
     },
-    async close() {
-      redis?.disconnect();
-      await readReplicas?.close();
+    close() {
+      closing ??= (async () => {
+        await usage.close();
+        await (
+          await listening
+        )?.();
+        redis?.disconnect();
+        await readReplicas?.close();
+      })();
+      return closing;
     },
   };
 }

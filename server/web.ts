@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { WebConfig } from '../shared/config.js';
 import type { Db } from '../shared/db/client.js';
 import type { Logger } from '../shared/log.js';
+import { closeServer as closeHttpServer } from '../shared/opsServer.js';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/requestGuards.js';
 import { createWebServices } from './services.js';
@@ -19,6 +20,7 @@ export async function startWeb(base: { db: Db; config: WebConfig; log: Logger },
     s.once('error', reject);
   });
   server.once('close', () => void services.close());
+  closingServices.set(server, () => services.close());
   answerClientErrors(server);
   // Keep-alive longer than a proxy's idle timeout, so it never reuses a socket we just closed.
   server.keepAliveTimeout = 95_000;
@@ -29,4 +31,11 @@ export async function startWeb(base: { db: Db; config: WebConfig; log: Logger },
   return server;
 }
 
-export { closeServer } from '../shared/opsServer.js';
+/** The web server's services, released after its connections (the usage counted last is written then). */
+const closingServices = new WeakMap<Server, () => Promise<void>>();
+
+/** Closes the server, then its services (closeServer of shared/opsServer.ts, plus the usage flush). */
+export async function closeServer(server: Server): Promise<void> {
+  await closeHttpServer(server);
+  await closingServices.get(server)?.();
+}

@@ -94,6 +94,26 @@ const apiEnv = {
     .describe(
       'Requests per second per API key (plus a burst reserve of twice that per 10 s); api_keys.rate_limit_per_second overrides it per key.',
     ),
+  USAGE_METERING: z
+    .enum(['on', 'off'])
+    .default('on')
+    .describe(
+      'Count every call made with an API key per key, hour, endpoint, network and status class (table api_key_usage); off: none is counted.',
+    ),
+  USAGE_FLUSH_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(5000)
+    .describe('How often a web process adds the usage it counted in memory to api_key_usage (one batch; also on shutdown).'),
+  USAGE_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(90)
+    .describe('Hours of api_key_usage older than this many days are deleted (checked hourly).'),
   CACHE_FINAL_TTL_SECONDS: z.coerce
     .number()
     .int()

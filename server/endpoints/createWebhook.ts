@@ -7,6 +7,7 @@ import { newWebhookId } from '../../shared/webhookIds.js';
 import { keyringFor } from '../../shared/webhookKeyring.js';
 import { encryptSecret, generateSigningSecret } from '../../shared/webhookSecrets.js';
 import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhookUrls.js';
+import { planOf } from '../access.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -50,6 +51,7 @@ const input = z.object({
 export const createWebhook = defineEndpoint({
   summary: 'Creates a webhook: activity matching filter = identifier on chainId is POSTed, signed, to webhookUrl.',
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   methods: ['GET', 'POST'],
@@ -81,6 +83,7 @@ export const createWebhook = defineEndpoint({
       throw new AppError('BAD_REQUEST', `Invalid parameter "webhookUrl": ${verdict.reason}`, { param: 'webhookUrl' });
     }
 
+    const plan = await planOf(ctx, ctx.apiKey);
     const keyring = await keyringFor(ctx.db, ctx.config.WEBHOOK_SECRET_KEY);
     const id = newWebhookId();
     const secret = generateSigningSecret();
@@ -94,8 +97,17 @@ export const createWebhook = defineEndpoint({
           meta: { webhookId: existing },
         });
       }
+      const owned = await webhooks.countByKey(tx, apiKeyId);
+      // The key's plan caps what it may own (a product limit: 403), below the deployment's cap.
+      if (plan?.webhooksAllowed != null && owned >= plan.webhooksAllowed) {
+        throw new AppError(
+          'FORBIDDEN',
+          `This API key's plan "${plan.name}" allows ${plan.webhooksAllowed} webhooks (webhooksAllowed) and the key has ${owned}: delete one first or move to another plan`,
+          { meta: { planLimit: 'webhooksAllowed', limit: plan.webhooksAllowed } },
+        );
+      }
       const limit = ctx.config.WEBHOOK_MAX_PER_KEY;
-      if ((await webhooks.countByKey(tx, apiKeyId)) >= limit) {
+      if (owned >= limit) {
         throw new AppError('BAD_REQUEST', `This API key has ${limit} webhooks, the most allowed: delete one first`, {
           meta: { limit },
         });

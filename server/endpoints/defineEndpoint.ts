@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiKeyScope } from '../../shared/db/tables/apiKeys.js';
 import type { Access, CallerCtx } from '../access.js';
 import type { CachePolicy } from '../cache/cachePolicy.js';
 
@@ -27,6 +28,12 @@ export type Endpoint<
   output: TOutput;
   /** 'none' for the few endpoints callers reach without a key. Default: an API key is required. */
   auth?: TAccess;
+  /**
+   * The scope a key needs (api_keys.scopes; checked by server/access.ts for every transport):
+   * 'read' (the default: the data API), 'webhooks' (the webhook endpoints), 'admin' (operator
+   * endpoints; none in /v0 today: the status summary is public, the admin API has its own token).
+   */
+  capability?: ApiKeyScope;
   /** REST methods (default GET); a mutation on tRPC when it changes state. */
   methods?: ReadonlyArray<'GET' | 'POST' | 'DELETE'>;
   kind?: TKind;

@@ -6,6 +6,7 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const deleteWebhook = defineEndpoint({
   summary: 'Deletes one of your webhooks; its pending deliveries are dropped.',
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   methods: ['DELETE'],

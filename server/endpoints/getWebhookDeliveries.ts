@@ -10,6 +10,7 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const getWebhookDeliveries = defineEndpoint({
   summary: "A webhook's deliveries, newest first, each with its attempts (status codes, times, errors).",
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   input: z.object({

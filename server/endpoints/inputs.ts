@@ -3,6 +3,7 @@ import type { NetworkConfig } from '../../shared/config.js';
 import { AppError } from '../../shared/errors.js';
 import { addressSchema, hashSchema } from '../../shared/models/primitives.js';
 import { findNetwork } from '../../shared/networks.js';
+import { assertNetworkAllowed } from '../access.js';
 import type { Ctx } from '../context.js';
 
 /**
@@ -112,7 +113,14 @@ export const everyNetworkInput = networkInput
 /** The named network, else the deployment's default one; a 400 naming the choices when there is none. */
 export function servedNetwork(ctx: Pick<Ctx, 'config'>, name: string | undefined): NetworkConfig {
   if (name !== undefined) return indexedNetwork(ctx, name);
-  if (ctx.config.defaultNetwork) return ctx.config.defaultNetwork;
+  const fallback = ctx.config.defaultNetwork;
+  if (fallback) {
+    // A key restricted to other networks sees a config without the default (server/access.ts configFor).
+    if (!ctx.config.networks.includes(fallback)) {
+      assertNetworkAllowed(new Set(ctx.config.networks.map((n) => n.name)), fallback.name);
+    }
+    return fallback;
+  }
   const served = ctx.config.networks.map((n) => n.name);
   throw new AppError(
     'BAD_REQUEST',

@@ -6,6 +6,7 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const listWebhooks = defineEndpoint({
   summary: "The calling API key's webhooks, oldest first (secrets are never listed).",
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   input: z.object({}),

@@ -8,6 +8,7 @@ import { defineEndpoint } from './defineEndpoint.js';
 export const replayWebhookDelivery = defineEndpoint({
   summary: 'Sends a delivery again now: same webhook-id and body, new timestamp and signature.',
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   methods: ['GET', 'POST'],

@@ -6,7 +6,8 @@ import { NO_HEADS } from '../cache/cacheEntry.js';
 import { ANY_EPOCH, decideTtl, epochTag, headTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
 import type { Ctx } from '../context.js';
-import { admit } from '../access.js';
+import { admit, allowedNetworks, assertNetworkAllowed, configFor } from '../access.js';
+import { HTTP_STATUS, toAppError } from '../http/errors.js';
 import type { Reader } from '../readReplicas.js';
 import { parseInput } from './inputs.js';
 import type { Endpoint } from './defineEndpoint.js';
@@ -42,10 +43,31 @@ export async function runEndpoint(
   call: { name: string; endpoint: Endpoint; presenter?: Presenter },
   rawInput: unknown,
 ): Promise<Answer> {
-  const notFound = call.presenter?.notFound;
-  if (!notFound) return answerCall(ctx, call, rawInput);
+  // Calls made with a key are metered (server/usageMeter.ts), refusals included, under the network
+  // they named ('' when none or before their input was read).
+  const metered = { network: '' };
   try {
-    return await answerCall(ctx, call, rawInput);
+    const answer = await answerOrPresentNotFound(ctx, call, rawInput, metered);
+    if (ctx.apiKey && call.endpoint.auth !== 'none') ctx.services.usage.record(ctx.apiKey.id, call.name, metered.network, 200);
+    return answer;
+  } catch (error) {
+    if (ctx.apiKey && call.endpoint.auth !== 'none') {
+      ctx.services.usage.record(ctx.apiKey.id, call.name, metered.network, HTTP_STATUS[toAppError(error).code]);
+    }
+    throw error;
+  }
+}
+
+async function answerOrPresentNotFound(
+  ctx: Ctx,
+  call: { name: string; endpoint: Endpoint; presenter?: Presenter },
+  rawInput: unknown,
+  metered: { network: string },
+): Promise<Answer> {
+  const notFound = call.presenter?.notFound;
+  if (!notFound) return answerCall(ctx, call, rawInput, metered);
+  try {
+    return await answerCall(ctx, call, rawInput, metered);
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
     // Not cached: the 404 it stands for is not either.
@@ -57,8 +79,9 @@ async function answerCall(
   ctx: Ctx,
   { name, endpoint, presenter = AS_SPECIFIED }: { name: string; endpoint: Endpoint; presenter?: Presenter },
   rawInput: unknown,
+  metered: { network: string },
 ): Promise<Answer> {
-  const { ctx: caller, admitted } = await admit(ctx, endpoint.auth ?? 'apiKey');
+  const { ctx: admittedCaller, admitted, plan } = await admit(ctx, endpoint);
   let input: z.output<z.ZodType>;
   try {
     input = parseInput(endpoint.input, rawInput ?? {});
@@ -66,8 +89,27 @@ async function answerCall(
     await admitted;
     throw invalid;
   }
+  const named = (input as { network?: unknown }).network;
+  if (typeof named === 'string') metered.network = named;
+  // A key restricted to some networks: a named other one is refused; one named by none is answered
+  // from the allowed networks only (their own cache entries: the answer differs).
+  const allowed = endpoint.auth === 'none' ? null : allowedNetworks(ctx.apiKey, plan);
+  let caller = admittedCaller;
+  let scopeTag = '';
+  if (allowed) {
+    if (typeof named === 'string' && ctx.config.networks.some((n) => n.name === named)) {
+      try {
+        assertNetworkAllowed(allowed, named);
+      } catch (refused) {
+        await admitted;
+        throw refused;
+      }
+    }
+    caller = { ...admittedCaller, config: configFor(ctx.config, allowed) };
+    if (typeof named !== 'string') scopeTag = `|networks=${[...allowed].sort().join(',')}`;
+  }
   const policy = endpoint.cache ?? 'none';
-  const networks = networksOf(ctx.config, input);
+  const networks = networksOf(caller.config, input);
 
   const answerFrom = async (reader: Reader): Promise<Answer> => {
     const on = reader.replica ? readingFrom(caller, reader) : caller;
@@ -79,7 +121,7 @@ async function answerCall(
     const { states } = reader;
     const state =
       policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
-    const key = `${presenter.namespace}${cacheKey(name, input)}`;
+    const key = `${presenter.namespace}${cacheKey(name, input)}${scopeTag}`;
     const hit = ctx.services.cache.lookup(key, state.epoch);
     await admitted;
     return (

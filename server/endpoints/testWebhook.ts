@@ -18,6 +18,7 @@ const POLL_MS = 50;
 export const testWebhook = defineEndpoint({
   summary: 'Sends a signed webhook.test event to the webhook and answers the outcome of the first attempt.',
   tag: 'Webhook',
+  capability: 'webhooks',
   // A caller reads back the webhooks and deliveries it just wrote: never from a replica behind.
   reads: 'primary',
   methods: ['GET', 'POST'],

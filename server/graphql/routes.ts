@@ -5,7 +5,7 @@ import type { NetworkConfig } from '../../shared/config.js';
 import { isDatabaseUnavailable, type Queryable } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
 import { findNetwork } from '../../shared/networks.js';
-import { admit } from '../access.js';
+import { admit, allowedNetworks, assertNetworkAllowed } from '../access.js';
 import { createContext, type Deps } from '../context.js';
 import { HTTP_STATUS } from '../http/errors.js';
 import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
@@ -93,11 +93,15 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
       res.status(404).json(errorsBody(`No subgraph "${String(req.params.network)}"; served networks: ${served}`, { code: 'NOT_FOUND' }));
       return;
     }
+    // Metered as one call of the endpoint `graphql` on the subgraph's network, whatever it answers.
+    res.once('finish', () => {
+      if (ctx.apiKey) deps.services.usage.record(ctx.apiKey.id, 'graphql', network.name, res.statusCode);
+    });
     try {
-      // The key and the rate limit, the step every transport runs (server/access.ts); one call per request.
-      await (
-        await admit(ctx, 'apiKey')
-      ).admitted;
+      // The key, its scope and the rate limit, the step every transport runs (server/access.ts); one call per request.
+      const { admitted, plan } = await admit(ctx, { capability: 'read' });
+      await admitted;
+      assertNetworkAllowed(allowedNetworks(ctx.apiKey, plan), network.name);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       res.set(rateLimitHeaders(ctx.rateLimit, error));

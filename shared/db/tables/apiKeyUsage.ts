@@ -125,3 +125,16 @@ export async function perEndpoint(db: Queryable, range: UsageRange, limit: numbe
   );
   return rows.map((r) => ({ endpoint: r.endpoint, ...toSums(r) }));
 }
+
+/**
+ * A key's stored requests since `day` and since `month` (the quotas' starting counts), 4xx answers
+ * aside: those include the refusals (rate limit, quota, scope), which a quota does not count.
+ */
+export async function answeredSince(db: Queryable, apiKeyId: string, day: Date, month: Date): Promise<{ day: number; month: number }> {
+  const { rows } = await db.query<{ day: string | null; month: string | null }>(
+    `select sum(requests) filter (where hour >= $2) as day, sum(requests) as month
+     from api_key_usage where api_key_id = $1 and hour >= $3 and status_class <> 4`,
+    [apiKeyId, day.toISOString(), month.toISOString()],
+  );
+  return { day: Number(rows[0]?.day ?? 0), month: Number(rows[0]?.month ?? 0) };
+}

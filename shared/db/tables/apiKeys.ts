@@ -191,3 +191,13 @@ export const API_KEYS_CHANNEL = 'opscan_api_keys';
 export async function announceChange(db: Queryable, keyId: string | null): Promise<void> {
   await db.query(`select pg_notify($1, $2)`, [API_KEYS_CHANNEL, keyId ?? '']);
 }
+
+/** Records when keys were last used (the usage meter's flush: one row per key, once per flush). */
+export async function touchLastUsed(db: Queryable, uses: Array<{ id: string; at: Date }>): Promise<void> {
+  if (uses.length === 0) return;
+  await db.query(
+    `update api_keys k set last_used_at = greatest(k.last_used_at, u.at)
+     from unnest($1::bigint[], $2::timestamptz[]) as u(id, at) where k.id = u.id`,
+    [uses.map((u) => u.id), uses.map((u) => u.at.toISOString())],
+  );
+}

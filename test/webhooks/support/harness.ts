@@ -9,7 +9,8 @@ import { useTestDb } from '../../helpers/db.js';
 export const FAST_SCHEDULE = [0, 20, 40, 60, 80, 100, 120, 140, 160, 180];
 
 /** Kept between tests: the API key, the applied migrations, the generated secret-encryption key. */
-const KEPT_TABLES = ['api_keys', 'schema_migrations', 'webhook_generated_keys'];
+// api_plans stays with api_keys, which reference it (PostgreSQL refuses to truncate a referenced table alone).
+const KEPT_TABLES = ['api_keys', 'api_plans', 'schema_migrations', 'webhook_generated_keys'];
 
 /**
  * A test file's database, API key, webhook creation through the real endpoint, and dispatchers
