@@ -124,10 +124,11 @@ export class NetworkSync {
 
   /**
    * Indexes up to the head (re-read after each pass), or up to `untilBlock` (a backfill of a range),
-   * unless `shouldStop()` turns true.
+   * unless `shouldStop()` turns true. Resolves to whether it indexed any block.
    */
-  async catchUp(shouldStop: () => boolean, untilBlock = Infinity): Promise<void> {
+  async catchUp(shouldStop: () => boolean, untilBlock = Infinity): Promise<boolean> {
     if (!this.knownLoaded) await this.loadKnown();
+    let indexed = false;
     while (!shouldStop()) {
       const chainHead = await this.head();
       const head = Math.min(chainHead, untilBlock);
@@ -141,15 +142,17 @@ export class NetworkSync {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
         await this.backfillTransfers(shouldStop);
         await this.repairWhenDue(shouldStop);
-        return;
+        return indexed;
       }
       try {
+        indexed = true;
         await this.indexRange(cursor.indexedBlock + 1, head, shouldStop);
       } catch (err) {
         if (!(err instanceof ParentMismatchError)) throw err;
         await this.repairReorg(err.blockNumber - 1);
       }
     }
+    return indexed;
   }
 
   /**
