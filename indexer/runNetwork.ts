@@ -82,7 +82,7 @@ export function runNetwork(deps: {
     // request's promise settles with the first pass that starts after it).
     let requested: HeadSource | null = null;
     let waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
-    let running: Promise<void> | null = null;
+    let running = null as Promise<void> | null;
     let pollTimer: NodeJS.Timeout | undefined;
     const armPoll = (): void => {
       clearTimeout(pollTimer);
