@@ -5,6 +5,7 @@ import { createApiKeyCache, type ApiKeyCache } from './apiKeyCache.js';
 import { createMemoryStore, createRedisStore } from './cache/cacheStore.js';
 import { createResponseCache, type ResponseCache } from './cache/responseCache.js';
 import { createChainReader, type ChainReader } from './chain/chainReader.js';
+import * as indexerState from '../shared/db/tables/indexerState.js';
 import { createIndexerView, type IndexerView } from './indexerView.js';
 import { createPriceSource, type PriceSource } from './prices.js';
 import { createRateLimiter, type RateLimiter } from './rateLimiter.js';
@@ -54,10 +55,22 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
         log,
       })
     : null;
+  const indexer = createIndexerView(deps.db, config.networks, { log });
+  // The indexer NOTIFYs each cursor move as it commits: the next request reads where it stands (on
+  // the replicas too, which replay it within milliseconds) rather than up to a second later.
+  const unlisten = deps.db
+    .listen(indexerState.INDEXED_CHANNEL, () => {
+      indexer.invalidate();
+      for (const replica of readReplicas?.replicas ?? []) replica.indexer.invalidate();
+    })
+    .catch((err: unknown) => {
+      log.warn({ err }, 'cannot LISTEN for indexer moves; reading indexer_state on a timer only');
+      return async () => undefined;
+    });
   return {
     cache,
     limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
-    indexer: createIndexerView(deps.db, config.networks, { log }),
+    indexer,
     readReplicas,
     apiKeys: createApiKeyCache(),
     chain: createChainReader(),
@@ -77,6 +90,9 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
       });
     },
     async close() {
+      await (
+        await unlisten
+      )();
       redis?.disconnect();
       await readReplicas?.close();
     },
