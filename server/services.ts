@@ -65,7 +65,7 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
     })
     .catch((err: unknown) => {
       log.warn({ err }, 'cannot LISTEN for indexer moves; reading indexer_state on a timer only');
-      return async () => undefined;
+      return () => Promise.resolve();
     });
   return {
     cache,
