@@ -74,7 +74,7 @@ export async function startWsProxy(target: { host: string; port: number }): Prom
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
 
-    let request: Buffer | null = Buffer.alloc(0) as Buffer;
+    let request: Buffer | null = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       if (request === null) {
         upstream.write(chunk);
