@@ -15,7 +15,7 @@ import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/clien
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { indexerMetrics, type HeadSource } from './metrics.js';
-import { subscribeNewHeads, type HeadSubscription } from './sync/headSubscription.js';
+import { subscribeNewHeads, type AnnouncedHead, type HeadSubscription } from './sync/headSubscription.js';
 import { NetworkSync } from './sync/networkSync.js';
 import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
@@ -81,6 +81,8 @@ export function runNetwork(deps: {
     // One pass at a time; requests made while one runs are served by ONE pass after it (each
     // request's promise settles with the first pass that starts after it).
     let requested: HeadSource | null = null;
+    /** The latest head announced since the last pass started: it spares that pass two calls to the node. */
+    let announced: AnnouncedHead | undefined;
     let waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
     let running = null as Promise<void> | null;
     let pollTimer: NodeJS.Timeout | undefined;
@@ -92,11 +94,14 @@ export function runNetwork(deps: {
       while (requested !== null) {
         const source = requested;
         const served = waiting;
+        const head = announced;
         requested = null;
+        announced = undefined;
         waiting = [];
         clearTimeout(pollTimer);
         try {
-          if (!shouldStop() && (await sync.catchUp(shouldStop)) && source === 'poll') indexerMetrics.headFound(network.name, 'poll');
+          if (!shouldStop() && (await sync.catchUp(shouldStop, Infinity, head)) && source === 'poll')
+            indexerMetrics.headFound(network.name, 'poll');
           for (const w of served) w.resolve();
         } catch (err) {
           // An outage is logged once by the database client; the pass runs again once it is over.
@@ -122,9 +127,12 @@ export function runNetwork(deps: {
       subscription = subscribeNewHeads({
         url: network.wsUrl,
         log,
-        onHead: (blockNumber) => {
-          if (blockNumber !== null) indexerMetrics.headFound(network.name, 'subscription');
-          void request(blockNumber === null ? 'poll' : 'subscription').catch(() => undefined);
+        onHead: (head) => {
+          if (head !== null) {
+            indexerMetrics.headFound(network.name, 'subscription');
+            announced = head;
+          }
+          void request(head === null ? 'poll' : 'subscription').catch(() => undefined);
         },
       });
     }

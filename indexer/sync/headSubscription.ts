@@ -16,11 +16,14 @@ export type HeadSubscription = {
   stop(): Promise<void>;
 };
 
+/** What a newHeads announcement tells of the new head. */
+export type AnnouncedHead = { number: number; hash: string; parentHash: string };
+
 export type HeadSubscriptionOptions = {
   url: string;
   log: Logger;
-  /** A block number announced, or null after (re)subscribing: look at the head now. */
-  onHead: (blockNumber: number | null) => void;
+  /** A head announced, or null after (re)subscribing: look at the head now. */
+  onHead: (head: AnnouncedHead | null) => void;
   minRetryMs?: number;
   maxRetryMs?: number;
   /** An opening socket not subscribed within this long is dropped and opened again. */
@@ -70,7 +73,7 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
       result?: unknown;
       error?: { message?: unknown };
       method?: unknown;
-      params?: { subscription?: unknown; result?: { number?: unknown } };
+      params?: { subscription?: unknown; result?: { number?: unknown; hash?: unknown; parentHash?: unknown } };
     };
     try {
       msg = JSON.parse(data) as typeof msg;
@@ -92,8 +95,10 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
       return;
     }
     if (msg.method !== 'eth_subscription' || msg.params?.subscription !== subscriptionId) return;
-    const number = msg.params?.result?.number;
-    if (typeof number === 'string' && /^0x[0-9a-f]+$/i.test(number)) onHead(Number(number));
+    const { number, hash, parentHash } = msg.params?.result ?? {};
+    const isHash = (h: unknown): h is string => typeof h === 'string' && /^0x[0-9a-f]{64}$/i.test(h);
+    if (typeof number === 'string' && /^0x[0-9a-f]+$/i.test(number) && isHash(hash) && isHash(parentHash))
+      onHead({ number: Number(number), hash: hash.toLowerCase(), parentHash: parentHash.toLowerCase() });
   };
 
   function connect(): void {
