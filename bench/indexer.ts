@@ -207,7 +207,7 @@ async function backfill(
       LOG_FORMAT: 'json',
       INDEXER_TRANSFERS: transfers,
     };
-    for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_CRON', 'METRICS_PORT']) delete env[key];
+    for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_INTERVAL_MS', 'METRICS_PORT']) delete env[key];
     if (!databaseUrl) delete env.DATABASE_URL;
     const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const run = await new Promise<Omit<BackfillRun, 'userOps' | 'transfers'>>((resolve, reject) => {

@@ -150,7 +150,7 @@ export async function runWebhookBench(options: Partial<WebhookBenchOptions> = {}
       NETWORKS: 'devnet',
       RPC_URL_DEVNET: devnet.rpcUrl,
       START_BLOCK_DEVNET: '0',
-      INDEXER_POLL_CRON: '* * * * * *',
+      INDEXER_POLL_INTERVAL_MS: '1000',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     };
     const config = loadConfig(allInOneEnvSchema, env);

@@ -85,6 +85,8 @@ if (devnetNetwork && demoChain) {
     shutdown.add('devnet traffic', () => traffic.stop());
   }
   env[`RPC_URL_${envSuffix(devnetNetwork.name)}`] = devnet.rpcUrl;
+  // anvil serves WebSocket on its HTTP port: the indexer follows the demo chain's head as it moves.
+  env[`RPC_WS_URL_${envSuffix(devnetNetwork.name)}`] ??= devnet.rpcUrl.replace(/^http/, 'ws');
   config = loadConfig(allInOneEnvSchema, env);
 }
 

@@ -25,7 +25,8 @@ export type Indexer = {
 
 export function startIndexer(deps: {
   db: Db;
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_CRON' | 'INDEXER_TRACES'> & Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS'>>;
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_INTERVAL_MS' | 'INDEXER_TRACES'> &
+    Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS'>>;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
@@ -41,7 +42,7 @@ export function startIndexer(deps: {
         db: deps.db,
         log: deps.log,
         network,
-        pollCron: deps.config.INDEXER_POLL_CRON,
+        pollIntervalMs: deps.config.INDEXER_POLL_INTERVAL_MS,
         traces: deps.config.INDEXER_TRACES,
         transfers: deps.config.INDEXER_TRANSFERS ?? 'known',
         tuning,

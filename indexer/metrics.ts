@@ -107,6 +107,14 @@ const reorgs = new Counter({
   labelNames: ['network'],
 });
 
+/** What made the indexer look at a network's head: a newHeads announcement, or its poll timer. */
+export type HeadSource = 'subscription' | 'poll';
+const heads = new Counter({
+  name: 'opscan_indexer_heads_total',
+  help: 'New heads learned, by source: subscription = newHeads announcements received over the WebSocket; poll = polls that found blocks to index (with a live subscription, announcements it missed).',
+  labelNames: ['network', 'source'],
+});
+
 export const indexerMetrics = {
   /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
   watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
@@ -128,6 +136,9 @@ export const indexerMetrics = {
   },
   rpcFailed(network: string, method: string): void {
     rpcErrors.inc({ network, method });
+  },
+  headFound(network: string, source: HeadSource): void {
+    heads.inc({ network, source });
   },
   reorgRepaired(network: string): void {
     reorgs.inc({ network });

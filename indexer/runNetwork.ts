@@ -1,23 +1,27 @@
 /**
  * The life of one network in an indexer process: become its only writer (a Postgres session
  * advisory lock, held on a dedicated session for as long as we index; PGlite is one process
- * anyway), create the cursor, catch up, then follow the head on the node-cron schedule. A lost
+ * anyway), create the cursor, catch up, then follow the head: as the node announces it (newHeads
+ * over a WebSocket, when the network has one) and by polling every INDEXER_POLL_INTERVAL_MS after
+ * the last pass (the fallback, and the catch for announcements lost). Passes never overlap: a head
+ * announced during one asks for one more right after it, however many arrive. A lost
  * session or lock means we stop writing and queue for the lock again: a restart or crash of the
  * database ends the session, so the runner waits for the database (with back-off, one log line per
  * outage) and takes the lock again. A batch cut by the outage was rolled back whole and is written
  * again from the committed cursor.
  */
-import cron from 'node-cron';
 import { backoffMs } from '../shared/db/availability.js';
 import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
+import { indexerMetrics, type HeadSource } from './metrics.js';
+import { subscribeNewHeads, type AnnouncedHead, type HeadSubscription } from './sync/headSubscription.js';
 import { NetworkSync } from './sync/networkSync.js';
 import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
 
 export type NetworkRunner = {
-  /** Runs one catch-up now (or waits for the one running) — tests use it to wait for the head. */
+  /** Runs one catch-up pass that starts after this call (rejects if it fails) — tests use it to wait for the head. */
   syncNow(): Promise<void>;
   stop(): Promise<void>;
 };
@@ -31,7 +35,8 @@ export function runNetwork(deps: {
   db: Db;
   log: Logger;
   network: NetworkConfig;
-  pollCron: string;
+  /** INDEXER_POLL_INTERVAL_MS: the next poll is this long after the last pass ended. */
+  pollIntervalMs: number;
   traces: TraceMode;
   transfers?: TransferMode;
   tuning: IndexerTuning;
@@ -42,8 +47,8 @@ export function runNetwork(deps: {
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));
-  let running: Promise<void> | null = null;
-  let ready: Promise<void> | null = null;
+  /** Asks for a pass (set while this process holds the lock). */
+  let requestPass: ((source: HeadSource) => Promise<void>) | null = null;
 
   const acquireLock = async (session: Session): Promise<boolean> => {
     if (db.kind !== 'postgres') return true;
@@ -72,26 +77,74 @@ export function runNetwork(deps: {
     });
     lostSignal.catch(() => undefined);
     const shouldStop = () => stopped || sessionLost;
-    const tick = (): Promise<void> => {
-      running ??= sync
-        .catchUp(shouldStop)
-        .catch((err: unknown) => {
+
+    // One pass at a time; requests made while one runs are served by ONE pass after it (each
+    // request's promise settles with the first pass that starts after it).
+    let requested: HeadSource | null = null;
+    /** The latest head announced since the last pass started: it spares that pass two calls to the node. */
+    let announced: AnnouncedHead | undefined;
+    let waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+    let running = null as Promise<void> | null;
+    let pollTimer: NodeJS.Timeout | undefined;
+    const armPoll = (): void => {
+      clearTimeout(pollTimer);
+      if (!shouldStop()) pollTimer = setTimeout(() => void request('poll').catch(() => undefined), deps.pollIntervalMs);
+    };
+    const drain = async (): Promise<void> => {
+      while (requested !== null) {
+        const source = requested;
+        const served = waiting;
+        const head = announced;
+        requested = null;
+        announced = undefined;
+        waiting = [];
+        clearTimeout(pollTimer);
+        try {
+          if (!shouldStop() && (await sync.catchUp(shouldStop, Infinity, head)) && source === 'poll')
+            indexerMetrics.headFound(network.name, 'poll');
+          for (const w of served) w.resolve();
+        } catch (err) {
           // An outage is logged once by the database client; the pass runs again once it is over.
           if (isDatabaseUnavailable(err)) log.debug({ err }, 'indexing pass cut by a database outage');
-          else log.error({ err }, 'indexing pass failed; retrying on the next tick');
-        })
-        .finally(() => (running = null));
-      return running;
+          else log.error({ err }, 'indexing pass failed; retrying on the next poll or head');
+          for (const w of served) w.reject(err);
+        }
+      }
     };
-    ready = Promise.resolve();
-    const task = cron.schedule(deps.pollCron, () => void tick(), { noOverlap: true, name: `indexer-${network.name}` });
-    void tick();
+    const request = (source: HeadSource): Promise<void> => {
+      const done = new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }));
+      // A pass asked for by an announcement counts as the subscription's, whatever else asked.
+      requested = requested === 'subscription' ? requested : source;
+      running ??= drain().finally(() => {
+        running = null;
+        armPoll();
+      });
+      return done;
+    };
+    requestPass = request;
+    let subscription: HeadSubscription | null = null;
+    if (network.wsUrl) {
+      subscription = subscribeNewHeads({
+        url: network.wsUrl,
+        log,
+        onHead: (head) => {
+          if (head !== null) {
+            indexerMetrics.headFound(network.name, 'subscription');
+            announced = head;
+          }
+          void request(head === null ? 'poll' : 'subscription').catch(() => undefined);
+        },
+      });
+    }
+    void request('poll').catch(() => undefined);
     try {
       await Promise.race([stopSignal, lostSignal]);
     } finally {
-      void task.destroy();
+      requestPass = null;
+      await subscription?.stop();
+      clearTimeout(pollTimer);
       await running;
-      ready = null;
+      clearTimeout(pollTimer);
     }
   };
 
@@ -116,11 +169,8 @@ export function runNetwork(deps: {
 
   return {
     async syncNow() {
-      while (!ready && !stopped) await sleep(20);
-      if (stopped) return;
-      await running;
-      running ??= sync.catchUp(() => stopped).finally(() => (running = null));
-      await running;
+      while (!requestPass && !stopped) await sleep(20);
+      if (requestPass) await requestPass('poll');
     },
     async stop() {
       stopped = true;

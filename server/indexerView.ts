@@ -7,8 +7,10 @@ import type { Logger } from '../shared/log.js';
 /**
  * The web process's view of where the indexer stands on each served network: indexed block and
  * reorg epoch, read from `indexer_state` at most once per `maxAgeMs` (one query for all networks,
- * shared by concurrent callers). The cache uses it to tell final data from data a reorg may still
- * replace, and to drop entries written before a reorg.
+ * shared by concurrent callers), and again at the next request once the indexer announces a move
+ * (`invalidate`, on its NOTIFY: see server/services.ts). The cache uses it to tell final data from
+ * data a reorg may still replace, to drop entries written before a reorg, and to stop serving
+ * answers computed at an older head.
  */
 export type IndexerView = {
   /** State per chain id; a network the indexer has not started yet is absent. */
@@ -18,6 +20,8 @@ export type IndexerView = {
    * knows the database has moved past the remembered state (server/readReplicas.ts).
    */
   refresh(): Promise<ReadonlyMap<number, IndexerState>>;
+  /** The indexer moved (its NOTIFY): the next caller reads the state again. */
+  invalidate(): void;
 };
 
 export function createIndexerView(
@@ -30,13 +34,20 @@ export function createIndexerView(
   const chainIds = networks.map((n) => n.chainId);
   let states: ReadonlyMap<number, IndexerState> = new Map();
   let loadedAt = -Infinity;
-  let loading: Promise<ReadonlyMap<number, IndexerState>> | null = null;
+  /** Bumped by invalidate(): a read started before the indexer's last move is not shared after it. */
+  let generation = 0;
+  let appliedGeneration = -1;
+  let loading: { generation: number; states: Promise<ReadonlyMap<number, IndexerState>> } | null = null;
 
-  async function refresh(): Promise<ReadonlyMap<number, IndexerState>> {
+  async function refresh(readGeneration: number): Promise<ReadonlyMap<number, IndexerState>> {
     try {
       const rows = await indexerState.listByChainIds(db, chainIds);
-      states = new Map(rows.map((s) => [s.chainId, s]));
-      loadedAt = Date.now();
+      // Reads overlap only across an invalidation: the later one wins.
+      if (readGeneration >= appliedGeneration) {
+        states = new Map(rows.map((s) => [s.chainId, s]));
+        appliedGeneration = readGeneration;
+        if (readGeneration === generation) loadedAt = Date.now();
+      }
     } catch (err) {
       // Keep answering with the last known state; the query that needs the database will fail on its own.
       options.log.warn({ err }, 'indexer_state read failed');
@@ -47,14 +58,21 @@ export function createIndexerView(
   /** The state if read within `ageMs`, else one read shared by concurrent callers. */
   function readWithin(ageMs: number): Promise<ReadonlyMap<number, IndexerState>> {
     if (Date.now() - loadedAt < ageMs) return Promise.resolve(states);
-    loading ??= refresh().finally(() => {
-      loading = null;
+    if (loading?.generation === generation) return loading.states;
+    const current = { generation, states: refresh(generation) };
+    loading = current;
+    void current.states.finally(() => {
+      if (loading === current) loading = null;
     });
-    return loading;
+    return current.states;
   }
 
   return {
     current: () => readWithin(maxAgeMs),
     refresh: () => readWithin(minRefreshMs),
+    invalidate() {
+      generation++;
+      loadedAt = -Infinity;
+    },
   };
 }

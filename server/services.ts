@@ -5,6 +5,7 @@ import { createApiKeyCache, type ApiKeyCache } from './apiKeyCache.js';
 import { createMemoryStore, createRedisStore } from './cache/cacheStore.js';
 import { createResponseCache, type ResponseCache } from './cache/responseCache.js';
 import { createChainReader, type ChainReader } from './chain/chainReader.js';
+import * as indexerState from '../shared/db/tables/indexerState.js';
 import { createIndexerView, type IndexerView } from './indexerView.js';
 import { createPriceSource, type PriceSource } from './prices.js';
 import { createQuotaCounter, type QuotaCounter } from './quotas.js';
@@ -61,10 +62,22 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
         log,
       })
     : null;
+  const indexer = createIndexerView(deps.db, config.networks, { log });
+  // The indexer NOTIFYs each cursor move as it commits: the next request reads where it stands (on
+  // the replicas too, which replay it within milliseconds) rather than up to a second later.
+  const unlistenIndexed = deps.db
+    .listen(indexerState.INDEXED_CHANNEL, () => {
+      indexer.invalidate();
+      for (const replica of readReplicas?.replicas ?? []) replica.indexer.invalidate();
+    })
+    .catch((err: unknown) => {
+      log.warn({ err }, 'cannot LISTEN for indexer moves; reading indexer_state on a timer only');
+      return null;
+    });
   const apiKeys = createApiKeyCache();
   // A key or plan changed somewhere (the admin API, the CLI): forget it at once. '' also comes after
   // a lost connection (notifications may have been missed): forget everything.
-  const listening = deps.db
+  const unlistenApiKeys = deps.db
     .listen(API_KEYS_CHANNEL, (keyId) => apiKeys.forget(keyId))
     .catch((err: unknown) => {
       log.warn({ err }, 'cannot listen for API key changes; remembered keys expire by their TTL only');
@@ -83,13 +96,13 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
     limiter: createRateLimiter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
     quotas: createQuotaCounter({ redis, keyPrefix: config.REDIS_KEY_PREFIX }),
     usage,
-    indexer: createIndexerView(deps.db, config.networks, { log }),
+    indexer,
     readReplicas,
     apiKeys,
     chain: createChainReader(),
     prices: createPriceSource(config.PRICE_SOURCE_URL, log),
     async ready(timeoutMs = 2000) {
-      await listening;
+      await Promise.all([unlistenApiKeys, unlistenIndexed]);
       const checked = readReplicas ? Promise.race([readReplicas.check(), sleep(timeoutMs)]) : undefined;
       await checked;
       if (!redis || redis.status === 'ready') return;
@@ -107,7 +120,10 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
       closing ??= (async () => {
         await usage.close();
         await (
-          await listening
+          await unlistenApiKeys
+        )?.();
+        await (
+          await unlistenIndexed
         )?.();
         redis?.disconnect();
         await readReplicas?.close();

@@ -190,10 +190,15 @@ export const webEnvSchema = baseEnvSchema.extend({
 /** The indexer process. */
 export const indexerEnvSchema = baseEnvSchema.extend({
   ...opsEnv,
-  INDEXER_POLL_CRON: z
-    .string()
-    .default('*/2 * * * * *')
-    .describe('node-cron schedule on which the indexer polls each network head (default every 2 s).'),
+  INDEXER_POLL_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(3_600_000)
+    .default(2_000)
+    .describe(
+      "How often the indexer polls each network's head (eth_blockNumber), counted from its last indexing pass. With a WebSocket (RPC_WS_URL_<NETWORK>, or a ws:// RPC_URL_<NETWORK>) blocks are indexed as the node announces them and the poll only catches what the subscription missed.",
+    ),
   INDEXER_TRACES: z
     .enum(['all', 'needed', 'off'])
     .default('needed')
@@ -247,7 +252,15 @@ export const networkEnvSchema = z.object({
     )
     .pipe(z.array(z.url({ protocol: /^(https?|wss?)$/ })).min(1))
     .optional()
-    .describe('JSON-RPC URL of the network; a comma list gives failover.'),
+    .describe(
+      'JSON-RPC URL of the network; a comma list gives failover. A ws:// or wss:// URL is subscribed to for new heads (unless RPC_WS_URL_<NETWORK> is set) and its http(s):// twin at the same address answers the calls, as anvil, reth and most providers serve both.',
+    ),
+  RPC_WS_URL: z
+    .url({ protocol: /^wss?$/ })
+    .optional()
+    .describe(
+      'WebSocket JSON-RPC URL of the network: the indexer subscribes to newHeads there and indexes each block as it is announced (polling goes on as the fallback). Unset: the first ws:// or wss:// RPC_URL_<NETWORK>, else polling alone.',
+    ),
   START_BLOCK: z.coerce.number().int().min(0).optional().describe('First block to index.'),
   FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional().describe('Reorg window in blocks.'),
   ENTRYPOINTS: z
@@ -266,7 +279,10 @@ export const networkEnvSchema = z.object({
 export type EntryPointConfig = { address: string; version: EntryPointVersion };
 
 export type NetworkConfig = NetworkInfo & {
+  /** HTTP(S) JSON-RPC URLs (a ws:// RPC_URL is here as its http:// twin). */
   rpcUrls: string[];
+  /** Where the indexer subscribes to newHeads (RPC_WS_URL, else a ws:// RPC_URL); absent: polling alone. */
+  wsUrl?: string;
   startBlock?: number;
   entryPoints: EntryPointConfig[];
 };
@@ -292,6 +308,11 @@ function withoutEmpty(env: Env): Env {
 function issuesOf(error: z.ZodError, prefix = ''): string[] {
   return error.issues.map((i) => `${prefix}${i.path.join('.') || '(root)'}: ${i.message}`);
 }
+
+const isWebSocketUrl = (url: string): boolean => /^wss?:\/\//i.test(url);
+
+/** The http(s):// URL at the address of a ws(s):// one (the same server answers both on most nodes). */
+const httpTwin = (url: string): string => url.replace(/^ws(s?):\/\//i, 'http$1://');
 
 function resolveNetworks(names: string, env: Env, problems: string[]): NetworkConfig[] {
   const networks: NetworkConfig[] = [];
@@ -322,9 +343,11 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
       version: version as EntryPointVersion,
       address,
     }));
+    const rpcUrls = parsed.data.RPC_URL ?? [];
     networks.push({
       ...info,
-      rpcUrls: parsed.data.RPC_URL ?? [],
+      rpcUrls: rpcUrls.map(httpTwin),
+      wsUrl: parsed.data.RPC_WS_URL ?? rpcUrls.find(isWebSocketUrl),
       startBlock: parsed.data.START_BLOCK,
       finalityDepth: parsed.data.FINALITY_DEPTH ?? info.finalityDepth,
       entryPoints: [...canonical, ...extra.filter((e) => !canonical.some((c) => c.address === e.address))],

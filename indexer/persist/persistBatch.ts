@@ -59,10 +59,18 @@ export type PersistResult = { newUserOps: number; newBundles: number };
 const LOCK_TIMEOUT = '30s';
 
 export async function persistBatch(db: Db, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
-  return db.transaction(async (tx) => {
-    await tx.query(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
-    return writeBatch(tx, batch, options);
-  });
+  const write = (mode: BaseRowsMode) =>
+    db.transaction(async (tx) => {
+      await tx.query(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
+      return writeBatch(tx, batch, options, mode);
+    });
+  try {
+    return await write('append');
+  } catch (err) {
+    // Some rows are stored already (see writeBaseRows): the batch again, skipping them.
+    if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+    return write('skipStored');
+  }
 }
 
 async function checkCursor(tx: Queryable, batch: DecodedBatch): Promise<void> {
@@ -85,15 +93,22 @@ export const callsOf = (ops: DecodedUserOp[]) =>
   ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
 
 /**
+ * How the base rows go in: 'append' with COPY, failing on a duplicate key; 'skipStored' with
+ * inserts that skip the rows stored already.
+ */
+type BaseRowsMode = 'append' | 'skipStored';
+
+/**
  * The base rows of a range, with COPY (shared/db/copy.ts): the rows of a range indexed for the
  * first time — the normal case, the cursor guarantees it — are all new. When some are stored
  * already (the range is indexed again, e.g. after the cursor was moved back) the COPY fails on a
- * duplicate key; then the same rows go in skipping the stored ones, and only the new ones count.
+ * duplicate key, which fails the transaction; persistBatch then writes the batch again in
+ * 'skipStored' mode, where only the new rows count. (Not a savepoint around the COPYs: that cost
+ * two round trips on every batch, the head's one-block batches included, for a case that is rare.)
  */
-async function writeBaseRows(tx: Queryable, batch: DecodedBatch): Promise<NewRows> {
+async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsMode): Promise<NewRows> {
   const chainId = batch.chainId;
-  await tx.query('savepoint base_rows');
-  try {
+  if (mode === 'append') {
     await bundleTransactions.appendMany(tx, chainId, batch.bundleTxs);
     await userOps.appendMany(tx, chainId, batch.userOps);
     await bundles.appendMany(tx, chainId, batch.bundles);
@@ -103,11 +118,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch): Promise<NewRow
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
     await userOpTraces.appendMany(tx, chainId, batch.traces);
     await addressTransactions.appendMany(tx, chainId, batch.addressTxs);
-    await tx.query('release savepoint base_rows');
     return { newOps: batch.userOps, newBundles: batch.bundles };
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
-    await tx.query('rollback to savepoint base_rows');
   }
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
   const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
@@ -126,9 +137,9 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch): Promise<NewRow
   return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
 }
 
-async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
+async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions, mode: BaseRowsMode): Promise<PersistResult> {
   const chainId = batch.chainId;
-  const { newOps, newBundles } = await writeBaseRows(tx, batch);
+  const { newOps, newBundles } = await writeBaseRows(tx, batch, mode);
   await blocks.upsertMany(tx, chainId, batch.headers);
 
   if (options.after) {

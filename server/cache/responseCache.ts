@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/log.js';
-import { bodyOf, encodeEntry, NO_HEADS, parseHeader } from './cacheEntry.js';
+import { bodyOf, encodeEntry, NO_HEADS, parseHeader, supersedes } from './cacheEntry.js';
 import { ANY_EPOCH, jitter } from './cachePolicy.js';
 import type { CacheStore } from './cacheStore.js';
 
@@ -7,7 +7,9 @@ import type { CacheStore } from './cacheStore.js';
  * Read-through cache of endpoint answers, stored as JSON bytes so that a hit is written to the
  * socket as is (no parse, no encoding). An entry (cacheEntry.ts) carries a tag, ANY_EPOCH or the
  * reorg epochs the answer was computed under, and a hit under another epoch counts as stale (a
- * miss); head-dependent entries also carry the indexed heads they were computed at, and a fill never
+ * miss); head-dependent entries also carry the indexed heads they were computed at, a hit computed
+ * at an older head than the reader's is stale too (the indexer has moved: the answer may lack the
+ * new block, however long its TTL), and a fill never
  * replaces an entry computed from a newer state (a read replica behind another): it answers with
  * that newer entry instead, so an answer does not go backwards through the cache. With Redis, a
  * small in-process near cache holds entries read or written here for the rest of their TTL: the
@@ -43,8 +45,8 @@ export type CacheState = { epoch: string; heads: string };
 export type ResponseCache = {
   readonly kind: CacheStore['kind'];
   readonly stats: Readonly<CacheStats>;
-  /** The answer stored under `key` and valid under `epoch`, or null. */
-  lookup(key: string, epoch: string): Promise<Answer | null>;
+  /** The answer stored under `key` and valid in `state` (same reorg epochs, computed at its heads or later), or null. */
+  lookup(key: string, state: CacheState): Promise<Answer | null>;
   /**
    * Computes the answer and stores it, unless a newer one was stored meanwhile (then that one is the
    * answer); concurrent fills of one key share one computation.
@@ -52,11 +54,15 @@ export type ResponseCache = {
   fill(key: string, state: CacheState, compute: () => Promise<Computed>): Promise<Answer>;
 };
 
-/** Parses an entry; null when it was written under another reorg epoch. */
-function parseEntry(raw: Buffer, epoch: string): { json: Buffer; expiresAt: number } | null {
-  const { tag, expiresAt } = parseHeader(raw);
-  if (tag !== ANY_EPOCH && tag !== epoch) return null;
-  return { json: bodyOf(raw), expiresAt };
+/**
+ * Parses an entry; null when it was written under another reorg epoch, or computed at an older
+ * indexed head than the reader's (the indexer has moved since: the answer may lack the new blocks).
+ */
+function parseEntry(raw: Buffer, state: CacheState): { json: Buffer; expiresAt: number } | null {
+  const header = parseHeader(raw);
+  if (header.tag !== ANY_EPOCH && header.tag !== state.epoch) return null;
+  if (supersedes({ tag: state.epoch, expiresAt: 0, heads: state.heads }, header)) return null;
+  return { json: bodyOf(raw), expiresAt: header.expiresAt };
 }
 
 const maxAgeOf = (expiresAt: number) => Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
@@ -119,9 +125,9 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
   return {
     kind: store.kind,
     stats,
-    async lookup(key, epoch) {
+    async lookup(key, state) {
       const { raw, remote } = await getRaw(key);
-      const entry = raw === null ? null : parseEntry(raw, epoch);
+      const entry = raw === null ? null : parseEntry(raw, state);
       if (raw !== null && entry === null) stats.stale++;
       if (entry === null) {
         stats.misses++;
@@ -132,7 +138,7 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
       return { json: entry.json, maxAgeSeconds: maxAgeOf(entry.expiresAt), cache: 'hit' };
     },
     fill(key, state, compute) {
-      const flightKey = `${state.epoch}|${key}`;
+      const flightKey = `${state.epoch}|${state.heads}|${key}`;
       const running = inflight.get(flightKey);
       if (running) return running;
       const flight = computeAndStore(key, state, compute).finally(() => inflight.delete(flightKey));

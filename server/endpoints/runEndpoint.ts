@@ -122,7 +122,7 @@ async function answerCall(
     const state =
       policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
     const key = `${presenter.namespace}${cacheKey(name, input)}${scopeTag}`;
-    const hit = ctx.services.cache.lookup(key, state.epoch);
+    const hit = ctx.services.cache.lookup(key, state);
     await admitted;
     return (
       (await hit) ??

@@ -188,7 +188,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
         NETWORKS: network.name,
         [`RPC_URL_${suffix}`]: chain.url,
         [`START_BLOCK_${suffix}`]: String(block - 2),
-        INDEXER_POLL_CRON: '*/1 * * * * *',
+        INDEXER_POLL_INTERVAL_MS: '1000',
       });
       const indexer = startIndexer({ db: t.db, config, log: quietLogger() });
       try {

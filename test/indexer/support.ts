@@ -11,7 +11,7 @@ export function devnetConfig(rpcUrl: string, extra: Record<string, string> = {})
     NETWORKS: 'devnet',
     RPC_URL_DEVNET: rpcUrl,
     START_BLOCK_DEVNET: '0',
-    INDEXER_POLL_CRON: '*/1 * * * * *',
+    INDEXER_POLL_INTERVAL_MS: '1000',
     ...extra,
   });
 }

@@ -86,7 +86,7 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       LOG_LEVEL: 'warn',
       LOG_FORMAT: 'json',
-      INDEXER_POLL_CRON: '*/1 * * * * *',
+      INDEXER_POLL_INTERVAL_MS: '1000',
       ...Object.fromEntries(
         devnets.flatMap((d) => [
           [`RPC_URL_${envSuffix(networkOf(d))}`, d.rpcUrl],

@@ -4,6 +4,7 @@ import { createApp } from '../../server/app.js';
 import { decideTtl, jitter } from '../../server/cache/cachePolicy.js';
 import type { Deps } from '../../server/context.js';
 import { createIndexerView } from '../../server/indexerView.js';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
 import type { IndexerState } from '../../shared/db/tables/indexerState.js';
 import { testConfig, testDeps } from '../helpers/app.js';
 import { TEST_REDIS_URL, useTestRedis } from '../helpers/redis.js';
@@ -85,6 +86,42 @@ describe('response cache', () => {
             `insert into user_ops (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
             columns.map((c) => row[c]),
           );
+        }
+      });
+
+      it('stops serving a head-dependent answer once the indexer NOTIFYs a new head, before its TTL', async function () {
+        const { deps, get } = await appWith(storeEnv());
+        const query = { network: 'devnet', first: 3 };
+        const started = Date.now();
+        expect((await get('getLatestUserOps', query)).headers['x-cache']).to.equal('miss');
+        expect((await get('getLatestUserOps', query)).headers['x-cache']).to.equal('hit');
+        const [state] = await indexerState.listByChainIds(d.db, [31337]);
+        const { rows } = await d.db.query<{ indexed_block_hash: string }>(
+          'select indexed_block_hash from indexer_state where chain_id = 31337',
+        );
+        const cursor = {
+          chainId: 31337,
+          indexedBlockHash: rows[0]!.indexed_block_hash,
+          headBlock: state!.headBlock,
+          backfillComplete: true,
+        };
+        // The indexer commits the next block (an empty one): its cursor move is NOTIFYd on commit.
+        await d.db.transaction((tx) => indexerState.updateCursor(tx, { ...cursor, indexedBlock: state!.indexedBlock + 1 }));
+        const movedAt = Date.now();
+        try {
+          // The entry lives about one block (1 s on devnet, -10 % at worst) and the view rereads on
+          // a 1 s timer: a miss within 700 ms of the fill comes from the NOTIFY.
+          if (movedAt - started > 200) this.skip(); // too loaded a machine to tell
+          let cache: unknown = 'hit';
+          while (cache === 'hit' && Date.now() - movedAt < 500) {
+            await sleep(10);
+            cache = (await get('getLatestUserOps', query)).headers['x-cache'];
+          }
+          expect(cache).to.equal('miss');
+          expect(deps.services.cache.stats.stale).to.equal(1);
+          expect((await deps.services.indexer.current()).get(31337)?.indexedBlock).to.equal(state!.indexedBlock + 1);
+        } finally {
+          await indexerState.updateCursor(d.db, { ...cursor, indexedBlock: state!.indexedBlock });
         }
       });
 

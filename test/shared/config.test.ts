@@ -69,6 +69,21 @@ describe('loadConfig', () => {
       .and.includes('devnet, base-sepolia');
   });
 
+  it('finds where to subscribe to new heads: RPC_WS_URL, else a ws:// RPC_URL (whose http:// twin answers calls)', () => {
+    const withWs = loadConfig(indexerEnvSchema, { RPC_URL_DEVNET: 'http://127.0.0.1:8545', RPC_WS_URL_DEVNET: 'ws://127.0.0.1:8546' });
+    expect(withWs.networks[0]).to.deep.include({ rpcUrls: ['http://127.0.0.1:8545'], wsUrl: 'ws://127.0.0.1:8546' });
+    const wsRpc = loadConfig(indexerEnvSchema, { RPC_URL_DEVNET: 'wss://node.example/v2/key,https://other.example' });
+    expect(wsRpc.networks[0]).to.deep.include({
+      rpcUrls: ['https://node.example/v2/key', 'https://other.example'],
+      wsUrl: 'wss://node.example/v2/key',
+    });
+    const httpOnly = loadConfig(indexerEnvSchema, { RPC_URL_DEVNET: 'http://127.0.0.1:8545' });
+    expect(httpOnly.networks[0]!.wsUrl).to.equal(undefined);
+    expect(httpOnly.INDEXER_POLL_INTERVAL_MS).to.equal(2000);
+    expect(() => loadConfig(indexerEnvSchema, { RPC_WS_URL_DEVNET: 'http://127.0.0.1:8545' })).to.throw(/RPC_WS_URL_DEVNET/);
+    expect(() => loadConfig(indexerEnvSchema, { INDEXER_POLL_INTERVAL_MS: '0' })).to.throw(/INDEXER_POLL_INTERVAL_MS/);
+  });
+
   it('treats empty variables as unset', () => {
     const config = loadConfig(dispatcherEnvSchema, { DATABASE_URL: '', WEBHOOK_ALLOW_PRIVATE_URLS: '' });
     expect(config.DATABASE_URL).to.equal(undefined);

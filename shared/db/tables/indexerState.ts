@@ -67,6 +67,14 @@ export async function findIndexedHead(
 
 // Writes (the indexer): its cursor, moved in the same transaction as the rows of each batch.
 
+/**
+ * NOTIFY channel of cursor moves (payload: the chain id), sent by the statement that moves the
+ * cursor, so it is delivered when the batch (or rollback) commits: the web process reads
+ * indexer_state again at once instead of on its timer (server/indexerView.ts), and its cache stops
+ * serving answers computed at the previous head.
+ */
+export const INDEXED_CHANNEL = 'opscan_indexed';
+
 export type Cursor = { indexedBlock: number; indexedBlockHash: string | null; backfillComplete: boolean; reorgEpoch: number };
 
 /** Creates the network's row on first start (nothing indexed yet: the cursor sits before startBlock). */
@@ -105,9 +113,11 @@ export async function updateCursor(
   cursor: { chainId: number; indexedBlock: number; indexedBlockHash: string; headBlock: number; backfillComplete: boolean },
 ): Promise<void> {
   await db.query(
-    `update indexer_state set indexed_block = $2, indexed_block_hash = $3, head_block = greatest(head_block, $4, $2),
-       backfill_complete = backfill_complete or $5, updated_at = now() where chain_id = $1`,
-    [cursor.chainId, cursor.indexedBlock, cursor.indexedBlockHash, cursor.headBlock, cursor.backfillComplete],
+    `with moved as (
+       update indexer_state set indexed_block = $2, indexed_block_hash = $3, head_block = greatest(head_block, $4, $2),
+         backfill_complete = backfill_complete or $5, updated_at = now() where chain_id = $1 returning chain_id)
+     select pg_notify($6, chain_id::text) from moved`,
+    [cursor.chainId, cursor.indexedBlock, cursor.indexedBlockHash, cursor.headBlock, cursor.backfillComplete, INDEXED_CHANNEL],
   );
 }
 
@@ -118,8 +128,10 @@ export async function updateHead(db: Queryable, chainId: number, headBlock: numb
 /** Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised data include it). */
 export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string | null }): Promise<void> {
   await db.query(
-    `update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
-     where chain_id = $1`,
-    [chainId, block.number, block.hash],
+    `with moved as (
+       update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
+       where chain_id = $1 returning chain_id)
+     select pg_notify($4, chain_id::text) from moved`,
+    [chainId, block.number, block.hash, INDEXED_CHANNEL],
   );
 }

@@ -57,7 +57,7 @@ export async function startProductOnDatabase(
     NETWORKS: 'devnet',
     RPC_URL_DEVNET: devnet.rpcUrl,
     START_BLOCK_DEVNET: '0',
-    INDEXER_POLL_CRON: '*/1 * * * * *',
+    INDEXER_POLL_INTERVAL_MS: '1000',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
