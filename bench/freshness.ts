@@ -226,7 +226,7 @@ function latencies(values: Array<number | null>): Latencies {
  * A block about every `intervalMs` until `opsPerCadence` ops were mined, on a fixed schedule (a late
  * block does not push the next ones back). The step is `intervalMs` plus 1/n of it (n: the blocks
  * expected), so that over the run the blocks' phase sweeps one whole interval: a poll timer of the
- * same period (the shipped cron polls every 2 s) would otherwise meet every block at one point of its
+ * same period (the shipped poll runs every 2 s) would otherwise meet every block at one point of its
  * cycle, and a run would measure that single point, early or late by chance.
  */
 async function measureCadence(
@@ -296,7 +296,6 @@ export async function runFreshnessBench(options: Partial<FreshnessBenchOptions> 
         REDIS_KEY_PREFIX: redisPrefix,
         // Shipped defaults for everything else, whatever this shell has set.
         RPC_WS_URL_DEVNET: undefined,
-        INDEXER_POLL_CRON: undefined,
         INDEXER_POLL_INTERVAL_MS: undefined,
         METRICS_PORT: undefined,
         PORT: undefined,
