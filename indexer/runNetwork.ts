@@ -143,8 +143,8 @@ export function runNetwork(deps: {
       requestPass = null;
       await subscription?.stop();
       clearTimeout(pollTimer);
+      // The pass running now re-arms no poll: shouldStop() holds by then (armPoll checks it).
       await running;
-      clearTimeout(pollTimer);
     }
   };
 

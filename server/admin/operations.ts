@@ -459,8 +459,8 @@ export const listPlans = defineOperation({
   output: z.object({ plans: z.array(planWithKeysOutput) }),
   async run(db) {
     const plans = await apiPlans.list(db);
-    const counts = await Promise.all(plans.map((p) => apiKeys.countOnPlan(db, p.id)));
-    return { plans: plans.map((p, i) => ({ ...presentPlan(p), keys: counts[i]! })) };
+    const counts = await apiKeys.countsByPlan(db);
+    return { plans: plans.map((p) => ({ ...presentPlan(p), keys: counts.get(p.id) ?? 0 })) };
   },
 });
 

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { updateById } from '../updateById.js';
 
 /** What a key may do: read the data API, manage its webhooks, call operator endpoints. */
 export const API_KEY_SCOPES = ['read', 'webhooks', 'admin'] as const;
@@ -157,13 +158,8 @@ const CHANGEABLE: Record<keyof ApiKeyChanges, string> = {
 
 /** Applies `changes` to the key; returns it as stored, or null when there is no such key. */
 export async function update(db: Queryable, id: string, changes: ApiKeyChanges): Promise<ApiKey | null> {
-  const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[keyof ApiKeyChanges, unknown]>;
-  const sets = entries.map(([field], i) => `${CHANGEABLE[field]} = $${i + 2}`);
-  const { rows } = await db.query<ApiKeyRow>(
-    `update api_keys set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 returning ${COLUMNS}`,
-    [id, ...entries.map(([, v]) => v)],
-  );
-  return rows[0] ? toApiKey(rows[0]) : null;
+  const row = await updateById<ApiKeyChanges, ApiKeyRow>(db, { table: 'api_keys', columns: CHANGEABLE, returning: COLUMNS }, id, changes);
+  return row ? toApiKey(row) : null;
 }
 
 /** Revokes the key with this id (a revoked key stays revoked at its first time); null when there is none. */
@@ -173,6 +169,14 @@ export async function revokeById(db: Queryable, id: string): Promise<ApiKey | nu
     [id],
   );
   return rows[0] ? toApiKey(rows[0]) : null;
+}
+
+/** How many keys each plan has (plans without keys are absent). */
+export async function countsByPlan(db: Queryable): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ plan_id: string; n: string }>(
+    `select plan_id, count(*) as n from api_keys where plan_id is not null group by plan_id`,
+  );
+  return new Map(rows.map((r) => [String(r.plan_id), Number(r.n)]));
 }
 
 /** How many keys are on the plan (revoked ones included: they still reference it). */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { updateById } from '../updateById.js';
 
 /** What a key on this plan may do per unit of time; null quotas are uncapped. */
 export type ApiPlan = {
@@ -84,13 +85,8 @@ const CHANGEABLE: Record<keyof ApiPlanInput, string> = {
 
 /** Applies `changes` (absent fields kept, null clears a cap); null when there is no such plan. */
 export async function update(db: Queryable, id: string, changes: Partial<ApiPlanInput>): Promise<ApiPlan | null> {
-  const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[keyof ApiPlanInput, unknown]>;
-  const sets = entries.map(([field], i) => `${CHANGEABLE[field]} = $${i + 2}`);
-  const { rows } = await db.query<ApiPlanRow>(
-    `update api_plans set ${[...sets, 'updated_at = now()'].join(', ')} where id = $1 returning ${COLUMNS}`,
-    [id, ...entries.map(([, v]) => v)],
-  );
-  return rows[0] ? toApiPlan(rows[0]) : null;
+  const row = await updateById<ApiPlanInput, ApiPlanRow>(db, { table: 'api_plans', columns: CHANGEABLE, returning: COLUMNS }, id, changes);
+  return row ? toApiPlan(row) : null;
 }
 
 /** Deletes the plan; false when there is none. A plan keys still reference cannot be deleted (foreign key). */
