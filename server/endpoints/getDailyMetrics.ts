@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import { dailyMetricSchema } from '../../shared/models/index.js';
+import { closedDayWalletsOf } from './closedDayWallets.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { servedNetwork, defaultedNetworkInput, noOfDaysInput } from './inputs.js';
 
@@ -14,7 +15,20 @@ export const getDailyMetrics = defineEndpoint({
   output: z.object({ metrics: z.array(dailyMetricSchema) }),
   cache: 'head',
   async handler(ctx, input) {
-    const network = servedNetwork(ctx, input.network);
-    return { metrics: await dailyStats.listRecent(ctx.db, network.chainId, input.noOfDays) };
+    const { chainId } = servedNetwork(ctx, input.network);
+    // Closed days' wallets this process already holds are not read again (./closedDayWallets.ts).
+    const closedDays = closedDayWalletsOf(ctx.db);
+    const { held, texts } = closedDays.held(chainId);
+    const { epoch, days } = await dailyStats.listRecent(ctx.db, chainId, input.noOfDays, { held });
+    closedDays.keep(chainId, epoch, days);
+    const heldKeys: string[] = [];
+    const metrics = days.map(({ counts, activeWalletsJson }) => {
+      if (activeWalletsJson !== null) return dailyStats.dailyMetric(counts, activeWalletsJson);
+      const key = dailyStats.walletListKey(counts.daySinceEpoch, counts.activeWalletsDaily);
+      heldKeys.push(key);
+      return dailyStats.dailyMetric(counts, texts.get(key)!);
+    });
+    closedDays.touch(chainId, heldKeys);
+    return { metrics };
   },
 });

@@ -61,10 +61,10 @@ export const getStatusSummary = defineEndpoint({
     const states = await ctx.services.indexer.current();
     const summaries = indexedNetworks(ctx, input.network).map(async (network) => {
       const state = states.get(network.chainId);
-      const [ops, latestBundles, metrics] = await Promise.all([
+      const [ops, latestBundles, recent] = await Promise.all([
         userOps.listLatest(ctx.db, network.chainId, { first: LATEST, skip: 0 }),
         bundles.listLatest(ctx.db, network.chainId, { first: LATEST, skip: 0 }),
-        dailyStats.listRecent(ctx.db, network.chainId, DAYS),
+        dailyStats.listRecent(ctx.db, network.chainId, DAYS, false),
       ]);
       const position = networkStatusOf(network, state);
       const startBlock = state?.startBlock ?? null;
@@ -93,7 +93,7 @@ export const getStatusSummary = defineEndpoint({
           blockTime: b.blockTime,
           status: b.status,
         })),
-        dailyMetrics: metrics.map((d) => ({
+        dailyMetrics: recent.days.map(({ counts: d }) => ({
           daySinceEpoch: d.daySinceEpoch,
           userOpsDaily: d.userOpsDaily,
           activeWalletsDaily: d.activeWalletsDaily,

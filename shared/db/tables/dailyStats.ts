@@ -1,11 +1,12 @@
 import type { Queryable } from '../client.js';
 import type { DailyMetric } from '../../models/entities.js';
 import { column, type EntityView } from '../entityView.js';
+import { withJsonText } from '../../jsonText.js';
 
 /**
  * Reads of `daily_stats` (per network and UTC day) as the spec's DailyMetric: day counts as
  * stored, cumulative totals as window sums since the first day, entity totals from
- * `entity_stats.first_seen_day`, active wallets from `daily_active_wallets`.
+ * `entity_stats.first_seen_day`, active wallets from `daily_active_wallets` (a closed day's stored list).
  */
 
 type DailyRow = {
@@ -22,11 +23,12 @@ type DailyRow = {
   paymaster_total: string;
   factory_total: string;
   bundler_total: string;
-  /** Comma-separated, in address order; null or '' when none. */
-  active_wallet_list: string | null;
 };
 
-const toDailyMetric = (r: DailyRow): DailyMetric => ({
+/** A day's figures without its list of active wallets (the status page's chart). */
+export type DailyCounts = Omit<DailyMetric, 'activeWallets'>;
+
+const toDailyCounts = (r: DailyRow): DailyCounts => ({
   userOpsDaily: r.user_ops,
   bundleDaily: r.bundles,
   walletsCreatedDaily: r.wallets_created,
@@ -35,7 +37,6 @@ const toDailyMetric = (r: DailyRow): DailyMetric => ({
   bundlesTotal: r.bundles_total,
   walletsCreatedTotal: r.wallets_created_total,
   gasCostCollectedTotal: r.gas_cost_collected_total,
-  activeWallets: r.active_wallet_list ? r.active_wallet_list.split(',') : [],
   activeWalletsDaily: r.active_wallets,
   daySinceEpoch: String(r.day),
   paymasterTotal: r.paymaster_total,
@@ -44,11 +45,49 @@ const toDailyMetric = (r: DailyRow): DailyMetric => ({
 });
 
 /**
- * The days with activity among the `days` UTC days ending with the network's latest active day,
- * newest first.
+ * A day's metric whose active wallets stay JSON text until someone reads them: an answer writes the
+ * text as it is (shared/jsonText.ts); the array is parsed only when read.
  */
-export async function listRecent(db: Queryable, chainId: number, days: number): Promise<DailyMetric[]> {
-  const { rows } = await db.query<DailyRow>(
+export function dailyMetric(counts: DailyCounts, activeWalletsJson: string): DailyMetric {
+  let wallets: string[] | undefined;
+  const metric = Object.defineProperty({ ...counts } as DailyMetric, 'activeWallets', {
+    enumerable: true,
+    get: () => (wallets ??= JSON.parse(activeWalletsJson) as string[]),
+  });
+  return withJsonText(metric, () => `${JSON.stringify(counts).slice(0, -1)},"activeWallets":${activeWalletsJson}}`);
+}
+
+/**
+ * Which day's list of active wallets can be known without reading it: a closed day's list changes
+ * only when its count does (wallets added) or in a reorg (the epoch moves). `day:count` keys.
+ */
+export const walletListKey = (day: number | string, activeWallets: number | string) => `${day}:${activeWallets}`;
+
+/** Closed days' lists the caller already holds (walletListKey keys, valid under reorg epoch `epoch`): not read again. */
+export type HeldWalletLists = { epoch: number; keys: readonly string[] };
+
+export type RecentDay = {
+  counts: DailyCounts;
+  /** Past the network's latest day: its list is final (closePastDays). */
+  closed: boolean;
+  /** The day's active wallets as the text of a JSON array, in address order; null when held by the caller or not asked for. */
+  activeWalletsJson: string | null;
+};
+
+type RecentRow = DailyRow & { closed: boolean; reorg_epoch: number; active_wallets_json: string | null };
+
+/**
+ * The days with activity among the `days` UTC days ending with the network's latest active day,
+ * newest first, with their active wallets unless `wallets` is false or the caller holds them; and
+ * the reorg epoch of the same snapshot (what a held list is valid under).
+ */
+export async function listRecent(
+  db: Queryable,
+  chainId: number,
+  days: number,
+  wallets: { held: HeldWalletLists | null } | false,
+): Promise<{ epoch: number; days: RecentDay[] }> {
+  const { rows } = await db.query<RecentRow>(
     `with totals as (
        select day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets, active_wallet_list,
               sum(user_ops) over w as user_ops_total, sum(bundles) over w as bundles_total,
@@ -56,6 +95,8 @@ export async function listRecent(db: Queryable, chainId: number, days: number): 
               sum(gas_cost_collected) over w as gas_cost_collected_total
        from daily_stats where chain_id = $1
        window w as (order by day)
+     ), epoch as (
+       select coalesce((select reorg_epoch from indexer_state where chain_id = $1), 0) as reorg_epoch
      )
      select t.day, t.user_ops, t.bundles, t.wallets_created, t.gas_cost_collected::text as gas_cost_collected,
             t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
@@ -64,19 +105,27 @@ export async function listRecent(db: Queryable, chainId: number, days: number): 
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
             (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
-            -- Thousands of addresses a day: one comma-separated text (split in toDailyMetric) costs
-            -- both sides a fraction of a JSON array (json_agg's escaping and its own sort; the
-            -- driver's JSON.parse). A closed day holds it ready (closePastDays); the latest day's
-            -- is read in the primary key's order, so no sort.
-            case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
-               select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
-             ) s) end as active_wallet_list
-     from totals t
+            t.active_wallet_list is not null as closed, epoch.reorg_epoch,
+            -- Thousands of addresses a day, answered as the text of a JSON array: built here from the
+            -- comma-separated list (addresses are plain hex: nothing to escape) and written into the
+            -- answer as it is, it costs Node neither strings nor serialisation. A closed day holds
+            -- its list ready (closePastDays); the latest day's is read in the primary key's order, so
+            -- no sort. Not read at all when not asked for or held (a case evaluates only its branch).
+            case when $3 and not (epoch.reorg_epoch = $4 and t.day || ':' || t.active_wallets = any($5::text[]))
+              then coalesce('["' || replace(nullif(
+                case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
+                   select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
+                 ) s) end, ''), ',', '","') || '"]', '[]')
+            end as active_wallets_json
+     from totals t, epoch
      where t.user_ops > 0 and t.day > (select max(day) from daily_stats where chain_id = $1) - $2
      order by t.day desc`,
-    [chainId, days],
+    [chainId, days, wallets !== false, wallets ? (wallets.held?.epoch ?? -1) : -1, wallets ? (wallets.held?.keys ?? []) : []],
   );
-  return rows.map(toDailyMetric);
+  return {
+    epoch: rows[0]?.reorg_epoch ?? 0,
+    days: rows.map((r) => ({ counts: toDailyCounts(r), closed: r.closed, activeWalletsJson: r.active_wallets_json })),
+  };
 }
 
 /** Network-wide totals (getGlobalCounts). */

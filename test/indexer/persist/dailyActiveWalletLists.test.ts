@@ -8,6 +8,9 @@ import { expect } from 'chai';
 import { BENCH_CHAIN_ID, loadUserOps } from '../../../bench/apiData.js';
 import { rollbackTo } from '../../../indexer/index.js';
 import { useTestDb } from '../../helpers/db.js';
+import { testConfig } from '../../helpers/app.js';
+import { getDailyMetrics } from '../../../server/endpoints/getDailyMetrics.js';
+import { toJsonText } from '../../../shared/jsonText.js';
 
 type DayRow = { day: number; active_wallet_list: string | null; live: string | null };
 
@@ -47,5 +50,70 @@ describe('persist: the stored active wallets of past days', () => {
     const again = await days();
     expect(again.map((d) => d.day)).to.deep.equal(indexed.map((d) => d.day));
     expectClosedBeforeLatest(again);
+  });
+
+  it('getDailyMetrics answers every day as stored, closed days from the lists it holds, until a reorg or a new wallet changes them', async () => {
+    const sample = { userOpHashes: [], senders: [] };
+    await loadUserOps(t.db, 200 * 40, sample);
+    // What the handler reads of a request's context: the database and the served networks.
+    const ctx = { db: t.db, config: testConfig() } as unknown as Parameters<typeof getDailyMetrics.handler>[0];
+    const answer = async () =>
+      JSON.parse(toJsonText(await getDailyMetrics.handler(ctx, { network: 'devnet', noOfDays: 366 }))) as {
+        metrics: Array<{ daySinceEpoch: string; activeWallets: string[]; activeWalletsDaily: string }>;
+      };
+    const expectAsStored = async () => {
+      const stored = (await days()).reverse();
+      const { metrics } = await answer();
+      expect(metrics.map((m) => Number(m.daySinceEpoch))).to.deep.equal(stored.map((d) => d.day));
+      for (const [i, m] of metrics.entries()) {
+        expect(m.activeWallets, m.daySinceEpoch).to.deep.equal(stored[i]!.live ? stored[i]!.live.split(',') : []);
+        expect(m.activeWalletsDaily).to.equal(String(m.activeWallets.length));
+      }
+      return metrics;
+    };
+
+    const first = await expectAsStored();
+    // The read values are the plain ones too (tRPC and in-process callers read the fields).
+    const values = (await getDailyMetrics.handler(ctx, { network: 'devnet', noOfDays: 366 })).metrics;
+    expect(values.map((m) => m.activeWallets)).to.deep.equal(first.map((m) => m.activeWallets));
+
+    // Held: a closed day's stored list is not read again while its count and the epoch stay. The
+    // oldest day's list is stored reversed (same count): it is answered as first read until the
+    // epoch moves, then as stored.
+    const oldest = first.at(-1)!;
+    const reversed = [...oldest.activeWallets].reverse();
+    await t.db.query(`update daily_stats set active_wallet_list = $3 where chain_id = $1 and day = $2`, [
+      BENCH_CHAIN_ID,
+      Number(oldest.daySinceEpoch),
+      reversed.join(','),
+    ]);
+    expect((await answer()).metrics.at(-1)!.activeWallets).to.deep.equal(oldest.activeWallets);
+
+    // A reorg moves the epoch (here it rebuilds the two latest days): every list is read again.
+    await rollbackTo(t.db, BENCH_CHAIN_ID, { number: 100, hash: `0x${(101).toString(16).padStart(64, '0')}` });
+    expect((await answer()).metrics.at(-1)!.activeWallets).to.deep.equal(reversed);
+    await t.db.query(`update daily_stats set active_wallet_list = $3 where chain_id = $1 and day = $2`, [
+      BENCH_CHAIN_ID,
+      Number(oldest.daySinceEpoch),
+      oldest.activeWallets.join(','),
+    ]);
+    await rollbackTo(t.db, BENCH_CHAIN_ID, { number: 100, hash: `0x${(101).toString(16).padStart(64, '0')}` });
+    await expectAsStored();
+    await loadUserOps(t.db, 200 * 40, sample);
+    await expectAsStored();
+
+    // A closed day whose count changes (wallets added to a past day) is read again.
+    const past = (await days())[0]!;
+    await t.db.query(`insert into daily_active_wallets (chain_id, day, address) values ($1, $2, $3)`, [
+      BENCH_CHAIN_ID,
+      past.day,
+      `0x${'f'.repeat(40)}`,
+    ]);
+    await t.db.query(
+      `update daily_stats set active_wallets = active_wallets + 1, active_wallet_list = active_wallet_list || ',' || $3 where chain_id = $1 and day = $2`,
+      [BENCH_CHAIN_ID, past.day, `0x${'f'.repeat(40)}`],
+    );
+    const metrics = await expectAsStored();
+    expect(metrics.at(-1)!.activeWallets).to.include(`0x${'f'.repeat(40)}`);
   });
 });
