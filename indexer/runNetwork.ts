@@ -127,6 +127,7 @@ export function runNetwork(deps: {
       subscription = subscribeNewHeads({
         url: network.wsUrl,
         log,
+        keepAliveMs: tuning.wsKeepAliveMs,
         onHead: (head) => {
           if (head !== null) {
             indexerMetrics.headFound(network.name, 'subscription');

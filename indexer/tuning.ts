@@ -41,6 +41,12 @@ export type IndexerTuning = {
    * eth_getLogs asks for (in its topic filter; providers cap how many one filter may hold).
    */
   transferBackfillAddresses: number;
+  /**
+   * The newHeads socket is asked for a call answer this often; a socket that has said nothing
+   * since the last ask is taken for dead (a connection a NAT or load balancer dropped without
+   * closing it) and opened again.
+   */
+  wsKeepAliveMs: number;
 };
 
 export const DEFAULT_TUNING: IndexerTuning = {
@@ -58,6 +64,7 @@ export const DEFAULT_TUNING: IndexerTuning = {
   traceRepairIntervalMs: 10 * 60_000,
   traceRepairBatch: 50,
   reorgMarginBlocks: 64,
+  wsKeepAliveMs: 15_000,
   lockRetryMs: 5_000,
   transferBackfillAddresses: 100,
 };

@@ -5,6 +5,11 @@
  * new subscription `onHead` is called once with null, since heads announced while the socket was
  * down are lost. The caller keeps polling meanwhile: this only makes the head known sooner.
  *
+ * A socket can also die without closing (a NAT or load balancer forgetting the connection): every
+ * `keepAliveMs` the node is asked for its chain id over the socket, and a socket that has said
+ * nothing since the previous ask is abandoned and opened again, so a dead one is noticed within
+ * two intervals.
+ *
  * undici's WebSocket (a dependency already; Node 20 has no global WebSocket without a flag).
  */
 import { WebSocket } from 'undici';
@@ -28,9 +33,11 @@ export type HeadSubscriptionOptions = {
   maxRetryMs?: number;
   /** An opening socket not subscribed within this long is dropped and opened again. */
   subscribeTimeoutMs?: number;
+  keepAliveMs?: number;
 };
 
 const SUBSCRIBE_ID = 1;
+const KEEP_ALIVE_ID = 2;
 
 /** Only the host goes in logs: a provider's URL often holds its API key in the path. */
 const hostOf = (url: string): string => {
@@ -46,6 +53,7 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
   const minRetryMs = options.minRetryMs ?? 250;
   const maxRetryMs = options.maxRetryMs ?? 30_000;
   const subscribeTimeoutMs = options.subscribeTimeoutMs ?? 10_000;
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
   const host = hostOf(options.url);
   let stopped = false;
   let socket: WebSocket | null = null;
@@ -55,6 +63,8 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
   /** One log line per outage, not one per attempt. */
   let outageLogged = false;
   let closed: Promise<void> = Promise.resolve();
+  /** Whether the socket said anything since the last keep-alive ask. */
+  let heard = true;
 
   const scheduleReconnect = (reason: string): void => {
     if (stopped) return;
@@ -67,6 +77,7 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
   };
 
   const onMessage = (data: unknown): void => {
+    heard = true;
     if (typeof data !== 'string') return;
     let msg: {
       id?: unknown;
@@ -101,6 +112,14 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
       onHead({ number: Number(number), hash: hash.toLowerCase(), parentHash: parentHash.toLowerCase() });
   };
 
+  /** Gives up on `ws` (closed, or silent): the next socket is opened with back-off. */
+  const abandon = (ws: WebSocket, reason: string): void => {
+    if (socket !== ws) return;
+    socket = null;
+    subscriptionId = null;
+    scheduleReconnect(reason);
+  };
+
   function connect(): void {
     if (stopped) return;
     let ws: WebSocket;
@@ -112,24 +131,36 @@ export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscri
     }
     socket = ws;
     subscriptionId = null;
+    heard = true;
     const subscribeTimer = setTimeout(() => {
       if (subscriptionId === null) ws.close(1000, 'no subscription');
     }, subscribeTimeoutMs);
+    const keepAlive = setInterval(() => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (!heard) {
+        // Closing may never complete on a dead connection: the next socket does not wait for it.
+        abandon(ws, `silent for ${keepAliveMs} ms`);
+        ws.close(1000, 'silent');
+        clearInterval(keepAlive);
+        return;
+      }
+      heard = false;
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id: KEEP_ALIVE_ID, method: 'eth_chainId', params: [] }));
+    }, keepAliveMs);
     closed = new Promise<void>((resolve) => {
       ws.addEventListener('close', (event) => {
         clearTimeout(subscribeTimer);
-        if (socket === ws) {
-          socket = null;
-          subscriptionId = null;
-        }
+        clearInterval(keepAlive);
         resolve();
-        scheduleReconnect(`closed (${event.code}${event.reason ? ` ${event.reason}` : ''})`);
+        abandon(ws, `closed (${event.code}${event.reason ? ` ${event.reason}` : ''})`);
       });
     });
     ws.addEventListener('open', () => {
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: SUBSCRIBE_ID, method: 'eth_subscribe', params: ['newHeads'] }));
     });
-    ws.addEventListener('message', (event) => onMessage(event.data));
+    ws.addEventListener('message', (event) => {
+      if (socket === ws) onMessage(event.data);
+    });
     // 'close' follows every 'error'; the reconnect is scheduled there.
     ws.addEventListener('error', () => undefined);
   }

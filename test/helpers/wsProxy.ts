@@ -4,7 +4,9 @@ import net from 'node:net';
  * A WebSocket proxy on loopback in front of a node's JSON-RPC WebSocket (anvil serves it on its
  * HTTP port), that a test can cut like tcpProxy.ts (`cut()` drops every connection and refuses new
  * ones, `restore()` lets them through) and that can silently drop the node's `eth_subscription`
- * messages (`dropAnnouncements`) while the socket stays up: a subscription that misses heads.
+ * messages (`dropAnnouncements`) while the socket stays up: a subscription that misses heads; or
+ * stop passing anything on the connections open now while keeping them open (`silenceOpen()`): a
+ * connection a NAT forgot.
  *
  * It reads the node's frames to do so: the client's upgrade request goes up without its
  * Sec-WebSocket-Extensions header, so no frame is compressed; server frames are never masked.
@@ -19,6 +21,7 @@ export type WsProxy = {
   readonly announcements: number;
   readonly dropped: number;
   dropAnnouncements: boolean;
+  silenceOpen(): void;
   cut(): void;
   restore(): void;
   close(): Promise<void>;
@@ -53,6 +56,8 @@ function frameLength(buffer: Buffer): number {
 
 export async function startWsProxy(target: { host: string; port: number }): Promise<WsProxy> {
   const open = new Set<net.Socket>();
+  /** Client sockets whose frames, both ways, go nowhere. */
+  const silenced = new Set<net.Socket>();
   let cut = false;
   const stats = { connections: 0, replies: 0, announcements: 0, dropped: 0 };
   const proxy = { dropAnnouncements: false };
@@ -66,6 +71,7 @@ export async function startWsProxy(target: { host: string; port: number }): Prom
     const upstream = net.connect(target.port, target.host);
     open.add(client).add(upstream);
     const drop = () => {
+      silenced.delete(client);
       client.destroy();
       upstream.destroy();
       open.delete(client);
@@ -76,6 +82,7 @@ export async function startWsProxy(target: { host: string; port: number }): Prom
 
     let request: Buffer | null = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
+      if (silenced.has(client)) return;
       if (request === null) {
         upstream.write(chunk);
         return;
@@ -95,6 +102,7 @@ export async function startWsProxy(target: { host: string; port: number }): Prom
     let answered = false;
     let pending: Buffer = Buffer.alloc(0);
     upstream.on('data', (chunk: Buffer) => {
+      if (silenced.has(client)) return;
       pending = Buffer.concat([pending, chunk]);
       if (!answered) {
         const split = takeHead(pending);
@@ -143,6 +151,9 @@ export async function startWsProxy(target: { host: string; port: number }): Prom
     },
     get dropped() {
       return stats.dropped;
+    },
+    silenceOpen() {
+      for (const socket of open) silenced.add(socket);
     },
     cut: cutAll,
     restore() {

@@ -2,14 +2,14 @@
  * Following the head over a WebSocket (eth_subscribe newHeads), on a real anvil through a proxy
  * the test can cut or make drop announcements, into real PostgreSQL: a block is indexed as soon as
  * it is announced (the poll is set a minute apart, so nothing else could have), the subscription
- * comes back after its socket is dropped, heads it missed are filled by polling, and a reorg
- * announced over it is repaired.
+ * comes back after its socket is dropped or goes silent, heads it missed are filled by polling, and a
+ * reorg announced over it is repaired.
  */
 import { expect } from 'chai';
 import { register } from 'prom-client';
 import request from 'supertest';
 import { generate, reorg, startContinuous, startDevnet, type Devnet } from '../../devnet/index.js';
-import { startIndexer, type Indexer } from '../../indexer/index.js';
+import { startIndexer, type Indexer, type IndexerTuning } from '../../indexer/index.js';
 import { createApp } from '../../server/app.js';
 import type { Deps } from '../../server/context.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
@@ -58,12 +58,13 @@ describe('indexer head subscription (newHeads over WebSocket)', function () {
   });
 
   /** Starts the indexer on the devnet, subscribed through the proxy, and waits for it to reach the head. */
-  async function follow(pollIntervalMs: string): Promise<Indexer> {
+  async function follow(pollIntervalMs: string, tuning: Partial<IndexerTuning> = {}): Promise<Indexer> {
     const subscribed = proxy.replies;
     indexer = startIndexer({
       db: t.db,
       config: devnetConfig(devnet.rpcUrl, { RPC_WS_URL_DEVNET: proxy.url, INDEXER_POLL_INTERVAL_MS: pollIntervalMs }),
       log: quietLogger(),
+      tuning,
     });
     await indexer.syncNow();
     await eventually(async () => proxy.replies > subscribed, 10_000, 'the newHeads subscription');
@@ -115,6 +116,19 @@ describe('indexer head subscription (newHeads over WebSocket)', function () {
     // Back-off from 250 ms: the next attempt is due within about 2 s.
     await eventually(async () => proxy.connections > connections, 10_000, 'a new connection');
     for (const hash of duringOutage) await eventually(() => answered(hash), 10_000, `getUserOp ${hash} answered`);
+    const afterwards = await mineOps();
+    for (const hash of afterwards) await eventually(() => answered(hash), 5_000, `getUserOp ${hash} answered`);
+    expect(await indexedBlock(t.db, devnet.chainId)).to.equal(await head());
+  });
+
+  it('gives up on a socket that went silent without closing, subscribes again, and indexes what was mined meanwhile', async () => {
+    await follow(NO_POLL_MS, { wsKeepAliveMs: 300 });
+    const connections = proxy.connections;
+    proxy.silenceOpen();
+    const meanwhile = await mineOps();
+    // Silent since the last keep-alive ask: abandoned within two intervals, then a new socket.
+    await eventually(async () => proxy.connections > connections, 10_000, 'a new connection');
+    for (const hash of meanwhile) await eventually(() => answered(hash), 10_000, `getUserOp ${hash} answered`);
     const afterwards = await mineOps();
     for (const hash of afterwards) await eventually(() => answered(hash), 5_000, `getUserOp ${hash} answered`);
     expect(await indexedBlock(t.db, devnet.chainId)).to.equal(await head());
