@@ -64,11 +64,21 @@ export async function backfillTransfers(deps: {
   const result: TransferBackfillResult = { addresses: 0, transfers: 0 };
   if (!state || state.indexedBlock < state.startBlock) return result;
   const toBlock = state.indexedBlock;
-  while (!deps.shouldStop()) {
-    const pending = await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall);
-    if (pending.length === 0) break;
+  const range = { fromBlock: state.startBlock, toBlock };
+  // One group's logs are read while the previous group is written: the node's scans and the
+  // database's writes overlap (the writes stay one at a time, in order).
+  const read = (pending: string[]): { pending: string[]; logs: Promise<RpcLog[]> } => {
+    if (pending.length === 0) return { pending, logs: Promise.resolve([]) };
+    const logs = logsOf(rpc, deps.estimator, pending, range);
+    logs.catch(() => undefined); // awaited in turn below, unless the pass stops first
+    return { pending, logs };
+  };
+  let group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall));
+  while (group.pending.length > 0 && !deps.shouldStop()) {
+    const { pending } = group;
     const wanted = new Set(pending);
-    const logs = await logsOf(rpc, deps.estimator, pending, { fromBlock: state.startBlock, toBlock });
+    const logs = await group.logs;
+    group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall, pending));
     const byKey = new Map<string, DecodedTransfer>();
     const times = new Map<number, number>();
     for (const log of logs) {
