@@ -9,9 +9,12 @@
  * It runs between catch-up passes (never beside a range being written), up to the cursor: every
  * range indexed while the address was not yet in the forward filter is covered, whatever order
  * ranges were fetched in. Rows stored already (transfers of bundle transactions) are kept as they
- * are (attributed to their op).
+ * are (attributed to their op): they are left out before writing, not sent to be skipped by the
+ * insert's `on conflict` — on a chain of ops they are most of what the filters find (devnet, 20,000
+ * ops: 27,818 transfers found, 23,062 of them in bundle transactions).
  */
 import type { Db } from '../../shared/db/client.js';
+import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
@@ -64,11 +67,21 @@ export async function backfillTransfers(deps: {
   const result: TransferBackfillResult = { addresses: 0, transfers: 0 };
   if (!state || state.indexedBlock < state.startBlock) return result;
   const toBlock = state.indexedBlock;
-  while (!deps.shouldStop()) {
-    const pending = await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall);
-    if (pending.length === 0) break;
+  const range = { fromBlock: state.startBlock, toBlock };
+  // One group's logs are read while the previous group is written: the node's scans and the
+  // database's writes overlap (the writes stay one at a time, in order).
+  const read = (pending: string[]): { pending: string[]; logs: Promise<RpcLog[]> } => {
+    if (pending.length === 0) return { pending, logs: Promise.resolve([]) };
+    const logs = logsOf(rpc, deps.estimator, pending, range);
+    logs.catch(() => undefined); // awaited in turn below, unless the pass stops first
+    return { pending, logs };
+  };
+  let group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall));
+  while (group.pending.length > 0 && !deps.shouldStop()) {
+    const { pending } = group;
     const wanted = new Set(pending);
-    const logs = await logsOf(rpc, deps.estimator, pending, { fromBlock: state.startBlock, toBlock });
+    const logs = await group.logs;
+    group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall, pending));
     const byKey = new Map<string, DecodedTransfer>();
     const times = new Map<number, number>();
     for (const log of logs) {
@@ -80,7 +93,9 @@ export async function backfillTransfers(deps: {
         byKey.set(`${txHash}:${t.logIndex}:${t.batchIndex}`, { ...t, txHash, blockNumber, blockTime: 0, userOpHash: null });
       }
     }
-    const rows = [...byKey.values()];
+    const found = [...byKey.values()];
+    const storedBundleTxs = await bundleTransactions.listStored(db, chainId, [...new Set(found.map((r) => r.txHash))]);
+    const rows = found.filter((r) => !storedBundleTxs.has(r.txHash));
     const untimed = [...new Set(rows.map((r) => r.blockNumber).filter((n) => !times.has(n)))];
     for (const h of untimed.length > 0 ? await fetchHeaders(rpc, untimed) : []) times.set(h.number, h.timestamp);
     for (const r of rows) r.blockTime = times.get(r.blockNumber)!;

@@ -53,7 +53,14 @@ function defineTests(t: { readonly db: Db }) {
     before(async () => {
       devnet = await startDevnet();
       truth = structuredClone(await generate(devnet, { ops: Number(process.env.GT_OPS ?? 500), days: 3, seed: 21 }));
-      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger() });
+      // Small transfer-backfill groups: the ~70 addresses this history makes known are read in
+      // several groups, each read while the previous one is written (backfillTransfers).
+      indexer = startIndexer({
+        db: t.db,
+        config: devnetConfig(devnet.rpcUrl),
+        log: quietLogger(),
+        tuning: { transferBackfillAddresses: 7 },
+      });
       await indexer.syncNow();
       stored = await readStoredTruth(t.db, devnet.chainId);
     });

@@ -75,6 +75,16 @@ export async function exists(db: Queryable, chainId: number, txHash: string): Pr
   return rows.length > 0;
 }
 
+/** Which of `txHashes` are stored bundle transactions. */
+export async function listStored(db: Queryable, chainId: number, txHashes: string[]): Promise<Set<string>> {
+  if (txHashes.length === 0) return new Set();
+  const { rows } = await db.query<{ tx_hash: string }>(
+    `select tx_hash from bundle_transactions where chain_id = $1 and tx_hash = any($2::text[])`,
+    [chainId, txHashes],
+  );
+  return new Set(rows.map((r) => r.tx_hash));
+}
+
 // Writes (the indexer).
 
 export type NewBundleTransaction = {

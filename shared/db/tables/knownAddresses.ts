@@ -24,11 +24,13 @@ export async function insertMany(db: Queryable, chainId: number, rows: KnownAddr
   );
 }
 
-/** Addresses whose earlier token logs were not read yet, oldest first. */
-export async function listPendingBackfill(db: Queryable, chainId: number, limit: number): Promise<string[]> {
+/** Up to `limit` addresses whose earlier token logs were not read yet, oldest first; `excluding` a group being read. */
+export async function listPendingBackfill(db: Queryable, chainId: number, limit: number, excluding: string[] = []): Promise<string[]> {
   const { rows } = await db.query<{ address: string }>(
-    `select address from known_addresses where chain_id = $1 and backfilled_to is null order by first_block, address limit $2`,
-    [chainId, limit],
+    `select address from known_addresses
+      where chain_id = $1 and backfilled_to is null and address <> all($3::text[])
+      order by first_block, address limit $2`,
+    [chainId, limit, excluding],
   );
   return rows.map((r) => r.address);
 }
