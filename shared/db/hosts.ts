@@ -196,6 +196,16 @@ export function createHostSelector(hosts: DatabaseHosts, options: { connectTimeo
     hostIndex?: number;
     epoch?: number;
 
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // The pool hears of a new connection only after connectSelected's own steps (microtasks
+      // later than node-postgres's callback), and listens for its errors from then on. A server
+      // ending the connection just as it opens (57P01 in the same packet as ReadyForQuery) emits
+      // 'error' in between, which with no listener would end the process: this one keeps it a
+      // failed connection (its first query fails; the pool drops it). Other listeners still hear it.
+      this.on('error', () => undefined);
+    }
+
     // node-postgres calls connect with a callback (the pool) or without (a promise of the client).
     override connect(): Promise<pg.Client>;
     override connect(callback: (err: Error | null) => void): void;

@@ -4,9 +4,11 @@
  * does to a promoted standby until the old primary is demoted) and a real streaming standby.
  */
 import { expect } from 'chai';
+import net from 'node:net';
 import pg from 'pg';
 import { createPostgresDb, isDatabaseUnavailable, type Db } from '../../../shared/db/client.js';
 import { parseDatabaseUrl, splitDatabaseUrls } from '../../../shared/db/hosts.js';
+import { TEST_DATABASE_URL } from '../../helpers/db.js';
 import { startPostgresServer, type PostgresServer } from '../../helpers/pgServer.js';
 import { postgresServerBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../../helpers/pgReplica.js';
 
@@ -198,6 +200,85 @@ describe('multi-host database URLs', () => {
         expect(await recovery()).to.equal(false);
       } finally {
         await db.close();
+      }
+    });
+  });
+
+  describe('a connection the server ends as it opens', () => {
+    /** ErrorResponse FATAL 57P01, what pg_terminate_backend and a restart send. */
+    const termination = (() => {
+      const fields = Buffer.from('SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0', 'latin1');
+      const head = Buffer.alloc(5);
+      head.write('E', 0, 'latin1');
+      head.writeInt32BE(4 + fields.length, 1);
+      return Buffer.concat([head, fields]);
+    })();
+
+    /**
+     * A proxy in front of PostgreSQL that appends a termination to the server's ReadyForQuery of
+     * each connection's startup, in the same write: the client parses both in one go.
+     */
+    async function endingProxy(target: URL): Promise<{ port: number; close: () => Promise<void> }> {
+      const sockets = new Set<net.Socket>();
+      const server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        sockets.add(client).add(upstream);
+        client.on('data', (chunk) => upstream.write(chunk));
+        let pending = Buffer.alloc(0);
+        let ended = false;
+        upstream.on('data', (chunk: Buffer) => {
+          if (ended) return;
+          pending = Buffer.concat([pending, chunk]);
+          // Messages: a type byte, then a length that counts itself.
+          for (let at = 0; at + 5 <= pending.length;) {
+            const length = 1 + pending.readInt32BE(at + 1);
+            if (at + length > pending.length) break;
+            if (pending[at] === 0x5a /* Z: ReadyForQuery */) {
+              ended = true;
+              client.end(Buffer.concat([pending.subarray(0, at + length), termination]));
+              upstream.destroy();
+              return;
+            }
+            at += length;
+          }
+        });
+        const close = () => {
+          client.destroy();
+          upstream.destroy();
+        };
+        client.on('error', close).on('close', close);
+        upstream.on('error', close).on('close', close);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return {
+        port: (server.address() as net.AddressInfo).port,
+        close: () => {
+          for (const socket of sockets) socket.destroy();
+          return new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
+    }
+
+    it('fails the query that gets the connection, and the process carries on', async function () {
+      if (!TEST_DATABASE_URL) this.skip(); // PGlite opens no connections
+      const target = new URL(TEST_DATABASE_URL);
+      const proxy = await endingProxy(target);
+      const url = new URL(TEST_DATABASE_URL);
+      url.host = `127.0.0.1:${proxy.port}`;
+      const db = createPostgresDb(url.toString(), { max: 2, connectTimeoutMs: 2_000 });
+      try {
+        // Without a listener for the 'error' the termination emits before the pool listens, this
+        // would be an uncaught exception (mocha fails the test with it).
+        for (let i = 0; i < 3; i++) {
+          const failure = await db.query('select 1').then(
+            () => null,
+            (error: unknown) => error as Error,
+          );
+          expect(failure, 'the query on an ended connection fails').to.be.an('error');
+        }
+      } finally {
+        await db.close();
+        await proxy.close();
       }
     });
   });
