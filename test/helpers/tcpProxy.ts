@@ -3,7 +3,8 @@ import net from 'node:net';
 /**
  * A TCP proxy on loopback in front of a real server (PostgreSQL, Redis), that a test can cut: `cut()`
  * destroys every open connection and refuses new ones (as a server restart or a network partition
- * looks to a client), `restore()` lets connections through again.
+ * looks to a client), `restore()` lets connections through again. `serverBytes`, when given, passes
+ * each connection's server bytes on in its place (a test that rewrites what the server says).
  */
 export type TcpProxy = {
   readonly port: number;
@@ -14,7 +15,10 @@ export type TcpProxy = {
   close(): Promise<void>;
 };
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Made per connection: called with each chunk the server sends, instead of passing it on as it is. */
+export type ServerBytes = (client: net.Socket, upstream: net.Socket) => (chunk: Buffer) => void;
+
+export async function startTcpProxy(target: { host: string; port: number }, serverBytes?: ServerBytes): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   let cut = false;
   let accepted = 0;
@@ -34,7 +38,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    if (serverBytes) upstream.on('data', serverBytes(client, upstream));
+    else upstream.pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const cutAll = () => {

@@ -4,12 +4,12 @@
  * does to a promoted standby until the old primary is demoted) and a real streaming standby.
  */
 import { expect } from 'chai';
-import net from 'node:net';
 import pg from 'pg';
 import { createPostgresDb, isDatabaseUnavailable, type Db } from '../../../shared/db/client.js';
 import { parseDatabaseUrl, splitDatabaseUrls } from '../../../shared/db/hosts.js';
 import { TEST_DATABASE_URL } from '../../helpers/db.js';
 import { startPostgresServer, type PostgresServer } from '../../helpers/pgServer.js';
+import { startTcpProxy, type ServerBytes } from '../../helpers/tcpProxy.js';
 import { postgresServerBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../../helpers/pgReplica.js';
 
 describe('multi-host database URLs', () => {
@@ -215,54 +215,31 @@ describe('multi-host database URLs', () => {
     })();
 
     /**
-     * A proxy in front of PostgreSQL that appends a termination to the server's ReadyForQuery of
-     * each connection's startup, in the same write: the client parses both in one go.
+     * What a proxy in front of PostgreSQL passes on: the server's bytes up to the ReadyForQuery of
+     * the connection's startup, and a termination in the same write; the client parses both in one go.
      */
-    async function endingProxy(target: URL): Promise<{ port: number; close: () => Promise<void> }> {
-      const sockets = new Set<net.Socket>();
-      const server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 5432), target.hostname);
-        sockets.add(client).add(upstream);
-        client.on('data', (chunk) => upstream.write(chunk));
-        let pending = Buffer.alloc(0);
-        let ended = false;
-        upstream.on('data', (chunk: Buffer) => {
-          if (ended) return;
-          pending = Buffer.concat([pending, chunk]);
-          // Messages: a type byte, then a length that counts itself.
-          for (let at = 0; at + 5 <= pending.length;) {
-            const length = 1 + pending.readInt32BE(at + 1);
-            if (at + length > pending.length) break;
-            if (pending[at] === 0x5a /* Z: ReadyForQuery */) {
-              ended = true;
-              client.end(Buffer.concat([pending.subarray(0, at + length), termination]));
-              upstream.destroy();
-              return;
-            }
-            at += length;
+    const endedAsItOpens: ServerBytes = (client, upstream) => {
+      let pending = Buffer.alloc(0);
+      return (chunk) => {
+        pending = Buffer.concat([pending, chunk]);
+        // Messages: a type byte, then a length that counts itself.
+        for (let at = 0; at + 5 <= pending.length;) {
+          const length = 1 + pending.readInt32BE(at + 1);
+          if (at + length > pending.length) return;
+          if (pending[at] === 0x5a /* Z: ReadyForQuery */) {
+            client.end(Buffer.concat([pending.subarray(0, at + length), termination]));
+            upstream.destroy();
+            return;
           }
-        });
-        const close = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', close).on('close', close);
-        upstream.on('error', close).on('close', close);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return {
-        port: (server.address() as net.AddressInfo).port,
-        close: () => {
-          for (const socket of sockets) socket.destroy();
-          return new Promise<void>((resolve) => server.close(() => resolve()));
-        },
+          at += length;
+        }
       };
-    }
+    };
 
     it('fails the query that gets the connection, and the process carries on', async function () {
       if (!TEST_DATABASE_URL) this.skip(); // PGlite opens no connections
       const target = new URL(TEST_DATABASE_URL);
-      const proxy = await endingProxy(target);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) }, endedAsItOpens);
       const url = new URL(TEST_DATABASE_URL);
       url.host = `127.0.0.1:${proxy.port}`;
       const db = createPostgresDb(url.toString(), { max: 2, connectTimeoutMs: 2_000 });
