@@ -14,8 +14,8 @@ export type EntryHeader = { tag: string; expiresAt: number; heads: string };
 
 export const NO_HEADS = '-';
 
-export function encodeEntry(header: EntryHeader, json: string): Buffer {
-  return Buffer.from(`${header.tag} ${header.expiresAt} ${header.heads}\n${json}`);
+export function encodeEntry(header: EntryHeader, json: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${header.tag} ${header.expiresAt} ${header.heads}\n`), json]);
 }
 
 export function parseHeader(raw: Buffer): EntryHeader {

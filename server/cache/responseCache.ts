@@ -1,5 +1,5 @@
 import type { Logger } from '../../shared/log.js';
-import { toJsonText } from '../../shared/jsonText.js';
+import { toJsonBody } from '../../shared/jsonText.js';
 import { bodyOf, encodeEntry, NO_HEADS, parseHeader, supersedes } from './cacheEntry.js';
 import { ANY_EPOCH, jitter } from './cachePolicy.js';
 import type { CacheStore } from './cacheStore.js';
@@ -93,7 +93,7 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
     const ttl = jitter(ttlMs);
     const expiresAt = Date.now() + ttl;
     const header = final ? { tag: ANY_EPOCH, expiresAt, heads: NO_HEADS } : { tag: state.epoch, expiresAt, heads: state.heads };
-    const entry = encodeEntry(header, toJsonText(value));
+    const entry = encodeEntry(header, toJsonBody(value));
     const computed: Answer = { json: bodyOf(entry), value, maxAgeSeconds: Math.floor(ttl / 1000), cache: 'miss' };
     const storing = store.put(key, entry, ttl);
     if (header.heads === NO_HEADS) {

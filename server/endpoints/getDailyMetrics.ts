@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import { dailyMetricSchema } from '../../shared/models/index.js';
-import { closedDayWalletsOf } from './closedDayWallets.js';
+import { dayWalletListsOf } from './dayWalletLists.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { servedNetwork, defaultedNetworkInput, noOfDaysInput } from './inputs.js';
 
@@ -16,19 +16,18 @@ export const getDailyMetrics = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const { chainId } = servedNetwork(ctx, input.network);
-    // Closed days' wallets this process already holds are not read again (./closedDayWallets.ts).
-    const closedDays = closedDayWalletsOf(ctx.db);
-    const { held, texts } = closedDays.held(chainId);
+    // Lists this process already holds are not read again (./dayWalletLists.ts).
+    const lists = dayWalletListsOf(ctx.db);
+    const { held, lists: heldLists } = lists.held(chainId);
     const { epoch, days } = await dailyStats.listRecent(ctx.db, chainId, input.noOfDays, { held });
-    closedDays.keep(chainId, epoch, days);
-    const heldKeys: string[] = [];
+    lists.keep(chainId, epoch, days);
+    const heldDays: string[] = [];
     const metrics = days.map(({ counts, activeWalletsJson }) => {
       if (activeWalletsJson !== null) return dailyStats.dailyMetric(counts, activeWalletsJson);
-      const key = dailyStats.walletListKey(counts.daySinceEpoch, counts.activeWalletsDaily);
-      heldKeys.push(key);
-      return dailyStats.dailyMetric(counts, texts.get(key)!);
+      heldDays.push(counts.daySinceEpoch);
+      return dailyStats.dailyMetric(counts, heldLists.get(dailyStats.walletListKey(counts.daySinceEpoch, counts.activeWalletsDaily))!);
     });
-    closedDays.touch(chainId, heldKeys);
+    lists.touch(chainId, heldDays);
     return { metrics };
   },
 });

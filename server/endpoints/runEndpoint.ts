@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { NetworkConfig, WebConfig } from '../../shared/config.js';
 import { isDatabaseUnavailable } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
-import { toJsonText } from '../../shared/jsonText.js';
+import { toJsonBody } from '../../shared/jsonText.js';
 import { NO_HEADS } from '../cache/cacheEntry.js';
 import { ANY_EPOCH, decideTtl, epochTag, headTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
@@ -173,7 +173,7 @@ function readingFrom<C extends Ctx>(ctx: C, reader: Reader): C {
 }
 
 /** The answer as JSON bytes (REST writes them as they are) or as a value (tRPC), whichever is at hand. */
-export const answerJson = (answer: Answer): Buffer => answer.json ?? Buffer.from(toJsonText(answer.value));
+export const answerJson = (answer: Answer): Buffer => answer.json ?? toJsonBody(answer.value);
 export const answerValue = (answer: Answer): unknown => (answer.value !== undefined ? answer.value : JSON.parse(answer.json!.toString()));
 
 /** The networks an input's answer depends on: the one it names, else every served network. */

@@ -92,6 +92,29 @@ export async function transactionRetryingConflicts<T>(db: Db, fn: (tx: Queryable
   }
 }
 
+/**
+ * Statements PostgreSQL plans once per connection: `prepared(text)` marks a constant statement text
+ * and returns it, and a PostgreSQL pool runs it as a named prepared statement (node-postgres parses
+ * it once per connection and then only binds). For hot reads whose planning costs as much as their
+ * execution (getDailyMetrics' CTEs: 1.1 → 0.5 ms a call). Only for fixed texts: each is kept on
+ * every connection for the connection's life. PGlite runs them as any other statement.
+ */
+const preparedNames = new Map<string, string>();
+
+export function prepared(text: string): string {
+  if (!preparedNames.has(text)) preparedNames.set(text, `opscan_${preparedNames.size + 1}`);
+  return text;
+}
+
+/**
+ * A prepared statement whose plan no longer fits its tables (a migration changed a column it
+ * returns while the process ran): the connection keeps failing it, so it is dropped.
+ */
+function isStalePlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan');
+}
+
 /** SQLSTATEs that mean the server cannot serve now: shutting down, starting up, full, or a replica after a failover. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** Socket errors of a server that is down or unreachable. */
@@ -195,7 +218,11 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
   /** A query on `client`; a failure that says its host is stale (read-only, lost) is told to the selector. */
   const queryOn = async <TRow>(client: pg.ClientBase, text: string, values?: readonly unknown[]) => {
     try {
-      const res = await client.query<TRow & pg.QueryResultRow>(text, values as unknown[] | undefined);
+      const name = preparedNames.get(text);
+      const res = await client.query<TRow & pg.QueryResultRow>(
+        name ? { name, text, values: values as unknown[] | undefined } : text,
+        values as unknown[] | undefined,
+      );
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (error) {
       selector.failed(client, error);
@@ -210,7 +237,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       try {
         return await queryOn<TRow>(client, text, values);
       } catch (error) {
-        broken = selector.isStale(client);
+        broken = selector.isStale(client) || isStalePlan(error);
         throw error;
       } finally {
         client.release(broken);

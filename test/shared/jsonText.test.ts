@@ -1,19 +1,21 @@
 import { expect } from 'chai';
-import { toJsonText, withJsonText } from '../../shared/jsonText.js';
+import { toJsonBody, withJsonText } from '../../shared/jsonText.js';
 
 describe('jsonText: answers with parts whose JSON text is at hand', () => {
-  const day = (n: number) => withJsonText({ day: n, wallets: [`0x${n}`] }, () => `{"day":${n},"wallets":["0x${n}"],"from":"text"}`);
+  const day = (n: number) =>
+    withJsonText({ day: n, wallets: [`0x${n}`] }, () => [`{"day":${n},"wallets":`, Buffer.from(`["0x${n}"]`), ',"from":"text"}']);
+  const toJsonText = (answer: unknown) => toJsonBody(answer).toString();
 
   it('writes each marked object as its text, wherever it sits and however often', () => {
     const a = day(1);
-    const answer = { metrics: [a, day(2)], again: [a], note: 'x"y', n: null };
+    const answer = { metrics: [a, day(2)], again: [a], note: 'x"y é€ 😀', n: null };
     expect(JSON.parse(toJsonText(answer))).to.deep.equal({
       metrics: [
         { day: 1, wallets: ['0x1'], from: 'text' },
         { day: 2, wallets: ['0x2'], from: 'text' },
       ],
       again: [{ day: 1, wallets: ['0x1'], from: 'text' }],
-      note: 'x"y',
+      note: 'x"y é€ 😀',
       n: null,
     });
   });

@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { prepared, type Queryable } from '../client.js';
 import type { DailyMetric } from '../../models/entities.js';
 import { column, type EntityView } from '../entityView.js';
 import { withJsonText } from '../../jsonText.js';
@@ -45,36 +45,77 @@ const toDailyCounts = (r: DailyRow): DailyCounts => ({
 });
 
 /**
- * A day's metric whose active wallets stay JSON text until someone reads them: an answer writes the
- * text as it is (shared/jsonText.ts); the array is parsed only when read.
+ * A day's metric whose active wallets stay the bytes of a JSON array until someone reads them: an
+ * answer writes the bytes as they are (shared/jsonText.ts); the array is parsed only when read.
  */
-export function dailyMetric(counts: DailyCounts, activeWalletsJson: string): DailyMetric {
+export function dailyMetric(counts: DailyCounts, activeWalletsJson: Buffer): DailyMetric {
   let wallets: string[] | undefined;
   const metric = Object.defineProperty({ ...counts } as DailyMetric, 'activeWallets', {
     enumerable: true,
-    get: () => (wallets ??= JSON.parse(activeWalletsJson) as string[]),
+    get: () => (wallets ??= JSON.parse(activeWalletsJson.toString('latin1')) as string[]),
   });
-  return withJsonText(metric, () => `${JSON.stringify(counts).slice(0, -1)},"activeWallets":${activeWalletsJson}}`);
+  return withJsonText(metric, () => [`${JSON.stringify(counts).slice(0, -1)},"activeWallets":`, activeWalletsJson, '}']);
 }
 
 /**
- * Which day's list of active wallets can be known without reading it: a closed day's list changes
- * only when its count does (wallets added) or in a reorg (the epoch moves). `day:count` keys.
+ * Which day's list of active wallets can be known without reading it: outside a reorg wallets are
+ * only ever added to a day, each in the same transaction as its count, so a day's list changes only
+ * when its count does, or in a reorg (the epoch moves). `day:count` keys.
  */
 export const walletListKey = (day: number | string, activeWallets: number | string) => `${day}:${activeWallets}`;
 
-/** Closed days' lists the caller already holds (walletListKey keys, valid under reorg epoch `epoch`): not read again. */
+/** Days' lists the caller already holds (walletListKey keys, valid under reorg epoch `epoch`): not read again. */
 export type HeldWalletLists = { epoch: number; keys: readonly string[] };
 
 export type RecentDay = {
   counts: DailyCounts;
-  /** Past the network's latest day: its list is final (closePastDays). */
-  closed: boolean;
-  /** The day's active wallets as the text of a JSON array, in address order; null when held by the caller or not asked for. */
-  activeWalletsJson: string | null;
+  /** The day's active wallets as the bytes of a JSON array, in address order; null when held by the caller or not asked for. */
+  activeWalletsJson: Buffer | null;
 };
 
-type RecentRow = DailyRow & { closed: boolean; reorg_epoch: number; active_wallets_json: string | null };
+type RecentRow = DailyRow & { reorg_epoch: number; active_wallets_json: string | null };
+
+/** listRecent's statement, planned once per connection (it planned in as long as it ran). */
+const LIST_RECENT = prepared(`with bounds as (
+     select max(day) - $2 as before_day from daily_stats where chain_id = $1
+   ), earlier as (
+     -- Totals before the asked days as one plain sum, the running totals over the asked days only
+     -- (a window over every day cost more than the rest of the statement).
+     select coalesce(sum(d.user_ops), 0) as user_ops, coalesce(sum(d.bundles), 0) as bundles,
+            coalesce(sum(d.wallets_created), 0) as wallets_created, coalesce(sum(d.gas_cost_collected), 0) as gas_cost_collected
+     from daily_stats d, bounds where d.chain_id = $1 and d.day <= bounds.before_day
+   ), totals as (
+     select d.day, d.user_ops, d.bundles, d.wallets_created, d.gas_cost_collected, d.active_wallets, d.active_wallet_list,
+            e.user_ops + sum(d.user_ops) over w as user_ops_total, e.bundles + sum(d.bundles) over w as bundles_total,
+            e.wallets_created + sum(d.wallets_created) over w as wallets_created_total,
+            e.gas_cost_collected + sum(d.gas_cost_collected) over w as gas_cost_collected_total
+     from daily_stats d, bounds, earlier e where d.chain_id = $1 and d.day > bounds.before_day
+     window w as (order by d.day)
+   ), epoch as (
+     select coalesce((select reorg_epoch from indexer_state where chain_id = $1), 0) as reorg_epoch
+   )
+   select t.day, t.user_ops, t.bundles, t.wallets_created, t.gas_cost_collected::text as gas_cost_collected,
+          t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
+          t.wallets_created_total::text as wallets_created_total,
+          t.gas_cost_collected_total::text as gas_cost_collected_total,
+          (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
+          (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
+          (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
+          epoch.reorg_epoch,
+          -- Thousands of addresses a day, answered as the text of a JSON array: built here from the
+          -- comma-separated list (addresses are plain hex: nothing to escape) and written into the
+          -- answer as it is, it costs Node neither strings nor serialisation. A closed day holds
+          -- its list ready (closePastDays); the latest day's is read in the primary key's order, so
+          -- no sort. Not read at all when not asked for or held (a case evaluates only its branch).
+          case when $3 and not (epoch.reorg_epoch = $4 and t.day || ':' || t.active_wallets = any($5::text[]))
+            then coalesce('["' || replace(nullif(
+              case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
+                 select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
+               ) s) end, ''), ',', '","') || '"]', '[]')
+          end as active_wallets_json
+   from totals t, epoch
+   where t.user_ops > 0
+   order by t.day desc`);
 
 /**
  * The days with activity among the `days` UTC days ending with the network's latest active day,
@@ -87,44 +128,20 @@ export async function listRecent(
   days: number,
   wallets: { held: HeldWalletLists | null } | false,
 ): Promise<{ epoch: number; days: RecentDay[] }> {
-  const { rows } = await db.query<RecentRow>(
-    `with totals as (
-       select day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets, active_wallet_list,
-              sum(user_ops) over w as user_ops_total, sum(bundles) over w as bundles_total,
-              sum(wallets_created) over w as wallets_created_total,
-              sum(gas_cost_collected) over w as gas_cost_collected_total
-       from daily_stats where chain_id = $1
-       window w as (order by day)
-     ), epoch as (
-       select coalesce((select reorg_epoch from indexer_state where chain_id = $1), 0) as reorg_epoch
-     )
-     select t.day, t.user_ops, t.bundles, t.wallets_created, t.gas_cost_collected::text as gas_cost_collected,
-            t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
-            t.wallets_created_total::text as wallets_created_total,
-            t.gas_cost_collected_total::text as gas_cost_collected_total,
-            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
-            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
-            (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
-            t.active_wallet_list is not null as closed, epoch.reorg_epoch,
-            -- Thousands of addresses a day, answered as the text of a JSON array: built here from the
-            -- comma-separated list (addresses are plain hex: nothing to escape) and written into the
-            -- answer as it is, it costs Node neither strings nor serialisation. A closed day holds
-            -- its list ready (closePastDays); the latest day's is read in the primary key's order, so
-            -- no sort. Not read at all when not asked for or held (a case evaluates only its branch).
-            case when $3 and not (epoch.reorg_epoch = $4 and t.day || ':' || t.active_wallets = any($5::text[]))
-              then coalesce('["' || replace(nullif(
-                case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
-                   select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
-                 ) s) end, ''), ',', '","') || '"]', '[]')
-            end as active_wallets_json
-     from totals t, epoch
-     where t.user_ops > 0 and t.day > (select max(day) from daily_stats where chain_id = $1) - $2
-     order by t.day desc`,
-    [chainId, days, wallets !== false, wallets ? (wallets.held?.epoch ?? -1) : -1, wallets ? (wallets.held?.keys ?? []) : []],
-  );
+  const { rows } = await db.query<RecentRow>(LIST_RECENT, [
+    chainId,
+    days,
+    wallets !== false,
+    wallets ? (wallets.held?.epoch ?? -1) : -1,
+    wallets ? (wallets.held?.keys ?? []) : [],
+  ]);
   return {
     epoch: rows[0]?.reorg_epoch ?? 0,
-    days: rows.map((r) => ({ counts: toDailyCounts(r), closed: r.closed, activeWalletsJson: r.active_wallets_json })),
+    days: rows.map((r) => ({
+      counts: toDailyCounts(r),
+      // Plain hex addresses: one byte per character.
+      activeWalletsJson: r.active_wallets_json === null ? null : Buffer.from(r.active_wallets_json, 'latin1'),
+    })),
   };
 }
 

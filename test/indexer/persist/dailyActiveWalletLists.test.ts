@@ -10,7 +10,7 @@ import { rollbackTo } from '../../../indexer/index.js';
 import { useTestDb } from '../../helpers/db.js';
 import { testConfig } from '../../helpers/app.js';
 import { getDailyMetrics } from '../../../server/endpoints/getDailyMetrics.js';
-import { toJsonText } from '../../../shared/jsonText.js';
+import { toJsonBody } from '../../../shared/jsonText.js';
 
 type DayRow = { day: number; active_wallet_list: string | null; live: string | null };
 
@@ -52,13 +52,13 @@ describe('persist: the stored active wallets of past days', () => {
     expectClosedBeforeLatest(again);
   });
 
-  it('getDailyMetrics answers every day as stored, closed days from the lists it holds, until a reorg or a new wallet changes them', async () => {
+  it('getDailyMetrics answers every day as stored, from the lists it holds until a reorg or a new wallet changes them', async () => {
     const sample = { userOpHashes: [], senders: [] };
     await loadUserOps(t.db, 200 * 40, sample);
     // What the handler reads of a request's context: the database and the served networks.
     const ctx = { db: t.db, config: testConfig() } as unknown as Parameters<typeof getDailyMetrics.handler>[0];
-    const answer = async () =>
-      JSON.parse(toJsonText(await getDailyMetrics.handler(ctx, { network: 'devnet', noOfDays: 366 }))) as {
+    const answer = async (noOfDays = 366) =>
+      JSON.parse(toJsonBody(await getDailyMetrics.handler(ctx, { network: 'devnet', noOfDays })).toString()) as {
         metrics: Array<{ daySinceEpoch: string; activeWallets: string[]; activeWalletsDaily: string }>;
       };
     const expectAsStored = async () => {
@@ -73,11 +73,13 @@ describe('persist: the stored active wallets of past days', () => {
     };
 
     const first = await expectAsStored();
+    // Fewer days: the latest ones, their running totals as in the whole history.
+    for (const noOfDays of [1, 2]) expect((await answer(noOfDays)).metrics).to.deep.equal(first.slice(0, noOfDays));
     // The read values are the plain ones too (tRPC and in-process callers read the fields).
     const values = (await getDailyMetrics.handler(ctx, { network: 'devnet', noOfDays: 366 })).metrics;
     expect(values.map((m) => m.activeWallets)).to.deep.equal(first.map((m) => m.activeWallets));
 
-    // Held: a closed day's stored list is not read again while its count and the epoch stay. The
+    // Held: a day's list is not read again while its count and the epoch stay. The
     // oldest day's list is stored reversed (same count): it is answered as first read until the
     // epoch moves, then as stored.
     const oldest = first.at(-1)!;
@@ -102,7 +104,33 @@ describe('persist: the stored active wallets of past days', () => {
     await loadUserOps(t.db, 200 * 40, sample);
     await expectAsStored();
 
-    // A closed day whose count changes (wallets added to a past day) is read again.
+    // The latest day's list too: held under its count, read again once a new wallet raises it.
+    const latest = (await days()).at(-1)!;
+    const [firstWallet] = latest.live!.split(',');
+    await t.db.query(`update daily_active_wallets set address = $3 where chain_id = $1 and day = $2 and address = $4`, [
+      BENCH_CHAIN_ID,
+      latest.day,
+      `0x${'e'.repeat(40)}`,
+      firstWallet,
+    ]);
+    expect((await answer()).metrics[0]!.activeWallets)
+      .to.include(firstWallet)
+      .and.not.include(`0x${'e'.repeat(40)}`);
+    await t.db.query(`insert into daily_active_wallets (chain_id, day, address) values ($1, $2, $3)`, [
+      BENCH_CHAIN_ID,
+      latest.day,
+      `0x${'d'.repeat(40)}`,
+    ]);
+    await t.db.query(`update daily_stats set active_wallets = active_wallets + 1 where chain_id = $1 and day = $2`, [
+      BENCH_CHAIN_ID,
+      latest.day,
+    ]);
+    const grown = (await expectAsStored())[0]!.activeWallets;
+    expect(grown)
+      .to.include.members([`0x${'d'.repeat(40)}`, `0x${'e'.repeat(40)}`])
+      .and.not.include(firstWallet);
+
+    // A past day whose count changes (wallets added to it) is read again.
     const past = (await days())[0]!;
     await t.db.query(`insert into daily_active_wallets (chain_id, day, address) values ($1, $2, $3)`, [
       BENCH_CHAIN_ID,
