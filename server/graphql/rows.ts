@@ -1,4 +1,4 @@
-import { prepared, type Queryable } from '../../shared/db/client.js';
+import type { Queryable } from '../../shared/db/client.js';
 import type { EntityView, PgType } from '../../shared/db/entityView.js';
 import type { Relation } from './entities.js';
 import { checkPage, compileOrder, compileTopLevelOr, compileWhere, Params, type Order, type Where } from './where.js';
@@ -6,9 +6,7 @@ import { checkPage, compileOrder, compileTopLevelOr, compileWhere, Params, type 
 /**
  * The statements the resolvers run: one per collection field, and one per relation field per
  * level of the answer (all parents at once). Each selects only the fields the query asks for, and
- * each is bounded: `first` rows, or `first` rows per parent. A statement's text depends only on the
- * query's shape (every value is a parameter), and clients send a few shapes again and again: each
- * text is prepared (planning the address activity's union took longer than running it).
+ * each is bounded: `first` rows, or `first` rows per parent.
  */
 
 export type Row = Record<string, unknown>;
@@ -51,7 +49,7 @@ export async function listRows(db: Queryable, chainId: number, { view, args, fie
   const where = or ? 'true' : compileWhere(view, args.where, params);
   const text = `select ${selectList(view, fields)} from ${from} where ${conditions(view, where)}
     order by ${order} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}`;
-  return (await db.query<Row>(prepared(text), params.values)).rows;
+  return (await db.query<Row>(text, params.values)).rows;
 }
 
 /**
@@ -102,7 +100,7 @@ export async function listRowsPerParent(
       select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where, `${join}${relation.where ? ` and ${relation.where}` : ''}`)}
       order by ${compileOrder(view, args)} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}
     ) c`;
-  const { rows } = await db.query<Row & { parent_index: string }>(prepared(text), params.values);
+  const { rows } = await db.query<Row & { parent_index: string }>(text, params.values);
   for (const { parent_index, ...row } of rows) answers[Number(parent_index) - 1]!.push(row);
   return answers;
 }

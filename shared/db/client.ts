@@ -93,14 +93,14 @@ export async function transactionRetryingConflicts<T>(db: Db, fn: (tx: Queryable
 }
 
 /**
- * Statements PostgreSQL plans once per connection: `prepared(text)` marks a statement text and
- * returns it, and a PostgreSQL pool runs it as a named prepared statement, parsed once per
- * connection and planned once, generically (the pools' `plan_cache_mode`: PostgreSQL's own choice
- * kept planning GraphQL's union for each call, its generic estimate of a parameter's selectivity
- * being far off). For hot reads that plan in as long as they run: getDailyMetrics' statement
- * (1.1 → 0.5 ms a call), GraphQL's (server/graphql/rows.ts). Each text is kept on every connection
- * for the connection's life, so at most MAX_PREPARED texts are: later ones run unnamed, planned
- * each time as every other statement is. PGlite runs them as any other statement.
+ * Statements PostgreSQL parses once per connection: `prepared(text)` marks a constant statement text
+ * and returns it, and a PostgreSQL pool runs it as a named prepared statement. PostgreSQL then plans
+ * it generically once its estimate says that costs no more than planning for each call's values (its
+ * default `plan_cache_mode`). For hot reads that planned in as long as they ran: getDailyMetrics'
+ * statement, 1.1 → 0.5 ms a call. Not for statements with a `limit $n`: a generic plan guesses a tenth
+ * of the table for it, costs out far above the custom plan, so nothing is gained (and forcing a generic
+ * plan there sorted a million ops). Each text is kept on every connection for the connection's life,
+ * so at most MAX_PREPARED texts are; later ones run unnamed. PGlite runs them as any other statement.
  */
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
@@ -176,8 +176,6 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     Client: selector.Client,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeoutMs,
-    // Named statements only (unnamed ones are planned for their values whatever this says): see prepared().
-    options: '-c plan_cache_mode=force_generic_plan',
     connectionTimeoutMillis: connectTimeoutMs,
   });
   const availability = trackAvailability(name, options.log);

@@ -14,11 +14,8 @@ describe('db: prepared statements', () => {
       await db.query('insert into prepared_probe values (1, 10)');
       const probe = prepared('select label from prepared_probe where id = $1');
       expect((await db.query(probe, [1])).rows).to.deep.equal([{ label: 10 }]);
-      const kept = await db.query<{ statement: string; generic_plans: string; custom_plans: string }>(
-        'select statement, generic_plans, custom_plans from pg_prepared_statements',
-      );
-      // Planned once, generically, whatever PostgreSQL would have guessed.
-      expect(kept.rows).to.deep.equal([{ statement: probe, generic_plans: '1', custom_plans: '0' }]);
+      const kept = await db.query<{ statement: string }>('select statement from pg_prepared_statements');
+      expect(kept.rows.map((r) => r.statement)).to.deep.equal([probe]);
 
       // A migration changes the returned column's type while the process runs: the kept plan no
       // longer fits, the call fails, and the next one runs on a new connection.
