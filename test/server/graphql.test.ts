@@ -213,6 +213,22 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       );
     });
 
+    it('takes a whole filter as a variable, and leaves out a condition whose variable is unset', async () => {
+      // What graphql-js execution defines, and what a JIT executor evaluated here did not keep (it
+      // exhausted the heap compiling a variable of the self-nesting filter type, and set an unset
+      // variable inside an object literal to null, filtering `sender is null`).
+      const sender = d.truth.userOps[5]!.sender;
+      const byLiteral = await data(`{ userOps(first: 1000, where: {or: [{sender: "${sender}"}, {target: "${sender}"}]}) { id } }`);
+      expect(byLiteral.userOps).to.have.length.above(0);
+      const byVariable = await data('query Q($w: UserOp_filter) { userOps(first: 1000, where: $w) { id } }', {
+        w: { or: [{ sender }, { target: sender }] },
+      });
+      expect(byVariable).to.deep.equal(byLiteral);
+      const unfiltered = await data('{ userOps(first: 5, orderBy: blockNumber) { id } }');
+      const unset = 'query Q($a: Bytes) { userOps(first: 5, orderBy: blockNumber, where: {or: [{sender: $a}, {target: $a}]}) { id } }';
+      expect(await data(unset, {})).to.deep.equal(unfiltered);
+    });
+
     it('bundles: order, filter and their ops as a nested list', async () => {
       const multi = d.truth.bundles.filter((b) => b.userOpHashes.length > 1);
       const expected = [...multi].sort(
@@ -390,7 +406,9 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect(tooLarge.status).to.equal(413);
       expect(tooLarge.body.errors[0].message).to.match(/larger than 64 KB|too large/);
       expect(await refused('query Q($first: Int) { userOps(first: $first) { id } }', { first: 'abc' })).to.match(/Variable "\$first"/);
-      expect(await refused('query Q($h: Bytes) { userOps(where: {userOpHash: $h}) { id } }', { h: 123 })).to.match(/Bytes/);
+      expect(await refused('query Q($h: Bytes) { userOps(where: {userOpHash: $h}) { id } }', { h: 123 })).to.equal(
+        'Variable "$h" got invalid value 123; Bytes takes 0x-prefixed hex of whole bytes, got 123',
+      );
       expect(await refused('query Q($h: String) { userOps(where: {userOpHash: $h}) { id } }', { h: 'not hex' })).to.match(/Bytes/);
       expect(await refused('query Q($f: String) { userOps(first: $f) { id } }', { f: '1' })).to.match(/Variable "\$f" of type "String"/);
       expect(await refused('{ userOps(where: {blockNumber_gt: "1e99"}) { id } }')).to.match(/BigInt/);
@@ -414,6 +432,26 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect([noQuery.status, noQuery.body.errors[0].message]).to.deep.equal([400, 'Missing query']);
       const health = await d.api().get('/healthz');
       expect(health.status).to.equal(200);
+    });
+
+    it('answers a failing statement as an internal error at its field, with its locations and never its message', async () => {
+      const db: Db = new Proxy(d.db, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') return Reflect.get(target, prop, receiver);
+          return (text: string, values?: readonly unknown[]) =>
+            /from user_ops t/.test(text) ? Promise.reject(new Error('secret detail')) : target.query(text, values);
+        },
+      });
+      const res = await request(createApp({ ...d.deps, db }))
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .send({ query: '{ _meta { deployment }\n  userOps(first: 1) { id } }' });
+      expect(res.status).to.equal(200);
+      expect(res.text).to.not.include('secret detail');
+      expect(res.body).to.deep.equal({
+        errors: [{ message: 'Internal error', locations: [{ line: 2, column: 3 }], path: ['userOps'] }],
+        data: null,
+      });
     });
 
     it('answers keys, networks and rate limits as GraphQL errors, and takes the key in the path', async () => {
