@@ -1,4 +1,4 @@
-import type { Queryable } from '../../shared/db/client.js';
+import { prepared, type Queryable } from '../../shared/db/client.js';
 import type { EntityView, PgType } from '../../shared/db/entityView.js';
 import type { Relation } from './entities.js';
 import { checkPage, compileOrder, compileTopLevelOr, compileWhere, Params, type Order, type Where } from './where.js';
@@ -38,18 +38,25 @@ const ONE_TABLE = /^\w+ t$/;
 /** Branches of a top-level `or` read as a union; more are compiled as one `or`. */
 const MAX_UNION_BRANCHES = 4;
 
-/** A page of the entity's rows matching `where`. */
+/**
+ * A page of the entity's rows matching `where`. The page's bounds (checked integers) are written into
+ * the text rather than passed as parameters: a first page's statement is then prepared, and
+ * PostgreSQL plans it once, generically (planning the address activity's union took longer than
+ * running it). A generic plan for `limit $n` would assume a tenth of the table and cost out far above
+ * planning each call, so PostgreSQL would never choose it. Later pages run unnamed, so paging through
+ * a list does not fill the connection's prepared statements with one text per page.
+ */
 export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
   const page = checkPage(args);
   if (page.first === 0) return [];
   const params = new Params(chainId);
   const order = compileOrder(view, args);
   const or = ONE_TABLE.test(view.from) ? compileTopLevelOr(view, args.where, params, MAX_UNION_BRANCHES) : null;
-  const from = or ? `(${unionOfBranches(view, or, order, params.add(page.first + page.skip, 'int4'))}) t` : view.from;
+  const from = or ? `(${unionOfBranches(view, or, order, String(page.first + page.skip))}) t` : view.from;
   const where = or ? 'true' : compileWhere(view, args.where, params);
   const text = `select ${selectList(view, fields)} from ${from} where ${conditions(view, where)}
-    order by ${order} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}`;
-  return (await db.query<Row>(text, params.values)).rows;
+    order by ${order} limit ${page.first} offset ${page.skip}`;
+  return (await db.query<Row>(page.skip === 0 ? prepared(text) : text, params.values)).rows;
 }
 
 /**
