@@ -40,11 +40,11 @@ const MAX_UNION_BRANCHES = 4;
 
 /**
  * A page of the entity's rows matching `where`. The page's bounds (checked integers) are written into
- * the text rather than passed as parameters: a first page's statement is then prepared, and
- * PostgreSQL plans it once, generically (planning the address activity's union took longer than
- * running it). A generic plan for `limit $n` would assume a tenth of the table and cost out far above
- * planning each call, so PostgreSQL would never choose it. Later pages run unnamed, so paging through
- * a list does not fill the connection's prepared statements with one text per page.
+ * the text rather than passed as parameters, and a first page's statement is prepared: PostgreSQL
+ * parses it once per connection and, where its estimates allow, plans it once (the accounts lookup;
+ * the address activity's union it still plans per call, its generic guess for `target = $n` being
+ * far off). With `limit $n` a generic plan assumes a tenth of the table and is never chosen. Later
+ * pages run unnamed, so paging does not fill a connection with one statement per page.
  */
 export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
   const page = checkPage(args);

@@ -93,14 +93,15 @@ export async function transactionRetryingConflicts<T>(db: Db, fn: (tx: Queryable
 }
 
 /**
- * Statements PostgreSQL parses once per connection: `prepared(text)` marks a constant statement text
- * and returns it, and a PostgreSQL pool runs it as a named prepared statement. PostgreSQL then plans
- * it generically once its estimate says that costs no more than planning for each call's values (its
+ * Statements PostgreSQL parses once per connection: `prepared(text)` marks a statement text and
+ * returns it, and a PostgreSQL pool runs it as a named prepared statement. PostgreSQL then plans it
+ * generically once its estimate says that costs no more than planning for each call's values (its
  * default `plan_cache_mode`). For hot reads that planned in as long as they ran: getDailyMetrics'
- * statement, 1.1 → 0.5 ms a call. Not for statements with a `limit $n`: a generic plan guesses a tenth
- * of the table for it, costs out far above the custom plan, so nothing is gained (and forcing a generic
- * plan there sorted a million ops). Each text is kept on every connection for the connection's life,
- * so at most MAX_PREPARED texts are; later ones run unnamed. PGlite runs them as any other statement.
+ * statement (1.1 → 0.5 ms a call), GraphQL's first pages (server/graphql/rows.ts). Pointless with a
+ * `limit $n`: a generic plan assumes a tenth of the table for it and is never chosen (and forcing
+ * generic plans sorted a million ops there). Each text is kept on every connection for the
+ * connection's life, so at most MAX_PREPARED texts are; later ones run unnamed. PGlite runs them as
+ * any other statement.
  */
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 200;
@@ -223,10 +224,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
   const queryOn = async <TRow>(client: pg.ClientBase, text: string, values?: readonly unknown[]) => {
     try {
       const name = preparedNames.get(text);
-      const res = await client.query<TRow & pg.QueryResultRow>(
-        name ? { name, text, values: values as unknown[] | undefined } : text,
-        values as unknown[] | undefined,
-      );
+      const res = await client.query<TRow & pg.QueryResultRow>({ name, text, values: values as unknown[] | undefined });
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (error) {
       selector.failed(client, error);
