@@ -21,14 +21,21 @@ class DayWalletLists {
   private readonly networks = new Map<number, NetworkLists>();
   private bytes = 0;
 
-  /** The lists held for the network: what listRecent need not read, and their bytes by walletListKey. */
+  /**
+   * The lists held for the network: what listRecent need not read, and their bytes by day (a day
+   * listRecent leaves without its list is one of these, at the count held).
+   */
   held(chainId: number): { held: HeldWalletLists | null; lists: ReadonlyMap<string, Buffer> } {
     const network = this.networks.get(chainId);
     if (!network) return { held: null, lists: new Map() };
     // A snapshot: lists dropped or replaced while the read runs are still answered from it.
+    const keys: string[] = [];
     const lists = new Map<string, Buffer>();
-    for (const [day, { count, json }] of network.byDay) lists.set(walletListKey(day, count), json);
-    return { held: { epoch: network.epoch, keys: [...lists.keys()] }, lists };
+    for (const [day, { count, json }] of network.byDay) {
+      keys.push(walletListKey(day, count));
+      lists.set(day, json);
+    }
+    return { held: { epoch: network.epoch, keys }, lists };
   }
 
   /**

@@ -25,7 +25,7 @@ export const getDailyMetrics = defineEndpoint({
     const metrics = days.map(({ counts, activeWalletsJson }) => {
       if (activeWalletsJson !== null) return dailyStats.dailyMetric(counts, activeWalletsJson);
       heldDays.push(counts.daySinceEpoch);
-      return dailyStats.dailyMetric(counts, heldLists.get(dailyStats.walletListKey(counts.daySinceEpoch, counts.activeWalletsDaily))!);
+      return dailyStats.dailyMetric(counts, heldLists.get(counts.daySinceEpoch)!);
     });
     lists.touch(chainId, heldDays);
     return { metrics };
