@@ -415,6 +415,7 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
   });
 
   const query = runOn(lite);
+  const listening = new Set<() => Promise<void>>();
 
   return {
     kind: 'pglite',
@@ -427,10 +428,18 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
       return fn({ query, lost: new Promise<Error>(() => undefined) });
     },
     async listen(channel, onNotify) {
-      const unsubscribe = await lite.listen(channel, onNotify);
-      return async () => unsubscribe();
+      const stopListening = await lite.listen(channel, onNotify);
+      const unsubscribe = async () => {
+        if (!listening.delete(unsubscribe)) return;
+        await stopListening();
+      };
+      listening.add(unsubscribe);
+      return unsubscribe;
     },
+    // As on PostgreSQL, closing ends the subscriptions: a subscriber that unsubscribes later (a
+    // service closed after the store) finds nothing left to do instead of a closed PGlite.
     async close() {
+      await Promise.all([...listening].map((unsubscribe) => unsubscribe()));
       await lite.close();
       release();
     },
