@@ -181,6 +181,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           gasFees: `0x${'0'.repeat(64)}`,
           decodeStatus: 'ok',
           calls: [{ target: token, value: 0n, data: inner }],
+          target: token,
           eip7702: false,
           paymasterSignature: null,
         });

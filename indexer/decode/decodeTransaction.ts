@@ -110,6 +110,7 @@ function matchIndex(calls: TracedBundleCall[]): Map<string, Match> {
 function toUserOp(e: LogOp, match: Match | undefined, status: DecodeStatus, raw: RawBundleTx): DecodedUserOp {
   const c = match?.op;
   const receipt = raw.receipt;
+  const calls = c ? decodeAccountCalls(c.callData, e.sender) : [];
   return {
     userOpHash: e.userOpHash,
     entryPoint: e.entryPoint,
@@ -152,7 +153,8 @@ function toUserOp(e: LogOp, match: Match | undefined, status: DecodeStatus, raw:
     accountGasLimits: c?.accountGasLimits ?? null,
     gasFees: c?.gasFees ?? null,
     decodeStatus: c ? 'ok' : status === 'ok' ? 'calldata_missing' : status,
-    calls: c ? decodeAccountCalls(c.callData, e.sender) : [],
+    calls,
+    target: calls[0]?.target ?? null,
     // Authorizations in the transaction are added by decodeTransaction.
     eip7702: e.eip7702Initialized || hasEip7702InitCode(e.version, c?.initCode ?? null),
     paymasterSignature: c?.paymasterSignature ?? null,

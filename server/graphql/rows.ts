@@ -41,10 +41,10 @@ const MAX_UNION_BRANCHES = 4;
 /**
  * A page of the entity's rows matching `where`. The page's bounds (checked integers) are written into
  * the text rather than passed as parameters, and a first page's statement is prepared: PostgreSQL
- * parses it once per connection and, where its estimates allow, plans it once (the accounts lookup;
- * the address activity's union it still plans per call, its generic guess for `target = $n` being
- * far off). With `limit $n` a generic plan assumes a tenth of the table and is never chosen. Later
- * pages run unnamed, so paging does not fill a connection with one statement per page.
+ * parses it once per connection and, where its estimates allow, plans it once (the accounts lookup,
+ * the address activity's union of sender and target). With `limit $n` a generic plan assumes a
+ * tenth of the table and is never chosen. Later pages run unnamed, so paging does not fill a
+ * connection with one statement per page.
  */
 export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
   const page = checkPage(args);

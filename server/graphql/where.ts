@@ -169,7 +169,7 @@ function compileFieldCondition(params: Params, field: ViewField & { name: string
         `${paramType(field)}[]`,
       );
       if (op === '_not_in') return `not coalesce(${sql} = any(${param}), false)`;
-      return field.isAny ? field.isAny(param) : `${sql} = any(${param})`;
+      return `${sql} = any(${param})`;
     }
     case '_contains':
     case '_not_contains': {

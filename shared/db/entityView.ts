@@ -20,8 +20,6 @@ export type ViewField = {
   order?: string;
   /** Equality with one value (`param`) through an index, for a field whose `sql` is derived. */
   equals?: (param: string) => string;
-  /** Membership in an array parameter through an index, likewise. */
-  isAny?: (param: string) => string;
 };
 
 export type EntityView = {

@@ -71,7 +71,9 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     preVerificationGas: str(o.pre_verification_gas),
     maxFeePerGas: str(o.max_fee_per_gas),
     maxPriorityFeePerGas: str(o.max_priority_fee_per_gas),
-    calls: calls.get(str(o.user_op_hash)) ?? [],
+    // The first call's target as the op row keeps it (user_ops.target), the rest from user_op_calls:
+    // the truth's calls then check both.
+    calls: (calls.get(str(o.user_op_hash)) ?? []).map((c, i) => (i === 0 ? { ...c, target: o.target as string } : c)),
   }));
   const opsByBundle = new Map<string, string[]>();
   for (const o of userOps) {

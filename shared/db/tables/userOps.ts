@@ -307,6 +307,8 @@ export type NewUserOp = {
   eip7702: boolean;
   /** v0.9: the paymaster signature suffix of paymasterAndData. */
   paymasterSignature: string | null;
+  /** The target of the account's first call (the subgraph's `target`); null when no call was decoded. */
+  target: string | null;
 };
 
 const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
@@ -353,6 +355,7 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['decode_status', 'text', (o) => o.decodeStatus],
   ['eip7702', 'boolean', (o) => o.eip7702],
   ['paymaster_signature', 'text', (o) => o.paymasterSignature],
+  ['target', 'text', (o) => o.target],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -414,6 +417,7 @@ const DECODED_FIELDS = new Set([
   'decode_status',
   'eip7702',
   'paymaster_signature',
+  'target',
 ]);
 
 /**
@@ -483,10 +487,6 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 const firstCall = (column: string) =>
   `(select c.${column} from user_op_calls c where c.chain_id = t.chain_id and c.user_op_hash = t.user_op_hash and c.call_index = 0)`;
 
-/** Ops whose first call goes to the target(s): an index scan of user_op_calls, then of user_ops by hash. */
-const firstCallTargetIs = (test: string) =>
-  `t.user_op_hash = any(array(select c.user_op_hash from user_op_calls c where c.chain_id = $1 and c.call_index = 0 and c.target ${test}))`;
-
 const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
 const postOpReverted = "t.failure = 'postop_reverted'";
 
@@ -497,11 +497,8 @@ export const userOpView: EntityView = {
     userOpHash: column('t.user_op_hash', 'Bytes', 'text'),
     transactionHash: column('t.tx_hash', 'Bytes', 'text'),
     sender: column('t.sender', 'Bytes', 'text'),
-    target: {
-      ...column(firstCall('target'), 'Bytes', 'text', true),
-      equals: (param) => firstCallTargetIs(`= ${param}`),
-      isAny: (param) => firstCallTargetIs(`= any(${param})`),
-    },
+    // The first call's target, kept on the op (migration 0017) so that it filters and sorts like the sender.
+    target: column('t.target', 'Bytes', 'text', true),
     value: column(firstCall('value'), 'BigInt', 'numeric', true),
     // The EntryPoint's event names the zero address when an op had no paymaster; so does the subgraph.
     paymaster: {
