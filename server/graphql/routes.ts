@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
-import { execute, GraphQLError, printSchema, type ExecutionArgs } from 'graphql';
+import { BREAK, execute, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { NetworkConfig } from '../../shared/config.js';
 import { isDatabaseUnavailable, type Queryable } from '../../shared/db/client.js';
@@ -11,7 +11,7 @@ import { HTTP_STATUS } from '../http/errors.js';
 import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
 import { parseQuery, rowBudgetError, validateQuery } from './limits.js';
 import { newGraphqlContext, type GraphqlContext } from './resolvers.js';
-import { subgraphSchema } from './schema.js';
+import { executionSchema, subgraphSchema } from './schema.js';
 import { requestIdOf } from '../rest/router.js';
 
 /**
@@ -65,6 +65,26 @@ function maskUnexpected(deps: Deps) {
   };
 }
 
+/** Whether a document reads the schema itself (`__schema`, `__type`), per parsed document. */
+const readsSchema = new WeakMap<DocumentNode, boolean>();
+
+/** The schema a validated document runs against: the execution schema, or the published one for introspection. */
+function schemaToRun(document: DocumentNode) {
+  let introspects = readsSchema.get(document);
+  if (introspects === undefined) {
+    introspects = false;
+    visit(document, {
+      Field(node) {
+        if (node.name.value !== '__schema' && node.name.value !== '__type') return undefined;
+        introspects = true;
+        return BREAK;
+      },
+    });
+    readsSchema.set(document, introspects);
+  }
+  return introspects ? subgraphSchema : executionSchema;
+}
+
 export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestHandler] {
   const handle = createHandler<Request, GraphqlContext, GraphqlContext>({
     schema: subgraphSchema,
@@ -73,7 +93,7 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
     validate: validateQuery,
     execute: (args: ExecutionArgs) => {
       const overBudget = rowBudgetError(args);
-      return overBudget ? { errors: [overBudget] } : execute(args);
+      return overBudget ? { errors: [overBudget] } : execute({ ...args, schema: schemaToRun(args.document) });
     },
     formatError: maskUnexpected(deps),
   });

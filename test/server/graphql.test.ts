@@ -229,6 +229,20 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect(await data(unset, {})).to.deep.equal(unfiltered);
     });
 
+    it('answers introspection from the published schema, where a filter is an input object, also beside data fields', async () => {
+      // Documents run against a twin whose filter arguments are scalars (server/graphql/schema.ts);
+      // code generators and explorers introspect, and must see what they validate against.
+      const describe = '{ __type(name: "UserOp_filter") { kind inputFields { name } } }';
+      const type = (await data(describe)).__type;
+      expect(type.kind).to.equal('INPUT_OBJECT');
+      expect(type.inputFields.map((f: Json) => f.name)).to.include.members(['sender', 'target_in', 'or', 'and']);
+      const op = d.truth.userOps[3]!;
+      const mixed = await data(
+        `{ __schema { queryType { name } } userOps(where: {sender: "${op.sender}", nonce: "${op.nonce}"}) { userOpHash } }`,
+      );
+      expect(mixed).to.deep.equal({ __schema: { queryType: { name: 'Query' } }, userOps: [{ userOpHash: op.userOpHash }] });
+    });
+
     it('bundles: order, filter and their ops as a nested list', async () => {
       const multi = d.truth.bundles.filter((b) => b.userOpHashes.length > 1);
       const expected = [...multi].sort(
