@@ -3,9 +3,9 @@
  * a scratch PostgreSQL database, then drives the API (bench/apiServer.ts, a separate process) from
  * this process over loopback, for a bounded time per scenario: req/s, p50 and p99 of getUserOp (cache
  * hit and miss), getLatestUserOps, getAddressActivity, getTopPaymasters and getDailyMetrics, cached
- * and uncached, and GraphQL queries (the spec's sample, the subgraph client's address activity of an account and of a busy contract),
- * beside a bare Express route, at two sizes (100k then 1M ops by default). Every figure is the median
- * of three measurements, taken after VACUUM ANALYZE and a warm-up.
+ * and uncached, and GraphQL queries (the spec's sample; the subgraph client's address activity, of an
+ * account and of a busy contract), beside a bare Express route, at two sizes (100k then 1M ops by
+ * default). Every figure is the median of three measurements, taken after VACUUM ANALYZE and a warm-up.
  * Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses Redis for the cache when REDIS_URL is set.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -153,10 +153,7 @@ function selectStored(inner: string): string {
         from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
       ), '[]'::json) as calls,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
-      (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = (
-         select uc.target from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
-         order by uc.call_index limit 1
-       )) as target_factory,
+      (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
       (select sa.eip7702 from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_eip7702
     from (${inner}) o
     order by o.block_number desc, o.log_index desc`;

@@ -31,6 +31,7 @@ export function expectedUserOp(truth: GroundTruth, op: TruthUserOp): Record<stri
     paymaster: op.paymaster ?? ZERO_ADDRESS,
     factory: op.factory ?? '0x',
     accountSender: { factory: senderAccount?.factory ?? null },
+    accountTarget: first ? { factory: truth.accounts.find((a) => a.address === first.target)?.factory ?? null } : null,
     beneficiary: op.beneficiary,
     bundler: op.bundler,
     entryPoint: op.entryPoint,
