@@ -15,6 +15,8 @@ export type LoadResult = {
   errors: number;
   /** Body size of the last answer. */
   bytes: number;
+  /** Mean body size (answers of uncached scenarios vary: a day or seven, a page or a short one). */
+  meanBytes: number;
 };
 
 export type LoadOptions = {
@@ -33,7 +35,7 @@ export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 /** A measurement's raw samples, to merge several slices of one scenario. */
-export type LoadSamples = { latencies: number[]; seconds: number; errors: number; bytes: number };
+export type LoadSamples = { latencies: number[]; seconds: number; errors: number; bytes: number; totalBytes: number };
 
 export function summarize(slices: LoadSamples[]): LoadResult {
   const latencies = slices.flatMap((s) => s.latencies).sort((a, b) => a - b);
@@ -45,6 +47,7 @@ export function summarize(slices: LoadSamples[]): LoadResult {
     p99Ms: round(quantile(latencies, 0.99)),
     errors: slices.reduce((n, s) => n + s.errors, 0),
     bytes: slices.at(-1)?.bytes ?? 0,
+    meanBytes: latencies.length === 0 ? 0 : Math.round(slices.reduce((t, s) => t + s.totalBytes, 0) / latencies.length),
   };
 }
 
@@ -58,6 +61,7 @@ export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
   const latencies: number[] = [];
   let errors = 0;
   let bytes = 0;
+  let totalBytes = 0;
   let recording = false;
   const stopAt = performance.now() + (options.warmupMs ?? 500) + (options.durationMs ?? 4000);
   const recordFrom = performance.now() + (options.warmupMs ?? 500);
@@ -79,6 +83,7 @@ export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
       if (!recording) continue;
       latencies.push(ended - started);
       bytes = answer.byteLength;
+      totalBytes += bytes;
       if (res.statusCode !== 200) errors++;
     }
   }
@@ -87,5 +92,5 @@ export async function sampleLoad(options: LoadOptions): Promise<LoadSamples> {
   await Promise.all(Array.from({ length: connections }, worker));
   const seconds = (performance.now() - Math.max(began, recordFrom)) / 1000;
   await pool.close();
-  return { latencies, seconds, errors, bytes };
+  return { latencies, seconds, errors, bytes, totalBytes };
 }
