@@ -217,9 +217,8 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
         for (let i = 0; i < Math.max(1, Math.round(options.durationMs / SLICE_MS)); i++) {
           ownSlices.push(await slice(s.server, s.nextPath, s.nextBody, s.connections));
           if (s.name === BARE) continue;
-          const { totalBytes, latencies } = ownSlices.at(-1)!;
-          const bytes = Math.round(totalBytes / Math.max(1, latencies.length));
-          bareSlices.push(await slice('cached', () => `/bare/${bytes}`, undefined, s.connections));
+          const { meanBytes } = summarize(ownSlices.slice(-1));
+          bareSlices.push(await slice('cached', () => `/bare/${meanBytes}`, undefined, s.connections));
         }
         own.push(summarize(ownSlices));
         if (bareSlices.length > 0) bare.push(summarize(bareSlices));
