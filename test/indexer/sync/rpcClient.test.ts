@@ -1,0 +1,69 @@
+/**
+ * How RpcClient reads an answer's bytes: a node's answers are ASCII (hex) but for the odd text a
+ * provider writes itself (a revert reason, a localized error message), which must arrive intact
+ * whatever way the body was cut into packets. A local HTTP server stands in for such a provider.
+ */
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RpcClient } from '../../../indexer/sync/rpcClient.js';
+import { RpcCallError } from '../../../indexer/sync/rpcErrors.js';
+import { quietLogger } from '../support.js';
+
+/** A JSON-RPC endpoint answering every call with `answer(method)`, the body sent in two writes cut at `cutAt` bytes. */
+async function startProvider(answer: (method: string) => object, cutAt: number): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const calls = JSON.parse(text) as { id: number; method: string } | Array<{ id: number; method: string }>;
+      const reply = Array.isArray(calls)
+        ? calls.map((c) => ({ jsonrpc: '2.0', id: c.id, ...answer(c.method) }))
+        : { jsonrpc: '2.0', id: calls.id, ...answer(calls.method) };
+      const body = Buffer.from(JSON.stringify(reply));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(body.subarray(0, cutAt));
+      setTimeout(() => res.end(body.subarray(cutAt)), 5);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe('sync/RpcClient answers', () => {
+  const servers: Server[] = [];
+  after(() => servers.forEach((s) => s.close()));
+  const client = async (answer: (method: string) => object, cutAt: number) => {
+    const { url, server } = await startProvider(answer, cutAt);
+    servers.push(server);
+    return new RpcClient({ urls: [url], log: quietLogger(), retries: 0 });
+  };
+
+  it('reads an ASCII answer as it was sent', async () => {
+    const rpc = await client(() => ({ result: '0x' + 'ab'.repeat(5000) }), 100);
+    expect(
+      await rpc.batch([
+        { method: 'eth_getCode', params: [] },
+        { method: 'eth_getCode', params: [] },
+      ]),
+    ).to.deep.equal(['0x' + 'ab'.repeat(5000), '0x' + 'ab'.repeat(5000)]);
+  });
+
+  it('reads text beyond ASCII whole, even when a character is split between two packets', async () => {
+    const text = 'añadir ✓ 🚀';
+    // `{"jsonrpc":"2.0","id":1,"result":"añ` ends 2 bytes into the answer's text: cut inside the ñ (2 bytes in UTF-8).
+    const cut = Buffer.byteLength('{"jsonrpc":"2.0","id":1,"result":"a') + 1;
+    const rpc = await client(() => ({ result: text }), cut);
+    expect(await rpc.call('web3_clientVersion', [])).to.equal(text);
+  });
+
+  it('keeps a provider’s error message beyond ASCII intact', async () => {
+    const rpc = await client(() => ({ error: { code: 3, message: 'execution reverted: sólo el dueño ✗' } }), 40);
+    const err = await rpc.call('eth_call', []).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(RpcCallError);
+    expect((err as RpcCallError).message).to.equal('eth_call: execution reverted: sólo el dueño ✗ (code 3)');
+  });
+});
