@@ -17,12 +17,18 @@
  *    loopback the node answers almost for free, so that pair shows whether the backfill is bounded
  *    by the fetch once fetching costs what it costs in production.
  * Each figure is the median of its runs, each ratio the median of the per-repeat ratios.
+ *
+ * Beside the times, where the CPU went (Linux, bench/processCpu.ts): the indexer's, the whole
+ * PostgreSQL server's and the node's over each backfill, this process's and the node's over each
+ * bare fetch. On a machine of few cores these bound the ratio: `backfillCpuBoundToBareFetch` is the
+ * backfill's CPU spread over every core against the bare fetch's time (no schedule of that work can
+ * do better here), `indexerBusyShare` how much of the backfill the indexer's one thread was running.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDb } from '../shared/db/client.js';
@@ -33,6 +39,7 @@ import { DEFAULT_TUNING, type IndexerTuning } from '../indexer/index.js';
 import { RpcClient } from '../indexer/sync/rpcClient.js';
 import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
 import { TOPICS } from '../indexer/decode/abi.js';
+import { parentPid, postgresCpuSeconds, processCpuSeconds } from './processCpu.js';
 import { ROOT, buildProcfile } from './procfile.js';
 
 export type IndexerBenchOptions = { ops: number; databaseUrl?: string; repeats?: number };
@@ -54,10 +61,9 @@ async function generateOps(devnet: Devnet, ops: number): Promise<void> {
 /** The bare fetch: same transport, ranges and prefetch depth; logs, receipts and transactions; no decoding, no writes. */
 async function bareFetch(
   rpcUrl: string,
-  entryPoints: string[],
-  head: number,
+  { entryPoints, head, nodePid }: { entryPoints: string[]; head: number; nodePid: number },
   tuning: IndexerTuning,
-): Promise<{ seconds: number; transactions: number }> {
+): Promise<BareFetchRun> {
   const rpc = new RpcClient({ urls: [rpcUrl], log, batchSize: tuning.rpcBatchSize, concurrency: tuning.rpcConcurrency });
   const estimator = new LogRangeEstimator({
     initialRange: tuning.initialLogRange,
@@ -65,6 +71,7 @@ async function bareFetch(
     targetLogs: tuning.targetLogsPerRange,
   });
   const started = performance.now();
+  const cpuAtStart = { fetcher: process.cpuUsage(), node: processCpuSeconds(nodePid) };
   const fetchRange = async (fromBlock: number, toBlock: number): Promise<number> => {
     const logs = await fetchLogs(rpc, { fromBlock, toBlock, addresses: entryPoints }, estimator);
     const txs = [...new Set(logs.filter((l) => l.topics[0] === TOPICS.beforeExecution).map((l) => l.transactionHash))];
@@ -88,8 +95,22 @@ async function bareFetch(
     }
     transactions += await queue.shift()!;
   }
-  return { seconds: (performance.now() - started) / 1000, transactions };
+  const fetcher = process.cpuUsage(cpuAtStart.fetcher);
+  return {
+    seconds: (performance.now() - started) / 1000,
+    transactions,
+    cpuSeconds: { fetcher: (fetcher.user + fetcher.system) / 1e6, node: since(cpuAtStart.node, processCpuSeconds(nodePid)) },
+  };
 }
+
+type BareFetchRun = {
+  seconds: number;
+  transactions: number;
+  /** This process's CPU (it only fetches; on the latency proxy's runs it also relays) and the node's. */
+  cpuSeconds: { fetcher: number; node: number | null };
+};
+
+const since = (start: number | null, end: number | null): number | null => (start === null || end === null ? null : end - start);
 
 /** A loopback proxy that holds every request for `delayMs` before forwarding it. */
 async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
@@ -113,6 +134,8 @@ async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ u
 
 export type Store = {
   env: Record<string, string>;
+  /** The PostgreSQL server's postmaster when it is a process of this machine (its CPU is read); null for PGlite. */
+  postmasterPid: number | null;
   countUserOps(): Promise<number>;
   countTransfers(): Promise<number>;
   drop(): Promise<void>;
@@ -135,6 +158,7 @@ export async function freshStore(databaseUrl: string | undefined, name: string):
     };
     return {
       env: { DATA_DIR: dataDir },
+      postmasterPid: null,
       countUserOps: () => count('user_ops'),
       countTransfers: () => count('token_transfers'),
       drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
@@ -148,8 +172,10 @@ export async function freshStore(databaseUrl: string | undefined, name: string):
   url.pathname = `/${name}`;
   const db = await createDb({ databaseUrl: url.toString(), max: 2 });
   await migrate(db);
+  const backend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   return {
     env: { DATABASE_URL: url.toString() },
+    postmasterPid: parentPid(backend),
     countUserOps: async () => Number((await db.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n),
     countTransfers: async () => Number((await db.query<{ n: string }>('select count(*) as n from token_transfers')).rows[0]!.n),
     async drop() {
@@ -182,6 +208,8 @@ type BackfillRun = {
    * memory that grew with the length of the range would show as a second half above the first.
    */
   rssByHalfMb: [number | null, number | null];
+  /** From "indexer started" to the end: the indexer's, the whole PostgreSQL server's, the node's. */
+  cpuSeconds: { indexer: number | null; postgres: number | null; node: number | null };
 };
 
 /**
@@ -193,7 +221,7 @@ async function backfill(
   command: string[],
   rpcUrl: string,
   databaseUrl: string | undefined,
-  { head, transfers }: { head: number; transfers: 'ops' | 'known' },
+  { head, transfers, nodePid }: { head: number; transfers: 'ops' | 'known'; nodePid: number },
 ): Promise<BackfillRun> {
   const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
   try {
@@ -213,6 +241,12 @@ async function backfill(
     const run = await new Promise<Omit<BackfillRun, 'userOps' | 'transfers'>>((resolve, reject) => {
       let startedAt = 0;
       let startRssMb: number | null = null;
+      const cpuNow = () => ({
+        indexer: processCpuSeconds(child.pid!),
+        postgres: store.postmasterPid === null ? null : postgresCpuSeconds(store.postmasterPid),
+        node: processCpuSeconds(nodePid),
+      });
+      let cpuAtStart = cpuNow();
       const halves: [number | null, number | null] = [null, null];
       let buffered = '';
       child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before reaching block ${head}`)));
@@ -223,13 +257,27 @@ async function backfill(
         for (const line of lines) {
           if (!line.startsWith('{')) continue;
           const entry = JSON.parse(line) as { msg?: string; toBlock?: number };
-          const done = () =>
-            resolve({ seconds: (performance.now() - startedAt) / 1000, peakRssMb: rssMb(child.pid!), startRssMb, rssByHalfMb: halves });
+          const done = () => {
+            const seconds = (performance.now() - startedAt) / 1000;
+            const cpu = cpuNow();
+            resolve({
+              seconds,
+              peakRssMb: rssMb(child.pid!),
+              startRssMb,
+              rssByHalfMb: halves,
+              cpuSeconds: {
+                indexer: since(cpuAtStart.indexer, cpu.indexer),
+                postgres: since(cpuAtStart.postgres, cpu.postgres),
+                node: since(cpuAtStart.node, cpu.node),
+              },
+            });
+          };
           // Under known the pass ends with the backfill of the addresses that became known on the way.
           if (entry.msg === 'token transfers of newly known addresses backfilled' && startedAt > 0) done();
           if (entry.msg === 'indexer started') {
             startedAt = performance.now();
             startRssMb = rssMb(child.pid!);
+            cpuAtStart = cpuNow();
           } else if (entry.msg === 'batch written' && startedAt > 0) {
             const half = (entry.toBlock ?? 0) <= head / 2 ? 0 : 1;
             const now = rssMb(child.pid!, 'VmRSS');
@@ -276,39 +324,73 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     const ops = devnet.truth.userOps.length;
 
     const runs = {
-      bare: [] as number[],
+      bare: [] as BareFetchRun[],
       backfill: [] as BackfillRun[],
-      remoteBare: [] as number[],
+      remoteBare: [] as BareFetchRun[],
       remoteBackfill: [] as BackfillRun[],
       opsOnly: [] as BackfillRun[],
       remoteOpsOnly: [] as BackfillRun[],
     };
     // The default (INDEXER_TRANSFERS=known) against ops: what reading the chain's token logs costs.
-    const known = { head, transfers: 'known' as const };
-    const opsOnly = { head, transfers: 'ops' as const };
+    const chain = { entryPoints, head, nodePid: devnet.pid };
+    const known = { head, transfers: 'known' as const, nodePid: devnet.pid };
+    const opsOnly = { head, transfers: 'ops' as const, nodePid: devnet.pid };
     for (let i = 0; i < repeats; i++) {
-      runs.bare.push((await bareFetch(devnet.rpcUrl, entryPoints, head, DEFAULT_TUNING)).seconds);
+      runs.bare.push(await bareFetch(devnet.rpcUrl, chain, DEFAULT_TUNING));
       runs.backfill.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, known));
       runs.opsOnly.push(await backfill(indexer.args, devnet.rpcUrl, options.databaseUrl, opsOnly));
-      runs.remoteBare.push((await bareFetch(proxy.url, entryPoints, head, DEFAULT_TUNING)).seconds);
+      runs.remoteBare.push(await bareFetch(proxy.url, chain, DEFAULT_TUNING));
       runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, known));
       runs.remoteOpsOnly.push(await backfill(indexer.args, proxy.url, options.databaseUrl, opsOnly));
     }
     for (const run of [...runs.backfill, ...runs.remoteBackfill, ...runs.opsOnly, ...runs.remoteOpsOnly])
       if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
 
-    const seconds = (list: BackfillRun[]) => list.map((r) => r.seconds);
-    const ratio = (backfills: BackfillRun[], bares: number[]) => round(median(backfills.map((r, i) => r.seconds / bares[i]!)));
+    const seconds = (list: Array<{ seconds: number }>) => list.map((r) => r.seconds);
+    const ratio = (backfills: BackfillRun[], bares: BareFetchRun[]) =>
+      round(median(backfills.map((r, i) => r.seconds / bares[i]!.seconds)));
+    const medianOf = (values: Array<number | null>): number | null => {
+      const known = values.filter((v): v is number => v !== null);
+      return known.length === values.length ? round(median(known)) : null;
+    };
+    // Where the local runs' CPU went (the proxy's runs are left out: the relaying is nobody's work).
+    const cores = availableParallelism();
+    const backfillCpu = {
+      indexer: medianOf(runs.backfill.map((r) => r.cpuSeconds.indexer)),
+      postgres: medianOf(runs.backfill.map((r) => r.cpuSeconds.postgres)),
+      node: medianOf(runs.backfill.map((r) => r.cpuSeconds.node)),
+    };
+    const bareFetchCpu = {
+      fetcher: medianOf(runs.bare.map((r) => r.cpuSeconds.fetcher)),
+      node: medianOf(runs.bare.map((r) => r.cpuSeconds.node)),
+    };
+    // The backfill's CPU spread over every core, against the bare fetch's time: the ratio no
+    // schedule of the same work could beat on this machine (null where a process could not be read).
+    const backfillCpuTotals = runs.backfill.map((r) =>
+      r.cpuSeconds.indexer === null || r.cpuSeconds.postgres === null || r.cpuSeconds.node === null
+        ? null
+        : r.cpuSeconds.indexer + r.cpuSeconds.postgres + r.cpuSeconds.node,
+    );
+    const cpuBound = backfillCpuTotals.every((t) => t !== null)
+      ? round(median(backfillCpuTotals.map((t, i) => t / cores / runs.bare[i]!.seconds)))
+      : null;
+    // The share of the backfill's time the indexer's one thread was on a core: near 1, it is the bound.
+    const indexerBusy = medianOf(runs.backfill.map((r) => (r.cpuSeconds.indexer === null ? null : r.cpuSeconds.indexer / r.seconds)));
     const peaks = [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb).filter((mb): mb is number => mb !== null);
     const summary = {
       ops,
-      bareFetchSeconds: round(median(runs.bare)),
+      bareFetchSeconds: round(median(seconds(runs.bare))),
       backfillSeconds: round(median(seconds(runs.backfill))),
       backfillToBareFetch: ratio(runs.backfill, runs.bare),
       opsPerSecond: Math.round(ops / median(seconds(runs.backfill))),
-      remoteBareFetchSeconds: round(median(runs.remoteBare)),
+      remoteBareFetchSeconds: round(median(seconds(runs.remoteBare))),
       remoteBackfillSeconds: round(median(seconds(runs.remoteBackfill))),
       remoteBackfillToBareFetch: ratio(runs.remoteBackfill, runs.remoteBare),
+      cores,
+      backfillCpuSeconds: backfillCpu,
+      bareFetchCpuSeconds: bareFetchCpu,
+      backfillCpuBoundToBareFetch: cpuBound,
+      indexerBusyShare: indexerBusy,
       peakRssMb: peaks.length > 0 ? Math.max(...peaks) : null,
       // Largest resident set after a batch in each half of the range (all backfills): flat = bounded by batch size.
       rssFirstHalfMb: maxOf([...runs.backfill, ...runs.remoteBackfill].map((r) => r.rssByHalfMb[0])),
@@ -333,9 +415,9 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       blocks: head + 1,
       generateSeconds: round(generateSeconds, 1),
       runs: {
-        bareFetchSeconds: runs.bare.map((s) => round(s)),
+        bareFetchSeconds: seconds(runs.bare).map((s) => round(s)),
         backfillSeconds: seconds(runs.backfill).map((s) => round(s)),
-        remoteBareFetchSeconds: runs.remoteBare.map((s) => round(s)),
+        remoteBareFetchSeconds: seconds(runs.remoteBare).map((s) => round(s)),
         remoteBackfillSeconds: seconds(runs.remoteBackfill).map((s) => round(s)),
         opsOnlyBackfillSeconds: seconds(runs.opsOnly).map((s) => round(s)),
         remoteOpsOnlyBackfillSeconds: seconds(runs.remoteOpsOnly).map((s) => round(s)),

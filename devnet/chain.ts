@@ -41,6 +41,8 @@ export type Chain = {
   rpc: Rpc;
   /** Where anvil persists the states it evicts from memory; removed when the node stops. */
   stateDir: string;
+  /** anvil's process id (the indexer benchmark reads the CPU time it spent answering). */
+  pid: number;
   stop(): Promise<void>;
 };
 
@@ -136,7 +138,7 @@ export async function startChain(opts: StartChainOptions = {}): Promise<Chain> {
     });
     return stopping;
   };
-  return { rpcUrl, port, chainId, rpc, stateDir, stop };
+  return { rpcUrl, port, chainId, rpc, stateDir, pid: child.pid!, stop };
 }
 
 /**

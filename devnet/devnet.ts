@@ -24,6 +24,8 @@ export type Devnet = {
   port: number;
   chainId: number;
   rpc: Rpc;
+  /** anvil's process id. */
+  pid: number;
   /** anvil dev account 0: deploys and funds. */
   deployer: LocalSigner;
   /** anvil dev accounts 1..4: send handleOps transactions. */
