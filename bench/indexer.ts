@@ -366,14 +366,11 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
     };
     // The backfill's CPU spread over every core, against the bare fetch's time: the ratio no
     // schedule of the same work could beat on this machine (null where a process could not be read).
-    const backfillCpuTotals = runs.backfill.map((r) =>
-      r.cpuSeconds.indexer === null || r.cpuSeconds.postgres === null || r.cpuSeconds.node === null
-        ? null
-        : r.cpuSeconds.indexer + r.cpuSeconds.postgres + r.cpuSeconds.node,
+    const cpuBound = medianOf(
+      runs.backfill.map(({ cpuSeconds: { indexer, postgres, node } }, i) =>
+        indexer === null || postgres === null || node === null ? null : (indexer + postgres + node) / cores / runs.bare[i]!.seconds,
+      ),
     );
-    const cpuBound = backfillCpuTotals.every((t) => t !== null)
-      ? round(median(backfillCpuTotals.map((t, i) => t / cores / runs.bare[i]!.seconds)))
-      : null;
     // The share of the backfill's time the indexer's one thread was on a core: near 1, it is the bound.
     const indexerBusy = medianOf(runs.backfill.map((r) => (r.cpuSeconds.indexer === null ? null : r.cpuSeconds.indexer / r.seconds)));
     const peaks = [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb).filter((mb): mb is number => mb !== null);
