@@ -3,12 +3,14 @@
  * adapting to the provider: it shrinks to the provider's suggestion (or halves) when a range is
  * refused as too wide or too full, or when an answer holds more logs than a batch should, and
  * grows back after each accepted range: ×2 while answers are sparse, ×1.05 near the target
- * (Ponder's estimatedRange).
+ * (Ponder's estimatedRange). A single block whose logs exceed the provider's result cap (a spam
+ * block on Polygon holds more than 10,000) is read from its receipts instead and filtered here.
  * @see research/indexer.md §4.2
  */
-import { hexToNumber, type RpcLog } from '../decode/chainTypes.js';
+import { RetryableError } from '../../shared/errors.js';
+import { hexToNumber, type RpcLog, type RpcReceipt } from '../decode/chainTypes.js';
 import type { RpcClient } from './rpcClient.js';
-import { RpcCallError, isLogRangeError, suggestedRangeSize } from './rpcErrors.js';
+import { RpcCallError, isLogRangeError, isUnsupported, suggestedRangeSize } from './rpcErrors.js';
 
 export type LogRangeOptions = {
   initialRange?: number;
@@ -59,13 +61,69 @@ const isRpcLog = (l: unknown): l is RpcLog => {
   );
 };
 
+/** The range was fetched while the chain changed under it; fetching it again is the fix. */
+export class InconsistentRangeError extends RetryableError {}
+
+type LogFilter = { addresses?: string[]; topics?: Array<string | string[] | null> };
+
+/** Whether `log` passes an eth_getLogs filter (addresses: any of; topics: positional, null or [] any, an array any of). */
+function matches(log: RpcLog, filter: LogFilter, addresses: Set<string> | undefined): boolean {
+  if (addresses && !addresses.has(log.address.toLowerCase())) return false;
+  return (filter.topics ?? []).every((want, i) => {
+    if (want === null || (Array.isArray(want) && want.length === 0)) return true;
+    const topic = log.topics[i]?.toLowerCase();
+    return topic !== undefined && (Array.isArray(want) ? want.some((w) => w.toLowerCase() === topic) : want.toLowerCase() === topic);
+  });
+}
+
+const isReceiptOf = (r: unknown, blockNumber: number): boolean => {
+  const receipt = r as RpcReceipt | null;
+  return (
+    !!receipt && Array.isArray(receipt.logs) && typeof receipt.blockHash === 'string' && hexToNumber(receipt.blockNumber) === blockNumber
+  );
+};
+
+/**
+ * The logs of one block matching `filter`, read from the block's receipts: eth_getBlockReceipts
+ * where the node has it, else the block's transaction hashes and a receipt each. Used when the
+ * provider refuses even a one-block eth_getLogs for its result cap; the receipts of one block are
+ * never capped that way. A block read across a reorg (receipts of two blocks) is read again.
+ */
+export async function blockLogs(rpc: RpcClient, blockNumber: number, filter: LogFilter): Promise<RpcLog[]> {
+  const tag = `0x${blockNumber.toString(16)}`;
+  let receipts: RpcReceipt[];
+  try {
+    receipts = await rpc.call<RpcReceipt[]>(
+      'eth_getBlockReceipts',
+      [tag],
+      (r) => Array.isArray(r) && r.every((x) => isReceiptOf(x, blockNumber)),
+    );
+  } catch (err) {
+    if (!(err instanceof RpcCallError) || !isUnsupported(err)) throw err;
+    const block = await rpc.call<{ hash: string; transactions: string[] }>(
+      'eth_getBlockByNumber',
+      [tag, false],
+      (b) => !!b && typeof b.hash === 'string' && Array.isArray(b.transactions),
+    );
+    const requests = block.transactions.map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] }));
+    receipts = await rpc.batch<RpcReceipt>(
+      requests,
+      (r) => isReceiptOf(r, blockNumber) && r.blockHash.toLowerCase() === block.hash.toLowerCase(),
+    );
+  }
+  if (new Set(receipts.map((r) => r.blockHash.toLowerCase())).size > 1)
+    throw new InconsistentRangeError(`receipts of block ${blockNumber} come from two forks`);
+  const addresses = filter.addresses && new Set(filter.addresses.map((a) => a.toLowerCase()));
+  return receipts.flatMap((r) => r.logs.filter((log) => matches(log, filter, addresses)));
+}
+
 /**
  * Every log of `addresses` (any contract when absent) matching `topics` (eth_getLogs' positional
  * filter) in [fromBlock, toBlock], in chain order; splits refused ranges.
  */
 export async function fetchLogs(
   rpc: RpcClient,
-  range: { fromBlock: number; toBlock: number; addresses?: string[]; topics?: Array<string | string[] | null> },
+  range: { fromBlock: number; toBlock: number } & LogFilter,
   estimator: LogRangeEstimator,
 ): Promise<RpcLog[]> {
   const out: RpcLog[] = [];
@@ -90,7 +148,12 @@ export async function fetchLogs(
       out.push(...logs);
       from = to + 1;
     } catch (err) {
-      if (!(err instanceof RpcCallError) || !isLogRangeError(err) || to === from) throw err;
+      if (!(err instanceof RpcCallError) || !isLogRangeError(err)) throw err;
+      if (to === from) {
+        out.push(...(await blockLogs(rpc, from, range)));
+        from = to + 1;
+        continue;
+      }
       estimator.onRefused(to - from + 1, suggestedRangeSize(err.message));
     }
   }

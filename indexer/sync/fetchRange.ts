@@ -7,7 +7,6 @@
  * the last header before and after): a range fetched across a reorg is refused and fetched again.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { RetryableError } from '../../shared/errors.js';
 import { TOPICS } from '../decode/abi.js';
 import {
   hexToNumber,
@@ -21,7 +20,7 @@ import {
   type RpcTransaction,
 } from '../decode/chainTypes.js';
 import { traceNeeded } from '../decode/decodeTransaction.js';
-import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
+import { InconsistentRangeError, fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
 import type { TraceMode } from '../tuning.js';
 import type { RpcClient, RpcRequest } from './rpcClient.js';
 import { isUnsupported } from './rpcErrors.js';
@@ -63,8 +62,7 @@ function tokenLogParties(log: RpcLog): string[] {
   return words.map((w) => `0x${w.slice(26)}`.toLowerCase());
 }
 
-/** The range was fetched while the chain changed under it; fetching it again is the fix. */
-export class InconsistentRangeError extends RetryableError {}
+export { InconsistentRangeError };
 
 const ZERO_HASH = `0x${'0'.repeat(64)}`;
 const hex = (n: number): string => `0x${n.toString(16)}`;

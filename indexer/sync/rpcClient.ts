@@ -10,7 +10,7 @@ import pRetry from 'p-retry';
 import { RetryableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { indexerMetrics } from '../metrics.js';
-import { RpcCallError, isBatchLimitError, isLogRangeError, isRevert, isUnsupported } from './rpcErrors.js';
+import { RpcCallError, isBatchLimitError, isBatchUnsupported, isLogRangeError, isRevert, isUnsupported } from './rpcErrors.js';
 
 export type RpcRequest = { method: string; params: unknown[] };
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: RpcCallError };
@@ -102,6 +102,13 @@ export class RpcClient {
     return results as Array<Settled<T>>;
   }
 
+  /** The endpoint takes no batches: every call goes alone from now on (retried at once by batchSettled). */
+  private refuseBatches(message: string): void {
+    if (this.batchSize === 1) return;
+    this.batchSize = 1;
+    this.options.log.warn({ url: this.url, message }, 'the JSON-RPC endpoint takes no batches: sending calls one by one');
+  }
+
   get url(): string {
     return this.options.urls[this.current]!;
   }
@@ -139,7 +146,8 @@ export class RpcClient {
       if (r.error) {
         indexerMetrics.rpcFailed(network, request.method);
         const error = new RpcCallError(request.method, Number(r.error.code ?? 0), String(r.error.message ?? 'error'), r.error.data);
-        if (isBatchLimitError(error)) this.batchSize = Math.max(1, Math.floor(indices.length / 2));
+        if (isBatchUnsupported(error)) this.refuseBatches(error.message);
+        else if (isBatchLimitError(error)) this.batchSize = Math.max(1, Math.floor(indices.length / 2));
         else if (isFinal(error)) results[i] = { ok: false, error };
         return;
       }
@@ -168,7 +176,8 @@ export class RpcClient {
       // A batch answered with one error object: the provider refused the batch as a whole.
       if (Array.isArray(body) && single.error) {
         const e = { code: Number(single.error.code ?? 0), message: String(single.error.message ?? '') };
-        if (isBatchLimitError(e)) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
+        if (isBatchUnsupported(e)) this.refuseBatches(e.message);
+        else if (isBatchLimitError(e)) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
         throw new RetryableError(`JSON-RPC batch refused: ${e.message}`);
       }
       return [single];

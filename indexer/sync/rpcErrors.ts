@@ -58,6 +58,16 @@ export function suggestedRangeSize(message: string): number | null {
   return limit ? Number(limit[1]!.replace(/,/g, '')) : null;
 }
 
+/**
+ * The endpoint takes no JSON-RPC batches at all (public and gateway endpoints answer a batch with
+ * one error object): send each call on its own.
+ */
+export function isBatchUnsupported(e: { code: number; message: string }): boolean {
+  return /batch(es| requests?)? (are |is )?not (supported|allowed|enabled|available)|does not support batch|batching (is )?(not supported|disabled)/i.test(
+    e.message,
+  );
+}
+
 /** The provider refused the size of a JSON-RPC batch: halve it. */
 export function isBatchLimitError(e: { code: number; message: string }): boolean {
   return e.code === -32014 || /batch (size|limit)|too many (requests|calls) in (a )?batch|batch too large/i.test(e.message);

@@ -22,6 +22,10 @@ export type FaultProxyOptions = {
   maxLogRange?: number;
   /** Batches larger than this are refused (-32014). */
   maxBatchSize?: number;
+  /** Batches are refused as a whole with one error object (public and gateway endpoints). */
+  noBatches?: boolean;
+  /** eth_getLogs answers holding more logs are refused the way Infura does (-32005, with a range to try). */
+  maxLogResults?: number;
   /** Methods answered with "method not found" (a node without the debug namespace). */
   unsupportedMethods?: string[];
   /** The first receipt of each transaction comes from "another node" (a different blockHash). */
@@ -36,7 +40,7 @@ export type FaultProxyOptions = {
   seed?: number;
 };
 
-type Counter = Fault | 'requests' | 'rangeRefusals' | 'batchRefusals' | 'unsupported' | 'staleReceipts' | 'zeroHashLogs';
+type Counter = Fault | 'requests' | 'rangeRefusals' | 'resultRefusals' | 'batchRefusals' | 'unsupported' | 'staleReceipts' | 'zeroHashLogs';
 export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): Promise<void> };
 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
@@ -72,6 +76,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const stats: FaultProxy['stats'] = {
     requests: 0,
     rangeRefusals: 0,
+    resultRefusals: 0,
     batchRefusals: 0,
     unsupported: 0,
     staleReceipts: 0,
@@ -96,7 +101,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const unsupported = list.filter((m) => options.unsupportedMethods?.includes(m.method ?? ''));
     const res = await fetch(options.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const text = await res.text();
-    if (unsupported.length === 0 && !options.staleReceiptsOnce && !options.zeroHashLogs) return text;
+    if (unsupported.length === 0 && !options.staleReceiptsOnce && !options.zeroHashLogs && !options.maxLogResults) return text;
     const parsed = JSON.parse(text) as RpcAnswer | RpcAnswer[];
     const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((a) => {
       const m = list.find((x) => x.id === a.id);
@@ -111,6 +116,13 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
           stats.staleReceipts++;
           return { ...a, result: { ...receipt, blockHash: `0x${'5'.repeat(64)}` } };
         }
+      }
+      if (m?.method === 'eth_getLogs' && options.maxLogResults && Array.isArray(a.result) && a.result.length > options.maxLogResults) {
+        stats.resultRefusals++;
+        // Infura names a range that would fit: here the first block alone (it may still not fit).
+        const { fromBlock } = (m.params?.[0] ?? {}) as { fromBlock?: string };
+        const message = `query returned more than ${options.maxLogResults} results. Try with this block range [${fromBlock}, ${fromBlock}].`;
+        return { jsonrpc: '2.0', id: a.id, error: { code: -32005, message } };
       }
       if (m?.method === 'eth_getLogs' && options.zeroHashLogs && Array.isArray(a.result) && a.result.length > 0) {
         const first = a.result[0] as Record<string, unknown>;
@@ -139,6 +151,10 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         200,
         JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32014, message: `batch size too large: max ${options.maxBatchSize}` } }),
       );
+    }
+    if (options.noBatches && Array.isArray(parsed)) {
+      stats.batchRefusals++;
+      return send(200, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } }));
     }
     const tooWide = options.maxLogRange
       ? messages.find((m) => m.method === 'eth_getLogs' && rangeSpan(m) > options.maxLogRange!)

@@ -132,6 +132,12 @@ describe('indexer on nodes that answer differently', function () {
     'stale receipts from a load balancer, zero-hash logs',
     oddAnswerTests(odd, () => devnet),
   );
+  const capped = useTestDb();
+  const cappedNoBlockReceipts = useTestDb();
+  describe(
+    "no batches, and a result cap below one block's logs",
+    cappedPlanTests(capped, cappedNoBlockReceipts, () => devnet),
+  );
 });
 
 async function indexThrough(db: Db, proxy: FaultProxy, tuning: Partial<IndexerTuning> = {}): Promise<void> {
@@ -245,6 +251,40 @@ function oddAnswerTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
         `0x${'0'.repeat(64)}`,
       ]);
       expect(rows[0]!.n).to.equal('0');
+    });
+  };
+}
+
+function cappedPlanTests(t: { readonly db: Db }, t2: { readonly db: Db }, getDevnet: () => Devnet) {
+  return function () {
+    it('sends calls one by one to a node that takes no batches, reads a block over the result cap from its receipts, and stores exactly the truth', async () => {
+      const devnet = getDevnet();
+      // Two logs at most per eth_getLogs: every block holding a bundle is over the cap on its own.
+      // The first run reads those blocks with eth_getBlockReceipts; the second, on a node without it,
+      // with a receipt per transaction.
+      const proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, noBatches: true, maxLogResults: 2 });
+      try {
+        await indexThrough(t.db, proxy, { rpcMinRetryDelayMs: 1, rpcMaxRetryDelayMs: 5 });
+      } finally {
+        await proxy.stop();
+      }
+      expect(proxy.stats.batchRefusals, 'batches refused').to.be.greaterThan(0);
+      expect(proxy.stats.resultRefusals, 'one-block ranges refused').to.be.greaterThan(0);
+      await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+
+      const noBlockReceipts = await startFaultProxy({
+        upstream: devnet.rpcUrl,
+        faultRate: 0,
+        maxLogResults: 2,
+        unsupportedMethods: ['eth_getBlockReceipts'],
+      });
+      try {
+        await indexThrough(t2.db, noBlockReceipts);
+      } finally {
+        await noBlockReceipts.stop();
+      }
+      expect(noBlockReceipts.stats.unsupported, 'eth_getBlockReceipts asked').to.be.greaterThan(0);
+      await expectMatchesTruth(t2.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
     });
   };
 }

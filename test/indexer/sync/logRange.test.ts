@@ -5,7 +5,13 @@
  */
 import { expect } from 'chai';
 import { LogRangeEstimator } from '../../../indexer/sync/fetchLogs.js';
-import { isBatchLimitError, isLogRangeError, isUnsupported, suggestedRangeSize } from '../../../indexer/sync/rpcErrors.js';
+import {
+  isBatchLimitError,
+  isBatchUnsupported,
+  isLogRangeError,
+  isUnsupported,
+  suggestedRangeSize,
+} from '../../../indexer/sync/rpcErrors.js';
 
 describe('sync/rpcErrors', () => {
   const refusals: Array<[string, number, string, number | null]> = [
@@ -44,6 +50,9 @@ describe('sync/rpcErrors', () => {
     expect(isBatchLimitError({ code: -32014, message: 'x' })).to.equal(true);
     expect(isBatchLimitError({ code: -32000, message: 'batch size too large' })).to.equal(true);
     expect(isBatchLimitError({ code: -32603, message: 'internal error' })).to.equal(false);
+    expect(isBatchUnsupported({ code: -32600, message: 'batch requests are not supported' })).to.equal(true);
+    expect(isBatchUnsupported({ code: -32600, message: 'Batch requests are not allowed' })).to.equal(true);
+    expect(isBatchUnsupported({ code: -32014, message: 'batch size too large: max 25' })).to.equal(false);
   });
 });
 
