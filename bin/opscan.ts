@@ -30,7 +30,7 @@ const USAGE = `usage: opscan <command> [--help]
   migrate                          apply pending migrations
 
 The database is the environment's (DATABASE_URL, else PGlite in DATA_DIR; with PGlite, stop
-npm start first: one process at a time). See README "Operations".`;
+npm start first: one process at a time). See docs/operations.md.`;
 
 const COMMANDS: Record<string, string> = {
   keys: KEYS_USAGE,
