@@ -1,10 +1,14 @@
 import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import type { TruthUserOp } from '../../devnet/index.js';
 import { createApp } from '../../server/app.js';
 import type { Db } from '../../shared/db/client.js';
 import * as blocks from '../../shared/db/tables/blocks.js';
 import { createTestKey } from '../helpers/app.js';
+import { withChromium } from '../helpers/chromium.js';
 import { ZERO_ADDRESS, expectedUserOp, sumOf } from './support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from './support/expectedSubgraph.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
@@ -386,6 +390,38 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       // Not a browser, no query: a GraphQL error, as a POST without one.
       const bare = await d.api().get('/subgraphs/name/devnet').set('x-api-key', d.key);
       expect([bare.status, bare.body.errors[0].message]).to.deep.equal([400, 'Missing query']);
+    });
+
+    it('runs a query and lists the schema in the page, in headless Chromium (screenshot saved)', async function () {
+      const server = createApp(d.deps).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        await withChromium(this, { width: 1300, height: 900 }, async (browser) => {
+          const page = await browser.newPage();
+          const errors: string[] = [];
+          page.on('pageerror', (e) => errors.push(e.message));
+          await page.goto(`${base}/subgraphs/name/devnet`);
+          await page.fill('#key', d.key);
+          await page.fill('#query', '{ userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { userOpHash blockNumber } }');
+          await page.click('#run');
+          await page.locator('#status', { hasText: 'HTTP 200' }).waitFor({ timeout: 30_000 });
+          const answer = JSON.parse((await page.locator('#result').textContent())!);
+          const newest = [...d.truth.userOps].sort(newestFirst).slice(0, 2);
+          expect(answer.data.userOps.map((o: Json) => o.blockNumber)).to.deep.equal(newest.map((o) => String(o.blockNumber)));
+          // The schema's types, from introspection once a query answered.
+          await page.locator('#type-list button', { hasText: /^UserOp$/ }).click();
+          await page.locator('#type-detail h2', { hasText: 'object UserOp' }).waitFor({ timeout: 30_000 });
+          expect(await page.locator('#type-detail dt', { hasText: /^sender: Bytes!$/ }).count()).to.equal(1);
+          await page.locator('#type-list button', { hasText: /^Query$/ }).click();
+          const userOps = await page.locator('#type-detail dt', { hasText: /^userOps\(/ }).textContent();
+          expect(userOps).to.include('block: Block_height');
+          await page.screenshot({ path: join(tmpdir(), 'opscan-graphql-page.png'), fullPage: true });
+          expect(errors).to.deep.equal([]);
+        });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
     });
 
     it('answers `query=` (with `variables=` and `operationName=`) on GET as on POST, under the same key and limits', async () => {
