@@ -4,6 +4,6 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 const outDir = process.argv[2] ?? 'dist';
-for (const dir of ['shared/db/migrations', 'devnet/contracts/artifacts', 'server/status/public']) {
+for (const dir of ['shared/db/migrations', 'devnet/contracts/artifacts', 'server/status/public', 'server/graphql/public']) {
   if (existsSync(dir)) cpSync(dir, join(outDir, dir), { recursive: true });
 }

@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { Path } from 'graphql/jsutils/Path.js';
 import type { NetworkConfig } from '../../shared/config.js';
 import type { Queryable } from '../../shared/db/client.js';
 import type { PgType } from '../../shared/db/entityView.js';
-import * as indexerState from '../../shared/db/tables/indexerState.js';
+import { assertAnswerableAt, indexedHead, locateBlock, type BlockHeight, type QueryBlock } from './blocks.js';
 import { ENTITIES, type Entity } from './entities.js';
 import { listRows, listRowsPerParent, type ListArgs, type Row } from './rows.js';
 
@@ -13,9 +14,33 @@ export type GraphqlContext = {
   network: NetworkConfig;
   /** One loader per relation field, arguments and selection: parents of one level share a statement. */
   loaders: Map<string, DataLoader<string, Row[]>>;
+  /** The indexed head, read on first need (blocks.ts). */
+  head?: ReturnType<typeof indexedHead>;
+  /** The block each top-level field was asked at, by its response key: the fields nested in it read at the same block. */
+  blocks: Map<string, QueryBlock>;
 };
 
-export const newGraphqlContext = (db: Queryable, network: NetworkConfig): GraphqlContext => ({ db, network, loaders: new Map() });
+export const newGraphqlContext = (db: Queryable, network: NetworkConfig): GraphqlContext => ({
+  db,
+  network,
+  loaders: new Map(),
+  blocks: new Map(),
+});
+
+/** The block the top-level field a resolved field is nested in was asked at (null: the latest). */
+function blockOfRoot(ctx: GraphqlContext, path: Path): QueryBlock | null {
+  let root = path;
+  while (root.prev) root = root.prev;
+  return ctx.blocks.get(String(root.key)) ?? null;
+}
+
+/** A top-level field's block argument, located and kept for its nested fields; its entity refused if it cannot answer there. */
+async function blockOfField(entity: Entity, height: BlockHeight | null | undefined, ctx: GraphqlContext, info: GraphQLResolveInfo) {
+  const block = await locateBlock(ctx, height);
+  assertAnswerableAt(entity, block);
+  if (block) ctx.blocks.set(String(info.path.key), block);
+  return block;
+}
 
 /**
  * The view fields a field's selection asks for (through fragments too), plus the fields its
@@ -41,15 +66,25 @@ function requestedFields(info: GraphQLResolveInfo, entity: Entity): Set<string> 
   return new Set([...names].filter((name) => name in entity.view.fields).sort());
 }
 
+type BlockArgs = { block?: BlockHeight | null };
+
 export const resolveCollection =
   (entity: Entity) =>
-  (_root: unknown, args: ListArgs, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row[]> =>
-    listRows(ctx.db, ctx.network.chainId, { view: entity.view, args, fields: requestedFields(info, entity) });
+  async (_root: unknown, args: ListArgs & BlockArgs, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row[]> => {
+    const block = await blockOfField(entity, args.block, ctx, info);
+    return listRows(ctx.db, ctx.network.chainId, { view: entity.view, args, fields: requestedFields(info, entity), block: block?.number });
+  };
 
 export const resolveSingle =
   (entity: Entity) =>
-  async (_root: unknown, args: { id: string }, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row | null> => {
-    const query = { view: entity.view, args: { where: { id: args.id }, first: 1 }, fields: requestedFields(info, entity) };
+  async (_root: unknown, args: { id: string } & BlockArgs, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row | null> => {
+    const block = await blockOfField(entity, args.block, ctx, info);
+    const query = {
+      view: entity.view,
+      args: { where: { id: args.id }, first: 1 },
+      fields: requestedFields(info, entity),
+      block: block?.number,
+    };
     const rows = await listRows(ctx.db, ctx.network.chainId, query);
     return rows[0] ?? null;
   };
@@ -62,15 +97,17 @@ export function resolveRelation(parentEntity: Entity, name: string) {
   return async (parent: Row, args: ListArgs, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row[] | Row | null> => {
     const key = relation.on.map(([parentField]) => parent[parentField]);
     if (key.some((v) => v === null || v === undefined)) return relation.list ? [] : null;
+    const block = blockOfRoot(ctx, info.path);
+    assertAnswerableAt(child, block);
     const fields = requestedFields(info, child);
-    const loaderKey = `${parentEntity.name}.${name}:${JSON.stringify(args)}:${[...fields].join(',')}`;
+    const loaderKey = `${parentEntity.name}.${name}@${block?.number ?? 'latest'}:${JSON.stringify(args)}:${[...fields].join(',')}`;
     let loader = ctx.loaders.get(loaderKey);
     if (!loader) {
       loader = new DataLoader<string, Row[]>((keys) =>
         listRowsPerParent(
           ctx.db,
           ctx.network.chainId,
-          { view: child.view, args, fields },
+          { view: child.view, args, fields, block: block?.number },
           { relation, keys: keys.map((k) => JSON.parse(k) as unknown[]), keyTypes },
         ),
       );
@@ -81,11 +118,14 @@ export function resolveRelation(parentEntity: Entity, name: string) {
   };
 }
 
-/** `_meta`: the indexed head of the network, as graph-node describes its latest indexed block. */
-export async function resolveMeta(_root: unknown, _args: unknown, ctx: GraphqlContext) {
-  const head = await indexerState.findIndexedHead(ctx.db, ctx.network.chainId);
+/**
+ * `_meta`: the indexed head of the network, as graph-node describes its latest indexed block, or the
+ * block its `block` argument names (a block asked by number is answered without its header, as graph-node does).
+ */
+export async function resolveMeta(_root: unknown, args: BlockArgs, ctx: GraphqlContext) {
+  const block = (await locateBlock(ctx, args.block)) ?? (await indexedHead(ctx));
   return {
-    block: head ?? { number: 0, hash: null, parentHash: null, timestamp: null },
+    block: { number: block.number, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp },
     deployment: `opscan/${ctx.network.name}`,
     hasIndexingErrors: false,
   };

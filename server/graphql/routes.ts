@@ -1,4 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BREAK, execute, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { NetworkConfig } from '../../shared/config.js';
@@ -18,13 +20,19 @@ import { requestIdOf } from '../rest/router.js';
  * The subgraph-style GraphQL endpoint of each served network, where The Graph's clients post:
  * `POST /subgraphs/name/<network>` with the key in `x-api-key`, or `POST /api/<key>/subgraphs/name/<network>`
  * (the key in the path, as the hosted gateway takes it), and the schema at
- * `GET /subgraphs/name/<network>/schema.graphql`. Every answer, refusals included, is a GraphQL
+ * `GET /subgraphs/name/<network>/schema.graphql`. A GET at the endpoint answers `?query=` (with
+ * `variables=`, `operationName=`) as a POST would, and a browser asking for HTML gets the query page,
+ * as graph-node serves GraphiQL at the same URL. Every answer, refusals included, is a GraphQL
  * body `{errors: [{message, locations?, path?}]}`.
  */
 
 const SUBGRAPH_PATH = /^\/(?:api\/[^/]+\/)?subgraphs\/name\/[^/]+(?:\/schema\.graphql)?\/?$/;
 
 const SDL = printSchema(subgraphSchema);
+
+/** The query page (public/): static files, nothing fetched from another host. */
+const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
+const PAGE_ASSETS = '/subgraphs/query-page';
 
 const errorsBody = (message: string, extensions?: Record<string, unknown>) => ({
   errors: [{ message, ...(extensions ? { extensions } : {}) }],
@@ -132,7 +140,10 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
     const [body, init] = await handle({
       method: req.method,
       url: req.originalUrl,
-      headers: { get: (name: string) => req.get(name) ?? null },
+      // graph-node answers every GraphQL error (syntax, validation, depth and alias limits) with HTTP 200 and
+      // JSON, whatever the client accepts; graphql-http does so only for `application/json` (and 400 for
+      // `application/graphql-response+json`, which graphql-request asks for first).
+      headers: { get: (name: string) => (name.toLowerCase() === 'accept' ? 'application/json' : (req.get(name) ?? null)) },
       body: (req.body as Record<string, unknown> | undefined) ?? null,
       raw: req,
       context: newGraphqlContext(await readerFor(deps, network), network),
@@ -152,6 +163,20 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
   });
   router.post('/subgraphs/name/:network', answer);
   router.post('/api/:key/subgraphs/name/:network', answer);
+
+  /** GET: a query in the URL is answered; a browser without one gets the query page (it reads the page's own URL). */
+  const answerOrPage: express.RequestHandler = async (req, res) => {
+    if (req.query.query !== undefined || req.accepts(['application/json', 'text/html']) !== 'text/html') return answer(req, res);
+    if (!servedNetwork(deps, String(req.params.network))) {
+      res.status(404).json(errorsBody(`No subgraph "${String(req.params.network)}"`, { code: 'NOT_FOUND' }));
+      return;
+    }
+    res.setHeader('cache-control', 'no-cache');
+    res.sendFile(join(PAGE_DIR, 'index.html'));
+  };
+  router.get('/subgraphs/name/:network', answerOrPage);
+  router.get('/api/:key/subgraphs/name/:network', answerOrPage);
+  router.use(PAGE_ASSETS, express.static(PAGE_DIR, { maxAge: '5m', index: false }));
 
   /** A body the JSON parser refused (malformed, too large) is answered as a GraphQL error, like any other. */
   const bodyErrors: ErrorRequestHandler = (error, req, res, next) => {

@@ -12,8 +12,11 @@ import { checkPage, compileOrder, compileTopLevelOr, compileWhere, Params, type 
 export type Row = Record<string, unknown>;
 export type ListArgs = Order & { first?: number; skip?: number; where?: Where | null };
 
-/** Rows of an entity view: the list arguments of the field and the view fields its selection asks for. */
-export type RowsQuery = { view: EntityView; args: ListArgs; fields: ReadonlySet<string> };
+/**
+ * Rows of an entity view: the list arguments of the field, the view fields its selection asks for,
+ * and the block they are read as of (rows written after it left out; only views with a `block` column).
+ */
+export type RowsQuery = { view: EntityView; args: ListArgs; fields: ReadonlySet<string>; block?: number | undefined };
 
 /** The parents whose related rows a relation field asks for: their join keys, typed for unnest. */
 export type Parents = { relation: Relation; keys: ReadonlyArray<readonly unknown[]>; keyTypes: readonly PgType[] };
@@ -32,6 +35,17 @@ function conditions(view: EntityView, where: string, extra?: string): string {
   return ['t.chain_id = $1', view.where, extra, where].filter(Boolean).join(' and ');
 }
 
+/**
+ * The condition of rows as of a block (undefined: the latest), a checked integer written into the text.
+ * A view without a block column (running totals) reads as it is: it is answered at the indexed head
+ * only, which server/graphql/blocks.ts checks first.
+ */
+function asOfBlock(view: EntityView, block: number | undefined): string | undefined {
+  if (block === undefined || !view.block) return undefined;
+  if (!Number.isSafeInteger(block)) throw new Error(`rows as of block ${block}: not an integer`);
+  return `${view.block} <= ${block}`;
+}
+
 /** A view reading one table as `t`: a branch of a union can select `t.*` and the outer query read it as `t`. */
 const ONE_TABLE = /^\w+ t$/;
 
@@ -44,19 +58,24 @@ const MAX_UNION_BRANCHES = 4;
  * parses it once per connection and, where its estimates allow, plans it once (the accounts lookup,
  * the address activity's union of sender and target). With `limit $n` a generic plan assumes a
  * tenth of the table and is never chosen. Later pages run unnamed, so paging does not fill a
- * connection with one statement per page.
+ * connection with one statement per page. Rows as of a block (`block`) are the view's rows with its
+ * `block` column at most that block.
  */
-export async function listRows(db: Queryable, chainId: number, { view, args, fields }: RowsQuery): Promise<Row[]> {
+export async function listRows(db: Queryable, chainId: number, { view, args, fields, block }: RowsQuery): Promise<Row[]> {
   const page = checkPage(args);
   if (page.first === 0) return [];
   const params = new Params(chainId);
   const order = compileOrder(view, args);
+  const asOf = asOfBlock(view, block);
   const or = ONE_TABLE.test(view.from) ? compileTopLevelOr(view, args.where, params, MAX_UNION_BRANCHES) : null;
-  const from = or ? `(${unionOfBranches(view, or, order, String(page.first + page.skip))}) t` : view.from;
+  // Each branch of a union reads as of the block: the other top-level conditions go into every branch.
+  const branches = or && asOf ? { ...or, rest: `${or.rest} and ${asOf}` } : or;
+  const from = branches ? `(${unionOfBranches(view, branches, order, String(page.first + page.skip))}) t` : view.from;
   const where = or ? 'true' : compileWhere(view, args.where, params);
-  const text = `select ${selectList(view, fields)} from ${from} where ${conditions(view, where)}
+  const text = `select ${selectList(view, fields)} from ${from} where ${conditions(view, where, or ? undefined : asOf)}
     order by ${order} limit ${page.first} offset ${page.skip}`;
-  return (await db.query<Row>(page.skip === 0 ? prepared(text) : text, params.values)).rows;
+  // A block in the text would give a statement per block asked: those run unnamed too.
+  return (await db.query<Row>(page.skip === 0 && asOf === undefined ? prepared(text) : text, params.values)).rows;
 }
 
 /**
@@ -86,7 +105,7 @@ function unionOfBranches(view: EntityView, or: { rest: string; branches: string[
 export async function listRowsPerParent(
   db: Queryable,
   chainId: number,
-  { view, args, fields }: RowsQuery,
+  { view, args, fields, block }: RowsQuery,
   { relation, keys: parentKeys, keyTypes }: Parents,
 ): Promise<Row[][]> {
   const page = relation.list ? checkPage(args) : { first: 1, skip: 0 };
@@ -100,11 +119,13 @@ export async function listRowsPerParent(
     ),
   );
   const keyNames = keyTypes.map((_, i) => `k${i}`);
-  const join = relation.on.map(([, column], i) => `${column} = p.k${i}`).join(' and ');
+  const join = [...relation.on.map(([, column], i) => `${column} = p.k${i}`), relation.where, asOfBlock(view, block)]
+    .filter(Boolean)
+    .join(' and ');
   const where = compileWhere(view, args.where, params);
   const text = `select p.parent_index, c.* from unnest(${keyArrays.join(', ')}) with ordinality as p(${keyNames.join(', ')}, parent_index)
     cross join lateral (
-      select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where, `${join}${relation.where ? ` and ${relation.where}` : ''}`)}
+      select ${selectList(view, fields)} from ${view.from} where ${conditions(view, where, join)}
       order by ${compileOrder(view, args)} limit ${params.add(page.first, 'int4')} offset ${params.add(page.skip, 'int4')}
     ) c`;
   const { rows } = await db.query<Row & { parent_index: string }>(text, params.values);

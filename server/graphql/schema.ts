@@ -24,6 +24,7 @@ import {
   type GraphQLOutputType,
 } from 'graphql';
 import type { FieldKind } from '../../shared/db/entityView.js';
+import { blockHeightType } from './blocks.js';
 import { ENTITIES, type Entity, type EntityName } from './entities.js';
 import { resolveCollection, resolveMeta, resolveRelation, resolveSingle, type GraphqlContext } from './resolvers.js';
 import { LIMITS, OPERATORS } from './where.js';
@@ -92,9 +93,12 @@ const Block = new GraphQLObjectType({
   },
 });
 
+/** `block: {hash | number | number_gte}` on top-level fields and `_meta` (server/graphql/blocks.ts). */
+const BlockHeight = blockHeightType(BytesScalar);
+
 const Meta = new GraphQLObjectType({
   name: '_Meta_',
-  description: 'The indexed head of the network.',
+  description: 'The indexed head of the network, or the block `_meta(block:)` names.',
   fields: {
     block: { type: new GraphQLNonNull(Block) },
     deployment: { type: new GraphQLNonNull(GraphQLString) },
@@ -239,19 +243,19 @@ function buildSchema(filterArgument: FilterArgument): GraphQLSchema {
     if (entity.collection) {
       query[entity.collection] = {
         type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))),
-        args: listArgs(entity.name),
+        args: { ...listArgs(entity.name), block: { type: BlockHeight } },
         resolve: resolveCollection(entity) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
       };
     }
     if (entity.single) {
       query[entity.single] = {
         type,
-        args: { id: { type: new GraphQLNonNull(GraphQLID) } },
+        args: { id: { type: new GraphQLNonNull(GraphQLID) }, block: { type: BlockHeight } },
         resolve: resolveSingle(entity) as GraphQLFieldConfig<unknown, GraphqlContext>['resolve'],
       };
     }
   }
-  query._meta = { type: Meta, resolve: resolveMeta };
+  query._meta = { type: Meta, args: { block: { type: BlockHeight } }, resolve: resolveMeta };
   return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: query }) });
 }
 

@@ -38,6 +38,12 @@ export type EntityView = {
     parts?: Array<{ column: string; pg: PgType }>;
   };
   fields: Record<string, ViewField>;
+  /**
+   * The block a row was written in, for rows never changed once written (an op, a bundle, an event):
+   * the rows as of block N are those with it at most N. Absent for rows that hold running totals,
+   * which cannot be read as of an earlier block.
+   */
+  block?: string;
 };
 
 /** A column read as is. */

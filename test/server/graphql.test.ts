@@ -1,9 +1,14 @@
 import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import type { TruthUserOp } from '../../devnet/index.js';
 import { createApp } from '../../server/app.js';
 import type { Db } from '../../shared/db/client.js';
+import * as blocks from '../../shared/db/tables/blocks.js';
 import { createTestKey } from '../helpers/app.js';
+import { withChromium } from '../helpers/chromium.js';
 import { ZERO_ADDRESS, expectedUserOp, sumOf } from './support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from './support/expectedSubgraph.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
@@ -366,6 +371,235 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
     });
   });
 
+  describe('graph-node at the same URL: the query page, queries on GET, time travel', () => {
+    const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+    it('serves the query page to a browser at the endpoint, keyless, and its assets from this server', async () => {
+      for (const path of ['/subgraphs/name/devnet', `/api/${d.key}/subgraphs/name/devnet`, '/subgraphs/name/Devnet/']) {
+        const page = await d.api().get(path).set('accept', HTML);
+        expect([page.status, page.type], path).to.deep.equal([200, 'text/html']);
+        expect(page.text).to.include('<textarea id="query"').and.include('src="/subgraphs/query-page/page.js"');
+      }
+      const script = await d.api().get('/subgraphs/query-page/page.js');
+      expect(script.status).to.equal(200);
+      expect(script.type).to.match(/javascript/);
+      expect(script.text).to.include('__schema');
+      expect((await d.api().get('/subgraphs/query-page/page.css')).status).to.equal(200);
+      const unknown = await d.api().get('/subgraphs/name/atlantis').set('accept', HTML);
+      expect([unknown.status, unknown.body.errors[0].message]).to.deep.equal([404, 'No subgraph "atlantis"']);
+      // Not a browser, no query: a GraphQL error, as a POST without one.
+      const bare = await d.api().get('/subgraphs/name/devnet').set('x-api-key', d.key);
+      expect([bare.status, bare.body.errors[0].message]).to.deep.equal([400, 'Missing query']);
+    });
+
+    it('runs a query and lists the schema in the page, in headless Chromium (screenshot saved)', async function () {
+      const server = createApp(d.deps).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        await withChromium(this, { width: 1300, height: 900 }, async (browser) => {
+          const page = await browser.newPage();
+          const errors: string[] = [];
+          page.on('pageerror', (e) => errors.push(e.message));
+          await page.goto(`${base}/subgraphs/name/devnet`);
+          await page.fill('#key', d.key);
+          await page.fill('#query', '{ userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { userOpHash blockNumber } }');
+          await page.click('#run');
+          await page.locator('#status', { hasText: 'HTTP 200' }).waitFor({ timeout: 30_000 });
+          const answer = JSON.parse((await page.locator('#result').textContent())!);
+          const newest = [...d.truth.userOps].sort(newestFirst).slice(0, 2);
+          expect(answer.data.userOps.map((o: Json) => o.blockNumber)).to.deep.equal(newest.map((o) => String(o.blockNumber)));
+          // The schema's types, from introspection once a query answered.
+          await page.locator('#type-list button', { hasText: /^UserOp$/ }).click();
+          await page.locator('#type-detail h2', { hasText: 'object UserOp' }).waitFor({ timeout: 30_000 });
+          expect(await page.locator('#type-detail dt', { hasText: /^sender: Bytes!$/ }).count()).to.equal(1);
+          await page.locator('#type-list button', { hasText: /^Query$/ }).click();
+          const userOps = await page.locator('#type-detail dt', { hasText: /^userOps\(/ }).textContent();
+          expect(userOps).to.include('block: Block_height');
+          await page.screenshot({ path: join(tmpdir(), 'opscan-graphql-page.png'), fullPage: true });
+          expect(errors).to.deep.equal([]);
+        });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
+    it('answers `query=` (with `variables=` and `operationName=`) on GET as on POST, under the same key and limits', async () => {
+      const op = d.truth.userOps[5]!;
+      const query = 'query A($h: Bytes) { userOps(where: {userOpHash: $h}) { userOpHash sender } } query B { _meta { deployment } }';
+      const variables = { h: op.userOpHash };
+      const posted = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({ query, variables, operationName: 'A' });
+      const got = await d
+        .api()
+        .get('/subgraphs/name/devnet')
+        .query({ query, variables: JSON.stringify(variables), operationName: 'A' })
+        .set('x-api-key', d.key)
+        .set('accept', HTML);
+      expect(got.status).to.equal(200);
+      expect(got.type).to.equal('application/json');
+      expect(got.body).to.deep.equal(posted.body);
+      expect(got.body.data.userOps).to.deep.equal([{ userOpHash: op.userOpHash, sender: op.sender }]);
+      const inPath = await d.api().get(`/api/${d.key}/subgraphs/name/devnet`).query({ query, operationName: 'B' });
+      expect(inPath.body).to.deep.equal({ data: { _meta: { deployment: 'opscan/devnet' } } });
+      const noKey = await d.api().get('/subgraphs/name/devnet').query({ query: '{ _meta { deployment } }' });
+      expect([noKey.status, noKey.body.errors[0].extensions.code]).to.deep.equal([401, 'UNAUTHORIZED']);
+      const tooMany = await d
+        .api()
+        .get('/subgraphs/name/devnet')
+        .query({ query: '{ userOps(first: 1000) { bundle { userOps(first: 1000) { id } } } }' })
+        .set('x-api-key', d.key);
+      expect(tooMany.body.errors[0].message).to.match(/more than 20000 rows/);
+    });
+
+    it('answers GraphQL refusals with HTTP 200 and JSON whatever the client accepts, as graph-node does', async () => {
+      const deep = `{ userOps(first: 1) { ${'bundle { userOps(first: 1) { '.repeat(10)} id ${'} } '.repeat(10)} } }`;
+      const aliases = `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: _meta { deployment }`).join(' ')} }`;
+      for (const [query, message] of [
+        [deep, /nests fields \d+ deep/],
+        [aliases, /uses 40 aliases; at most 30/],
+        ['{ userOps { id }', /Syntax Error/],
+        ['{ userOps { nope } }', /Cannot query field "nope"/],
+      ] as const) {
+        // graphql-request's Accept: the GraphQL-over-HTTP media type first.
+        const res = await d
+          .api()
+          .post('/subgraphs/name/devnet')
+          .set('x-api-key', d.key)
+          .set('accept', 'application/graphql-response+json, application/json')
+          .send({ query });
+        expect([res.status, res.type], query.slice(0, 40)).to.deep.equal([200, 'application/json']);
+        expect(res.body.errors[0].message).to.match(message);
+      }
+    });
+
+    /** A block with ops both at or below it and above it, its ops, and the head the indexer reached. */
+    async function blockInTheMiddle() {
+      const numbers = [...new Set(d.truth.userOps.map((o) => o.blockNumber))].sort((a, b) => a - b);
+      const middle = numbers[Math.floor(numbers.length / 2)]!;
+      const { _meta } = await data('{ _meta { block { number } } }');
+      return { middle, head: _meta.block.number as number };
+    }
+    const hashesOf = (rows: Json[]) => rows.map((r) => r.userOpHash as string).sort();
+
+    it('block: {number} answers ops, bundles and deposits as of that block, on collections, single entities and nested lists', async () => {
+      const { middle } = await blockInTheMiddle();
+      const before = d.truth.userOps.filter((o) => o.blockNumber <= middle);
+      const after = d.truth.userOps.filter((o) => o.blockNumber > middle);
+      expect(before.length).to.be.above(10);
+      expect(after.length).to.be.above(10);
+
+      const ops = await data(`{ userOps(first: 1000, block: {number: ${middle}}) { userOpHash blockNumber } }`);
+      expect(hashesOf(ops.userOps)).to.deep.equal(before.map((o) => o.userOpHash).sort());
+      const latest = await data('{ userOps(first: 1000) { userOpHash } }');
+      expect(latest.userOps).to.have.length(d.truth.userOps.length);
+
+      const bundles = await data(
+        `{ bundles(first: 500, block: {number: ${middle}}) { transactionHash bundleIndex blockNumber userOps(first: 20) { blockNumber } } }`,
+      );
+      const bundlesBefore = d.truth.bundles.filter((b) => b.blockNumber <= middle);
+      expect(bundles.bundles.map((b: Json) => `${b.transactionHash}-${b.bundleIndex}`).sort()).to.deep.equal(
+        bundlesBefore.map((b) => `${b.transactionHash}-${b.bundleIndex}`).sort(),
+      );
+      expect(
+        bundles.bundles.every((b: Json) => b.userOps.length > 0 && b.userOps.every((o: Json) => Number(o.blockNumber) <= middle)),
+      ).to.equal(true);
+
+      // A single op before and after the block; `first`/`where` and the union of a top-level `or` as of the block.
+      const [early, late] = [before[0]!, after[after.length - 1]!];
+      const single = await data(
+        `{ early: userOp(id: "${early.userOpHash}-${early.logIndex}", block: {number: ${middle}}) { userOpHash }
+           late: userOp(id: "${late.userOpHash}-${late.logIndex}", block: {number: ${middle}}) { userOpHash }
+           lateNow: userOp(id: "${late.userOpHash}-${late.logIndex}") { userOpHash } }`,
+      );
+      expect(single).to.deep.equal({ early: { userOpHash: early.userOpHash }, late: null, lateNow: { userOpHash: late.userOpHash } });
+      const sender = late.sender;
+      const activity = await data(
+        `query Q($a: Bytes) { userOps(first: 1000, block: {number: ${middle}}, where: {or: [{sender: $a}, {target: $a}]}) { userOpHash } }`,
+        { a: sender },
+      );
+      const expected = before.filter((o) => o.sender === sender || firstTarget(o) === sender).map((o) => o.userOpHash);
+      expect(hashesOf(activity.userOps)).to.deep.equal(expected.sort());
+      expect(expected.length).to.be.below(d.truth.userOps.filter((o) => o.sender === sender || firstTarget(o) === sender).length);
+
+      const deposits = await data(
+        `{ all: deposits(first: 1000) { blockNumber } then: deposits(first: 1000, block: {number: ${middle}}) { blockNumber } }`,
+      );
+      expect(deposits.then).to.deep.equal(deposits.all.filter((x: Json) => Number(x.blockNumber) <= middle));
+    });
+
+    it('block: {hash} reads at the block of a stored header, and _meta(block:) answers the block asked', async () => {
+      const { middle, head } = await blockInTheMiddle();
+      // A header as the indexer stores it at a batch's edge: the chain's own.
+      const header = await chainBlock(d.devnet.rpcUrl, middle);
+      await blocks.upsertMany(d.db, d.truth.chainId, [header]);
+      const byHash = await data(
+        `{ userOps(first: 1000, block: {hash: "${header.hash.toUpperCase().replace('0X', '0x')}"}) { userOpHash } }`,
+      );
+      expect(hashesOf(byHash.userOps)).to.deep.equal(
+        d.truth.userOps
+          .filter((o) => o.blockNumber <= middle)
+          .map((o) => o.userOpHash)
+          .sort(),
+      );
+      const meta = await data(`{ byHash: _meta(block: {hash: "${header.hash}"}) { block { number hash parentHash timestamp } }
+        byNumber: _meta(block: {number: ${middle}}) { deployment hasIndexingErrors block { number hash parentHash timestamp } }
+        atLeast: _meta(block: {number_gte: ${middle}}) { block { number hash } } }`);
+      expect(meta.byHash.block).to.deep.equal(header);
+      // As graph-node: a block asked by number is answered without its header.
+      expect(meta.byNumber).to.deep.equal({
+        deployment: 'opscan/devnet',
+        hasIndexingErrors: false,
+        block: { number: middle, hash: null, parentHash: null, timestamp: null },
+      });
+      expect(meta.atLeast.block).to.deep.equal({ number: head, hash: (await chainBlock(d.devnet.rpcUrl, head)).hash });
+    });
+
+    it("refuses a block past the indexed head, an unknown hash and an unmet number_gte with graph-node's messages", async () => {
+      const { head } = await blockInTheMiddle();
+      const notYet = (argument: string, asked: number) =>
+        `Failed to decode \`${argument}\` value: \`subgraph opscan/devnet has only indexed up to block number ${head} and data for block number ${asked} is therefore not yet available\``;
+      expect(await refused(`{ userOps(block: {number: ${head + 1}}) { id } }`)).to.equal(notYet('block.number', head + 1));
+      expect(await refused(`{ userOp(id: "x", block: {number: ${head + 50}}) { id } }`)).to.equal(notYet('block.number', head + 50));
+      expect(await refused(`{ bundles(block: {number_gte: ${head + 1}}) { id } }`)).to.equal(notYet('block.number_gte', head + 1));
+      expect(await refused(`{ _meta(block: {number: ${head + 1}}) { deployment } }`)).to.equal(notYet('block.number', head + 1));
+      expect(await refused(`{ userOps(block: {hash: "0x${'ab'.repeat(32)}"}) { id } }`)).to.equal(
+        'Failed to decode `block.hash` value: `no block with that hash found`',
+      );
+      expect(await refused('{ userOps(block: {}) { id } }')).to.match(/one of `hash`, `number` or `number_gte`/);
+      // Met: answered at the head.
+      const met = await data(`{ userOps(first: 1000, block: {number_gte: ${head}}) { id } }`);
+      expect(met.userOps).to.have.length(d.truth.userOps.length);
+    });
+
+    it('answers entities of running totals at the head only, and refuses them at an earlier block naming the entity', async () => {
+      const { middle, head } = await blockInTheMiddle();
+      const account = d.truth.accounts[0]!.address;
+      const now = await data(`{ accounts(where: {address: "${account}"}) { id userOpsCount } }`);
+      for (const block of [`{number: ${head}}`, '{number_gte: 1}']) {
+        const atHead = await data(`{ accounts(where: {address: "${account}"}, block: ${block}) { id userOpsCount } }`);
+        expect(atHead).to.deep.equal(now);
+      }
+      for (const [field, entity] of [
+        ['accounts', 'Account'],
+        ['paymasters', 'Paymaster'],
+        ['factories', 'Factory'],
+        ['bundlers', 'Bundler'],
+        ['dailyMetrics', 'DailyMetric'],
+        ['globalCounters', 'GlobalCounter'],
+      ]) {
+        const message = await refused(`{ ${field}(block: {number: ${middle}}) { id } }`);
+        expect(message).to.match(new RegExp(`^${entity} cannot be answered at block ${middle}: it holds running totals`));
+        expect(message).to.include('supported for immutable entities only');
+      }
+      expect(await refused(`{ account(id: "${account}", block: {number: ${middle}}) { id } }`)).to.match(/^Account cannot be answered/);
+      // Nested in an op as of an earlier block: the op answers, its account is refused at its path.
+      const nested = await gql(`{ userOps(first: 1, block: {number: ${middle}}) { userOpHash accountSender { userOpsCount } } }`);
+      expect(nested.errors![0]!.message).to.match(/^Account cannot be answered at block/);
+      expect(nested.errors![0]!.path).to.deep.equal(['userOps', 0, 'accountSender']);
+      expect(nested.data!.userOps[0].accountSender).to.equal(null);
+    });
+  });
+
   describe('bounded execution', () => {
     /** An app over a database that counts the statements it runs. */
     function countingApp(): { app: ReturnType<typeof createApp>; statements: () => number } {
@@ -502,7 +736,11 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
     it('publishes the schema', async () => {
       const res = await d.api().get('/subgraphs/name/devnet/schema.graphql');
       expect(res.status).to.equal(200);
-      expect(res.text).to.include('type UserOp').and.include('input UserOp_filter').and.include('_meta: _Meta_');
+      expect(res.text)
+        .to.include('type UserOp')
+        .and.include('input UserOp_filter')
+        .and.include('_meta(block: Block_height): _Meta_')
+        .and.include('input Block_height');
       expect(res.text).to.match(/userOps\(\s*first: Int = 100/);
       expect((await d.api().get('/subgraphs/name/atlantis/schema.graphql')).status).to.equal(404);
     });

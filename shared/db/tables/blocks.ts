@@ -45,6 +45,18 @@ export async function listUpTo(db: Queryable, chainId: number, number: number, l
   return rows.map(toBlockHeader);
 }
 
+/**
+ * The stored header with this hash (a GraphQL query's `block: {hash}`). Headers are kept for the
+ * reorg window and each batch's first and last block, a few hundred rows a network: no index on the hash.
+ */
+export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<BlockHeader | null> {
+  const { rows } = await db.query<BlockRow>(
+    `select number, hash, parent_hash, timestamp from blocks where chain_id = $1 and hash = $2 order by number desc limit 1`,
+    [chainId, hash.toLowerCase()],
+  );
+  return rows[0] ? toBlockHeader(rows[0]) : null;
+}
+
 export async function deleteAbove(db: Queryable, chainId: number, number: number): Promise<void> {
   await db.query(`delete from blocks where chain_id = $1 and number > $2`, [chainId, number]);
 }

@@ -148,6 +148,7 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 /** The subgraph's Bundle (server/graphql); its id is `<transactionHash>-<bundleIndex>`. */
 export const bundleView: EntityView = {
   from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash',
+  block: 't.block_number',
   id: hashIndexId('t.tx_hash', 't.bundle_index'),
   fields: {
     transactionHash: column('t.tx_hash', 'Bytes', 'text'),

@@ -76,6 +76,7 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 /** The subgraph's Deposit (server/graphql): Deposited events, id `<transactionHash>-<logIndex>`. */
 export const depositView: EntityView = {
   from: 'entry_point_deposits t',
+  block: 't.block_number',
   where: `t.event = 'Deposited'`,
   id: hashIndexId('t.tx_hash', 't.log_index'),
   fields: {

@@ -199,6 +199,7 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 /** Token transfers as the subgraph's erc20Transfers / erc721Transfers of an op (server/graphql). */
 export const tokenTransferView: EntityView = {
   from: 'token_transfers t left join tokens tk on tk.chain_id = t.chain_id and tk.address = t.token',
+  block: 't.block_number',
   id: {
     sql: `t.tx_hash || '-' || t.log_index || '-' || t.batch_index`,
     order: ['t.tx_hash', 't.log_index', 't.batch_index'],

@@ -489,6 +489,7 @@ const postOpReverted = "t.failure = 'postop_reverted'";
 
 export const userOpView: EntityView = {
   from: 'user_ops t',
+  block: 't.block_number',
   id: hashIndexId('t.user_op_hash', 't.log_index'),
   fields: {
     userOpHash: column('t.user_op_hash', 'Bytes', 'text'),
