@@ -3,6 +3,7 @@
  * `npm run indexer` and `npm start` call); `decodeRange` and `persistBatch` are the two halves of
  * a batch, exported so the API benchmark can load many ops through the same persistence code.
  */
+import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import type { Db } from '../shared/db/client.js';
 import type { IndexerConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
@@ -26,7 +27,7 @@ export type Indexer = {
 export function startIndexer(deps: {
   db: Db;
   config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_INTERVAL_MS' | 'INDEXER_TRACES'> &
-    Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS'>>;
+    Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS' | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'>>;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
@@ -45,6 +46,7 @@ export function startIndexer(deps: {
         pollIntervalMs: deps.config.INDEXER_POLL_INTERVAL_MS,
         traces: deps.config.INDEXER_TRACES,
         transfers: deps.config.INDEXER_TRANSFERS ?? 'known',
+        transferLookbackBlocks: deps.config.INDEXER_TRANSFER_LOOKBACK_BLOCKS ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
         tuning,
       }),
     );

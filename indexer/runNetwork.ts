@@ -10,6 +10,7 @@
  * outage) and takes the lock again. A batch cut by the outage was rolled back whole and is written
  * again from the committed cursor.
  */
+import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import { backoffMs } from '../shared/db/availability.js';
 import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
@@ -39,11 +40,18 @@ export function runNetwork(deps: {
   pollIntervalMs: number;
   traces: TraceMode;
   transfers?: TransferMode;
+  /** INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
+  transferLookbackBlocks?: number;
   tuning: IndexerTuning;
 }): NetworkRunner {
   const { db, network, tuning } = deps;
   const log = deps.log.child({ network: network.name, chainId: network.chainId });
-  const sync = new NetworkSync(db, network, log, { ...tuning, traces: deps.traces, transfers: deps.transfers ?? 'known' });
+  const sync = new NetworkSync(db, network, log, {
+    ...tuning,
+    traces: deps.traces,
+    transfers: deps.transfers ?? 'known',
+    transferLookbackBlocks: deps.transferLookbackBlocks ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
+  });
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));

@@ -42,6 +42,11 @@ export type IndexerTuning = {
    */
   transferBackfillAddresses: number;
   /**
+   * How long one pass at the head may spend on the transfer backfill before following the head
+   * again (the rest waits for the next pass): a burst of new addresses never holds the head back.
+   */
+  transferBackfillSliceMs: number;
+  /**
    * The newHeads socket is asked for a call answer this often; a socket that has said nothing
    * since the last ask is taken for dead (a connection a NAT or load balancer dropped without
    * closing it) and opened again.
@@ -67,4 +72,5 @@ export const DEFAULT_TUNING: IndexerTuning = {
   wsKeepAliveMs: 15_000,
   lockRetryMs: 5_000,
   transferBackfillAddresses: 100,
+  transferBackfillSliceMs: 500,
 };

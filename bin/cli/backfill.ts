@@ -42,7 +42,7 @@ async function takeWriterLock(db: Db, session: Queryable, network: { name: strin
 
 export async function backfillCommand(
   db: Db,
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES' | 'INDEXER_TRANSFERS'>,
+  config: Pick<IndexerConfig, 'networks' | 'INDEXER_TRACES' | 'INDEXER_TRANSFERS' | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'>,
   log: Logger,
   args: string[],
 ): Promise<void> {
@@ -88,6 +88,7 @@ export async function backfillCommand(
       ...DEFAULT_TUNING,
       traces: config.INDEXER_TRACES,
       transfers: config.INDEXER_TRANSFERS,
+      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
     });
     await sync.catchUp(() => false, to);
     const after = await indexerState.find(db, network.chainId);

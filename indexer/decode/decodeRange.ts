@@ -55,37 +55,49 @@ function partiesOf(batch: DecodedBatch): Map<string, number> {
   return first;
 }
 
+/** INDEXER_TRANSFERS=known: who is known before the range, and how far back a new party's transfers count. */
+export type KnownTransfers = {
+  isKnown: (address: string) => boolean;
+  /** INDEXER_TRANSFER_LOOKBACK_BLOCKS: a party of the range counts from lookbackBlocks before its first block. */
+  lookbackBlocks: number;
+};
+
 /**
- * The transfers of plain transactions (INDEXER_TRANSFERS=known) whose sender or receiver is known:
- * known before the range (`isKnown`) or a party of the range itself. Logs of bundle transactions
+ * The transfers of plain transactions whose sender or receiver is known: known before the range,
+ * or a party of the range itself from `lookbackBlocks` before the block it first appears in (the
+ * rule the transfer backfill applies to the blocks before the range). Logs of bundle transactions
  * are left to decodeTransaction (which attributes them to their op).
  */
 function plainTransfers(
   raw: RawRange,
   batch: DecodedBatch,
   parties: Map<string, number>,
-  isKnown: (a: string) => boolean,
+  { isKnown, lookbackBlocks }: KnownTransfers,
 ): DecodedTransfer[] {
   const bundleTxs = new Set(batch.bundleTxs.map((t) => t.txHash));
-  const known = (a: string): boolean => parties.has(a) || isKnown(a);
+  const known = (a: string, block: number): boolean => {
+    const first = parties.get(a);
+    return (first !== undefined && block >= first - lookbackBlocks) || isKnown(a);
+  };
   const out: DecodedTransfer[] = [];
   for (const log of raw.tokenLogs ?? []) {
     const txHash = log.transactionHash.toLowerCase();
     if (bundleTxs.has(txHash)) continue;
     const blockNumber = hexToNumber(log.blockNumber);
     for (const t of transfersOf(log)) {
-      if (!known(t.from) && !known(t.to)) continue;
+      if (!known(t.from, blockNumber) && !known(t.to, blockNumber)) continue;
       out.push({ ...t, txHash, blockNumber, blockTime: raw.blockTimes.get(blockNumber)!, userOpHash: null });
     }
   }
   return out;
 }
 
+/** `knownTransfers`: under INDEXER_TRANSFERS=known (absent under ops, where raw.tokenLogs is too). */
 export function decodeRange(
   raw: RawRange,
   entryPoints: Map<string, EntryPointVersion>,
   traces: TraceMode,
-  isKnown: (address: string) => boolean = () => false,
+  knownTransfers?: KnownTransfers,
 ): DecodedBatch {
   const batch = emptyBatch(raw.chainId, raw.fromBlock, raw.toBlock, raw.headers);
   const ctx = { chainId: raw.chainId, entryPoints, traces };
@@ -107,8 +119,13 @@ export function decodeRange(
     if (deposit) batch.deposits.push(deposit);
   }
   const parties = partiesOf(batch);
-  batch.knownAddresses = [...parties].map(([address, firstBlock]) => ({ address, firstBlock }));
-  batch.transfers.push(...plainTransfers(raw, batch, parties, isKnown));
+  // The forward pass reads a party's later logs from this range on: the backfill reads those before it.
+  batch.knownAddresses = [...parties].map(([address, firstBlock]) => ({
+    address,
+    firstBlock,
+    backfillTo: knownTransfers ? firstBlock - 1 : null,
+  }));
+  if (knownTransfers) batch.transfers.push(...plainTransfers(raw, batch, parties, knownTransfers));
   const tokens = new Map<string, TokenStandard>();
   for (const t of batch.transfers) if (t.token && t.standard !== 'NATIVE') tokens.set(t.token, t.standard);
   batch.tokens = [...tokens].map(([address, standard]) => ({ address, standard }));

@@ -109,8 +109,12 @@ export type DecodedBatch = {
   deposits: DecodedDeposit[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
-  /** The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first block it appears in. */
-  knownAddresses: Array<{ address: string; firstBlock: number }>;
+  /**
+   * The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first
+   * block it appears in, and the last block the transfer backfill must read for it (null: up to
+   * the cursor, when the forward pass does not read token logs; see known_addresses).
+   */
+  knownAddresses: Array<{ address: string; firstBlock: number; backfillTo: number | null }>;
   /** Tokens seen in transfers; metadata is filled in (by RPC) before persisting when unknown. */
   tokens: Array<{ address: string; standard: TokenStandard }>;
   tokenMetadata: TokenMetadata[];

@@ -1,14 +1,18 @@
 /**
  * INDEXER_TRANSFERS=known: the token transfers of addresses that became known after blocks where
  * they already took part in transfers (an account funded or airdropped before its deployment, a
- * paymaster topped up before its first op). The forward pass reads each range's token logs only
- * for the addresses known then; this pass reads, once per address, its logs of every indexed
- * block, by topic filter (the node's log index answers it; no block is read whole), a group of
- * addresses per eth_getLogs.
+ * paymaster topped up before its first op). The forward pass reads each range's token logs for
+ * the addresses known then, a new party's from the range it appears in; this pass reads, once per
+ * address, its logs of the INDEXER_TRANSFER_LOOKBACK_BLOCKS before that (from the first indexed
+ * block at most), by topic filter (the node's log index answers it; no block is read whole), a
+ * group of addresses per eth_getLogs. Bounded so: over a real network's history (tens of millions
+ * of blocks, hosted nodes capping a call at 2,000–10,000 blocks) reading every address's whole
+ * history would be millions of calls. An address whose later logs the forward pass did not read
+ * (recorded under INDEXER_TRANSFERS=ops, or before migration 0019: backfill_to null) is read up
+ * to the cursor.
  *
- * It runs between catch-up passes (never beside a range being written), up to the cursor: every
- * range indexed while the address was not yet in the forward filter is covered, whatever order
- * ranges were fetched in. Rows stored already (transfers of bundle transactions) are kept as they
+ * It runs between catch-up passes (never beside a range being written), a slice of time per pass,
+ * one group at a time (resumable: a group is marked when written). Rows stored already (transfers of bundle transactions) are kept as they
  * are (attributed to their op): they are left out before writing, not sent to be skipped by the
  * insert's `on conflict` — on a chain of ops they are most of what the filters find (devnet, 20,000
  * ops: 27,818 transfers found, 23,062 of them in bundle transactions).
@@ -17,6 +21,7 @@ import type { Db } from '../../shared/db/client.js';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import type { KnownAddress } from '../../shared/db/tables/knownAddresses.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import { TOPICS } from '../decode/abi.js';
@@ -52,12 +57,24 @@ async function logsOf(
   return answers.flat().filter((l) => l.transactionHash !== ZERO_HASH);
 }
 
+/** The blocks a group's logs are read over: from the lookback before its first address to its last window's end. */
+export function backfillWindow(
+  group: KnownAddress[],
+  { startBlock, cursor, lookbackBlocks }: { startBlock: number; cursor: number; lookbackBlocks: number },
+): { fromBlock: number; toBlock: number } {
+  const first = Math.min(...group.map((a) => a.firstBlock));
+  const last = Math.max(...group.map((a) => a.backfillTo ?? cursor));
+  return { fromBlock: Math.max(startBlock, first - lookbackBlocks), toBlock: Math.min(cursor, last) };
+}
+
 export async function backfillTransfers(deps: {
   db: Db;
   rpc: RpcClient;
   chainId: number;
   estimator: LogRangeEstimator;
   addressesPerCall: number;
+  /** INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
+  lookbackBlocks: number;
   shouldStop: () => boolean;
   /** Tokens whose metadata is stored (shared with the forward pass). */
   knownTokens: Set<string>;
@@ -66,19 +83,20 @@ export async function backfillTransfers(deps: {
   const state = await indexerState.find(db, chainId);
   const result: TransferBackfillResult = { addresses: 0, transfers: 0 };
   if (!state || state.indexedBlock < state.startBlock) return result;
-  const toBlock = state.indexedBlock;
-  const range = { fromBlock: state.startBlock, toBlock };
+  const cursor = state.indexedBlock;
   // One group's logs are read while the previous group is written: the node's scans and the
   // database's writes overlap (the writes stay one at a time, in order).
-  const read = (pending: string[]): { pending: string[]; logs: Promise<RpcLog[]> } => {
-    if (pending.length === 0) return { pending, logs: Promise.resolve([]) };
-    const logs = logsOf(rpc, deps.estimator, pending, range);
+  const read = (group: KnownAddress[]): { pending: string[]; toBlock: number; logs: Promise<RpcLog[]> } => {
+    const pending = group.map((a) => a.address);
+    if (pending.length === 0) return { pending, toBlock: cursor, logs: Promise.resolve([]) };
+    const window = backfillWindow(group, { startBlock: state.startBlock, cursor, lookbackBlocks: deps.lookbackBlocks });
+    const logs = window.fromBlock > window.toBlock ? Promise.resolve([]) : logsOf(rpc, deps.estimator, pending, window);
     logs.catch(() => undefined); // awaited in turn below, unless the pass stops first
-    return { pending, logs };
+    return { pending, toBlock: window.toBlock, logs };
   };
   let group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall));
   while (group.pending.length > 0 && !deps.shouldStop()) {
-    const { pending } = group;
+    const { pending, toBlock } = group;
     const wanted = new Set(pending);
     const logs = await group.logs;
     group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall, pending));
@@ -113,8 +131,8 @@ export async function backfillTransfers(deps: {
     await db.transaction(async (tx) => {
       // The range indexed meanwhile is the forward pass's; a reorg below `toBlock` since the read
       // would have moved the cursor back: then nothing is written and the pass runs again.
-      const cursor = await indexerState.findCursor(tx, chainId, true);
-      if (!cursor || cursor.indexedBlock < toBlock) throw new Error('the cursor moved back during the transfer backfill');
+      const now = await indexerState.findCursor(tx, chainId, true);
+      if (!now || now.indexedBlock < cursor) throw new Error('the cursor moved back during the transfer backfill');
       await tokenTransfers.insertMany(tx, chainId, rows);
       await tokens.insertMany(tx, chainId, metadata);
       await knownAddresses.markBackfilled(tx, chainId, pending, toBlock);

@@ -40,19 +40,27 @@ export type ChainSource = {
   onSkippedLog?: (log: RpcLog) => void;
   /**
    * INDEXER_TRANSFERS=known: the range's token logs are read too (every contract's, by topic, on
-   * their own range estimate: a chain has far more of them than EntryPoint logs) and kept when a
-   * party may be known; absent under ops.
+   * their own range estimate: a chain has far more of them than EntryPoint logs). All are kept,
+   * for settleTokenLogs to filter once the ranges before are decoded; the times of the blocks whose
+   * logs `mayBeKnown` lets through are fetched with the range. Absent under ops.
    */
-  tokenLogs?: { estimator: LogRangeEstimator; isKnown: (address: string) => boolean };
+  tokenLogs?: { estimator: LogRangeEstimator; mayBeKnown: (address: string) => boolean };
 };
 
 /** Transfer (ERC-20, ERC-721), TransferSingle and TransferBatch (ERC-1155). */
 export const TOKEN_TOPICS = [TOPICS.transfer, TOPICS.transferSingle, TOPICS.transferBatch];
 
-/** The addresses a log's topics and first data words may hold (over-inclusive: a filter before exact decoding). */
-function wordsAsAddresses(log: RpcLog, into: Set<string>): void {
-  const words = [...log.topics.slice(1), ...[0, 1, 2].map((i) => `0x${log.data.slice(2 + 64 * i, 66 + 64 * i)}`)];
-  for (const w of words) if (w.length === 66) into.add(`0x${w.slice(26)}`.toLowerCase());
+/**
+ * The addresses the range's EntryPoint logs' topics and first data words may hold: over-inclusive,
+ * a filter before exact decoding (which knows the range's senders, paymasters, factories and bundlers).
+ */
+function entryPointParties(logs: RpcLog[]): Set<string> {
+  const out = new Set<string>();
+  for (const log of logs) {
+    const words = [...log.topics.slice(1), ...[0, 1, 2].map((i) => `0x${log.data.slice(2 + 64 * i, 66 + 64 * i)}`)];
+    for (const w of words) if (w.length === 66) out.add(`0x${w.slice(26)}`.toLowerCase());
+  }
+  return out;
 }
 
 /** The token log's sender and receiver words (Transfer: topics 1, 2; TransferSingle/Batch: topics 2, 3). */
@@ -194,26 +202,20 @@ export async function fetchRange(
 
   const bundleTxs = bundleTransactions(logs);
   const txHashes = [...bundleTxs.keys()];
-  // Token logs outside bundle transactions whose parties may be known (decodeRange decides exactly).
+  // Token logs outside bundle transactions; the times of blocks where a party may be known.
   let tokenLogs: RpcLog[] | undefined;
   if (source.tokenLogs) {
-    const { estimator, isKnown } = source.tokenLogs;
-    const seenHere = new Set<string>();
-    for (const log of logs) wordsAsAddresses(log, seenHere);
+    const { estimator, mayBeKnown } = source.tokenLogs;
+    const seenHere = entryPointParties(logs);
     const all = await fetchLogs(source.rpc, { fromBlock, toBlock, topics: [TOKEN_TOPICS] }, estimator);
-    tokenLogs = all.filter(
-      (l) =>
-        l.transactionHash !== ZERO_HASH &&
-        !bundleTxs.has(l.transactionHash) &&
-        tokenLogParties(l).some((a) => seenHere.has(a) || isKnown(a)),
-    );
+    tokenLogs = all.filter((l) => l.transactionHash !== ZERO_HASH && !bundleTxs.has(l.transactionHash));
     for (const log of tokenLogs) {
       const n = hexToNumber(log.blockNumber);
       const seen = blockHashes.get(n);
       if (seen && seen !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`logs of block ${n} come from two forks`);
       blockHashes.set(n, log.blockHash.toLowerCase());
       if (log.blockTimestamp) blockTimes.set(n, hexToNumber(log.blockTimestamp));
-      else if (!blockTimes.has(n)) headerNumbers.add(n);
+      else if (!blockTimes.has(n) && tokenLogParties(log).some((a) => seenHere.has(a) || mayBeKnown(a))) headerNumbers.add(n);
     }
   }
   let traceHashes = source.traces === 'all' ? txHashes : [];
@@ -267,4 +269,30 @@ export async function fetchRange(
     tracesSupported: source.traceSupport.supported !== false,
     ...(tokenLogs ? { tokenLogs } : {}),
   };
+}
+
+/**
+ * INDEXER_TRANSFERS=known, once the ranges before this one are decoded (their new addresses are
+ * known then): keeps the token logs where a party may concern a known address — one of `known`
+ * (known before the range) or a party of the range's EntryPoint logs, which decodeRange checks
+ * exactly — and fetches the times of their blocks not fetched with the range.
+ */
+export async function settleTokenLogs(rpc: RpcClient, raw: RawRange, known: Set<string>): Promise<void> {
+  if (!raw.tokenLogs) return;
+  const seenHere = entryPointParties(raw.entryPointLogs);
+  raw.tokenLogs = raw.tokenLogs.filter((l) => tokenLogParties(l).some((a) => seenHere.has(a) || known.has(a)));
+  const untimed = [...new Set(raw.tokenLogs.map((l) => hexToNumber(l.blockNumber)).filter((n) => !raw.blockTimes.has(n)))];
+  if (untimed.length === 0) return;
+  for (const h of await fetchHeaders(rpc, untimed)) {
+    if (h.hash !== raw.tokenLogs.find((l) => hexToNumber(l.blockNumber) === h.number)!.blockHash.toLowerCase())
+      throw new InconsistentRangeError(`block ${h.number} changed while its range was fetched`);
+    raw.blockTimes.set(h.number, h.timestamp);
+  }
+}
+
+/** Every party of the range's token logs (what settleTokenLogs needs to know about). */
+export function tokenLogPartiesOf(raw: RawRange): Set<string> {
+  const out = new Set<string>();
+  for (const log of raw.tokenLogs ?? []) for (const a of tokenLogParties(log)) out.add(a);
+  return out;
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../../shared/log.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RawRange } from '../decode/chainTypes.js';
 import type { DecodedBatch } from '../decode/decodedBatch.js';
-import { decodeRange } from '../decode/decodeRange.js';
+import { decodeRange, type KnownTransfers } from '../decode/decodeRange.js';
 import { ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
 import { rollbackTo } from '../persist/rollback.js';
 import { indexerMetrics } from '../metrics.js';
@@ -23,7 +23,8 @@ import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
 import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
 import { LogRangeEstimator } from './fetchLogs.js';
-import { InconsistentRangeError, fetchRange, type ChainSource } from './fetchRange.js';
+import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
+import { KnownAddressSet } from './knownAddressSet.js';
 import { chainHashes, findCommonAncestor } from './findCommonAncestor.js';
 import { findStartBlock } from './findStartBlock.js';
 import { repairTraceNeeded } from './repairTraceNeeded.js';
@@ -40,9 +41,9 @@ export class NetworkSync {
   private lastRepairAt = 0;
   /**
    * INDEXER_TRANSFERS=known: the addresses whose token transfers are indexed (known_addresses, and
-   * the parties of ranges decoded since). In memory: every range's token logs are checked against it.
+   * the parties of ranges decoded since); every range's token logs are checked against it.
    */
-  private readonly known = new Set<string>();
+  private readonly known: KnownAddressSet;
   private knownLoaded = false;
   /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
   private readonly backfillEstimator: LogRangeEstimator;
@@ -51,9 +52,10 @@ export class NetworkSync {
     private readonly db: Db,
     private readonly network: NetworkConfig,
     private readonly log: Logger,
-    /** The tuning knobs, INDEXER_TRACES and INDEXER_TRANSFERS. */
-    private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode },
+    /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
+    private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
   ) {
+    this.known = new KnownAddressSet(db, network.chainId);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
       log,
@@ -87,7 +89,7 @@ export class NetworkSync {
                 // All token logs of a range, before filtering: a provider's answer size bounds them.
                 targetLogs: 10_000,
               }),
-              isKnown: (a: string) => this.known.has(a),
+              mayBeKnown: (a: string) => this.known.mayBeKnown(a),
             },
           }
         : {}),
@@ -112,15 +114,16 @@ export class NetworkSync {
     this.log.info({ startBlock }, 'indexer state created');
   }
 
-  /** INDEXER_TRANSFERS: known loads the known addresses; ops forgets what was backfilled (see knownAddresses.resetBackfill). */
+  /** INDEXER_TRANSFERS: known builds the known addresses' filter; ops forgets what was backfilled (see knownAddresses.resetBackfill). */
   private async loadKnown(): Promise<void> {
-    this.known.clear();
     this.knownLoaded = true;
     if (this.tuning.transfers === 'ops') {
       await knownAddresses.resetBackfill(this.db, this.chainId);
       return;
     }
-    for (const a of await knownAddresses.listAll(this.db, this.chainId)) this.known.add(a);
+    const t0 = performance.now();
+    const loaded = await this.known.load();
+    this.log.info({ ...loaded, ms: Math.round(performance.now() - t0) }, 'known addresses loaded');
   }
 
   /**
@@ -188,7 +191,9 @@ export class NetworkSync {
       chainId: this.chainId,
       estimator: this.backfillEstimator,
       addressesPerCall: this.tuning.transferBackfillAddresses,
-      shouldStop,
+      lookbackBlocks: this.tuning.transferLookbackBlocks,
+      // A slice per pass: the head is followed again before the rest (see transferBackfillSliceMs).
+      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.transferBackfillSliceMs,
       knownTokens: this.knownTokens,
     });
     if (result.addresses > 0)
@@ -207,7 +212,9 @@ export class NetworkSync {
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chainId, fromBlock);
     const result = await rollbackTo(this.db, this.chainId, ancestor);
     this.log.warn({ commonAncestor: ancestor.number, ...result }, 'reorg: rolled back to the common ancestor');
-    await this.loadKnown(); // addresses first seen in the removed blocks are forgotten
+    // Addresses first seen in the removed blocks left the table; the filter keeps them as (harmless)
+    // false positives, and what in-flight ranges added is forgotten.
+    this.known.forgetUncommitted();
     indexerMetrics.reorgRepaired(this.network.name);
   }
 
@@ -225,17 +232,26 @@ export class NetworkSync {
     const progress = new Progress(this.log, from, head);
     const queue: Array<{ toBlock: number; decoded: Promise<{ batch: DecodedBatch; fetchedAt: number; decodedAt: number }> }> = [];
     let next = from;
+    let previous: Promise<unknown> = Promise.resolve();
     const plan = (): void => {
       const toBlock = Math.min(head, next + this.source.estimator.size - 1);
-      // Decoded as soon as it arrives: only the (smaller) rows wait in the queue, never the raw answers.
-      const decoded = this.fetch({ fromBlock: next, toBlock, windowFrom }).then((raw) => {
+      // Fetched ahead, decoded in chain order as soon as it and the range before are in: only the
+      // (smaller) rows wait in the queue, never the raw answers. In order, because a range's token
+      // logs are kept for the addresses known by then, those of the ranges before included.
+      const fetched = this.fetch({ fromBlock: next, toBlock, windowFrom });
+      const decoded = Promise.all([fetched, previous]).then(async ([raw]) => {
+        let knownTransfers: KnownTransfers | undefined;
+        if (this.tuning.transfers === 'known') {
+          const known = await this.known.knownAmong(tokenLogPartiesOf(raw));
+          await settleTokenLogs(this.rpc, raw, known);
+          knownTransfers = { isKnown: (a) => known.has(a), lookbackBlocks: this.tuning.transferLookbackBlocks };
+        }
         const fetchedAt = performance.now();
-        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces, (a) => this.known.has(a));
-        // Known from now on for the ranges decoded next (a range decoded earlier, out of order, is
-        // covered by the backfill: these addresses are new, so it reads their logs up to the cursor).
-        if (this.tuning.transfers === 'known') for (const k of batch.knownAddresses) this.known.add(k.address);
+        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces, knownTransfers);
+        if (knownTransfers) this.known.add(batch.knownAddresses.map((k) => k.address));
         return { batch, fetchedAt, decodedAt: performance.now() };
       });
+      previous = decoded.catch(() => undefined);
       decoded.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
       queue.push({ toBlock, decoded });
       next = toBlock + 1;
@@ -260,8 +276,9 @@ export class NetworkSync {
           keepHeadersFrom: windowFrom,
           backfillComplete: toBlock >= head,
           after: writes.at(-1),
-        }).then((result) => {
+        }).then(async (result) => {
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
+          if (this.tuning.transfers === 'known') await this.known.committed(batch.knownAddresses.map((k) => k.address));
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
           const undecoded = batch.userOps.filter((o) => o.calls.length === 0 && o.callData !== null && o.callData !== '0x').length;
           indexerMetrics.undecodedCallData(this.network.name, undecoded);

@@ -6,33 +6,71 @@ import type { Queryable } from '../client.js';
  * token logs were read.
  */
 
-export type KnownAddress = { address: string; firstBlock: number };
+/** backfillTo: the last block the transfer backfill must read (null: up to the cursor; see migration 0019). */
+export type KnownAddress = { address: string; firstBlock: number; backfillTo: number | null };
 
-/** Every known address of the network (the indexer keeps them in memory to filter token logs). */
-export async function listAll(db: Queryable, chainId: number): Promise<string[]> {
-  const { rows } = await db.query<{ address: string }>(`select address from known_addresses where chain_id = $1`, [chainId]);
-  return rows.map((r) => r.address);
+const ADDRESS_LENGTH = 42;
+
+/**
+ * A page of the network's known addresses in address order, after `after` (null: from the first).
+ * Sent as one concatenated string, not a row each: the indexer reads every address at start (to
+ * build its filter), and 10 million rows cost the client far more to parse than 100 strings.
+ */
+export async function listPage(db: Queryable, chainId: number, after: string | null, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ list: string | null }>(
+    `select string_agg(address, '' order by address) as list from (
+       select address from known_addresses where chain_id = $1 and address > $2 order by address limit $3) page`,
+    [chainId, after ?? '', limit],
+  );
+  const list = rows[0]?.list ?? '';
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i += ADDRESS_LENGTH) out.push(list.slice(i, i + ADDRESS_LENGTH));
+  return out;
+}
+
+export async function count(db: Queryable, chainId: number): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('select count(*) as n from known_addresses where chain_id = $1', [chainId]);
+  return Number(rows[0]!.n);
+}
+
+/** Which of `addresses` are known on the network. */
+export async function findKnown(db: Queryable, chainId: number, addresses: string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const { rows } = await db.query<{ address: string }>(
+    `select address from known_addresses where chain_id = $1 and address = any($2::text[])`,
+    [chainId, addresses],
+  );
+  return new Set(rows.map((r) => r.address));
 }
 
 /** Records addresses seen in a batch; the first sighting wins (on conflict nothing changes). */
 export async function insertMany(db: Queryable, chainId: number, rows: KnownAddress[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `insert into known_addresses (chain_id, address, first_block)
-     select $1, * from unnest($2::text[], $3::bigint[]) on conflict do nothing`,
-    [chainId, rows.map((r) => r.address), rows.map((r) => r.firstBlock)],
+    `insert into known_addresses (chain_id, address, first_block, backfill_to)
+     select $1, * from unnest($2::text[], $3::bigint[], $4::bigint[]) on conflict do nothing`,
+    [chainId, rows.map((r) => r.address), rows.map((r) => r.firstBlock), rows.map((r) => r.backfillTo)],
   );
 }
 
 /** Up to `limit` addresses whose earlier token logs were not read yet, oldest first; `excluding` a group being read. */
-export async function listPendingBackfill(db: Queryable, chainId: number, limit: number, excluding: string[] = []): Promise<string[]> {
-  const { rows } = await db.query<{ address: string }>(
-    `select address from known_addresses
+export async function listPendingBackfill(
+  db: Queryable,
+  chainId: number,
+  limit: number,
+  excluding: string[] = [],
+): Promise<KnownAddress[]> {
+  const { rows } = await db.query<{ address: string; first_block: string; backfill_to: string | null }>(
+    `select address, first_block, backfill_to from known_addresses
       where chain_id = $1 and backfilled_to is null and address <> all($3::text[])
       order by first_block, address limit $2`,
     [chainId, limit, excluding],
   );
-  return rows.map((r) => r.address);
+  return rows.map((r) => ({
+    address: r.address,
+    firstBlock: Number(r.first_block),
+    backfillTo: r.backfill_to === null ? null : Number(r.backfill_to),
+  }));
 }
 
 export async function markBackfilled(db: Queryable, chainId: number, addresses: string[], toBlock: number): Promise<void> {
@@ -48,7 +86,11 @@ export async function markBackfilled(db: Queryable, chainId: number, addresses: 
  * is read again once the indexer runs with known.
  */
 export async function resetBackfill(db: Queryable, chainId: number): Promise<void> {
-  await db.query(`update known_addresses set backfilled_to = null where chain_id = $1 and backfilled_to is not null`, [chainId]);
+  await db.query(
+    `update known_addresses set backfilled_to = null, backfill_to = null
+      where chain_id = $1 and (backfilled_to is not null or backfill_to is not null)`,
+    [chainId],
+  );
 }
 
 /** A reorg removed the blocks above: addresses first seen there are seen again when re-indexed. */

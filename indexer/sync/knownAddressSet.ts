@@ -1,0 +1,92 @@
+/**
+ * INDEXER_TRANSFERS=known: which addresses are known on a network, without holding them on the heap.
+ * A Bloom filter built from known_addresses at start answers "certainly not" for nearly every party
+ * of a chain's token logs; the few it lets through (known ones and ~1 % false positives) are looked
+ * up in the table in one query per range. Addresses made known by ranges decoded but not yet
+ * committed are held apart (`uncommitted`) until their batch commits, so a later range sees them
+ * whatever the table says yet. 10 million known addresses: a 24 MB filter (sized for twice the
+ * count) instead of a ~1 GB Set, and a start-up read of about as many megabytes as addresses × 42.
+ */
+import type { Db } from '../../shared/db/client.js';
+import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import { AddressBloomFilter } from './addressBloomFilter.js';
+
+/** Addresses read per query while the filter is built. */
+const PAGE = 200_000;
+/** The smallest filter built: growing means reading the table again. */
+const MIN_CAPACITY = 1_000_000;
+
+export class KnownAddressSet {
+  private filter = new AddressBloomFilter(MIN_CAPACITY);
+  /** Made known by a decoded range whose batch has not committed yet (address → batches holding it). */
+  private readonly uncommitted = new Map<string, number>();
+  private addedDuringLoad: string[] | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly chainId: number,
+  ) {}
+
+  /** Builds the filter from the table (at start, and when it outgrows its capacity). */
+  async load(): Promise<{ addresses: number; filterBytes: number }> {
+    const count = await knownAddresses.count(this.db, this.chainId);
+    // Addresses added while the table is read may be behind its page cursor: added again after.
+    const addedMeanwhile: string[] = [];
+    this.addedDuringLoad = addedMeanwhile;
+    const filter = new AddressBloomFilter(Math.max(MIN_CAPACITY, 2 * count));
+    try {
+      for (let after: string | null = null; ;) {
+        const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
+        if (page.length === 0) break;
+        for (const a of page) filter.add(a);
+        after = page.at(-1)!;
+      }
+    } finally {
+      this.addedDuringLoad = null;
+    }
+    for (const a of [...addedMeanwhile, ...this.uncommitted.keys()]) filter.add(a);
+    this.filter = filter;
+    return { addresses: count, filterBytes: filter.bytes };
+  }
+
+  /** Whether `address` may be known (false: certainly not). */
+  mayBeKnown(address: string): boolean {
+    return this.uncommitted.has(address) || this.filter.mayContain(address);
+  }
+
+  /** The known ones among `candidates`: the filter first, the table for what it lets through. */
+  async knownAmong(candidates: Iterable<string>): Promise<Set<string>> {
+    const known = new Set<string>();
+    const ask: string[] = [];
+    for (const a of new Set(candidates)) {
+      if (this.uncommitted.has(a)) known.add(a);
+      else if (this.filter.mayContain(a)) ask.push(a);
+    }
+    for (const a of await knownAddresses.findKnown(this.db, this.chainId, ask)) known.add(a);
+    return known;
+  }
+
+  /** A decoded range made these known; they count from now on, before their batch commits. */
+  add(addresses: string[]): void {
+    for (const a of addresses) {
+      this.uncommitted.set(a, (this.uncommitted.get(a) ?? 0) + 1);
+      this.filter.add(a);
+      this.addedDuringLoad?.push(a);
+    }
+  }
+
+  /** Their batch committed: the table holds them now. Grows the filter when it is past its capacity. */
+  async committed(addresses: string[]): Promise<void> {
+    for (const a of addresses) {
+      const n = (this.uncommitted.get(a) ?? 1) - 1;
+      if (n <= 0) this.uncommitted.delete(a);
+      else this.uncommitted.set(a, n);
+    }
+    if (this.filter.count > this.filter.capacity && !this.addedDuringLoad) await this.load();
+  }
+
+  /** A reorg removed what was not committed (and the table's rows above the ancestor). */
+  forgetUncommitted(): void {
+    this.uncommitted.clear();
+  }
+}
