@@ -33,7 +33,8 @@ import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
 import { fetchHeaders } from './fetchRange.js';
 import type { RpcClient } from './rpcClient.js';
 
-export type TransferBackfillResult = { addresses: number; transfers: number };
+/** complete: no address waits (false when the pass stopped first). */
+export type TransferBackfillResult = { addresses: number; transfers: number; complete: boolean };
 
 const ZERO_HASH = `0x${'0'.repeat(64)}`;
 const topicOf = (address: string): string => `0x${address.slice(2).padStart(64, '0')}`;
@@ -81,7 +82,7 @@ export async function backfillTransfers(deps: {
 }): Promise<TransferBackfillResult> {
   const { db, rpc, chainId } = deps;
   const state = await indexerState.find(db, chainId);
-  const result: TransferBackfillResult = { addresses: 0, transfers: 0 };
+  const result: TransferBackfillResult = { addresses: 0, transfers: 0, complete: true };
   if (!state || state.indexedBlock < state.startBlock) return result;
   const cursor = state.indexedBlock;
   // One group's logs are read while the previous group is written: the node's scans and the
@@ -141,5 +142,6 @@ export async function backfillTransfers(deps: {
     result.addresses += pending.length;
     result.transfers += rows.length;
   }
+  result.complete = group.pending.length === 0;
   return result;
 }

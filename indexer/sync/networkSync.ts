@@ -154,7 +154,8 @@ export class NetworkSync {
       }
       if (cursor.indexedBlock >= head) {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
-        await this.backfillTransfers(shouldStop);
+        // A slice at a time, the head checked in between, until no address waits.
+        if (!(await this.backfillTransfers(shouldStop))) continue;
         await this.repairWhenDue(shouldStop);
         return indexed;
       }
@@ -181,9 +182,12 @@ export class NetworkSync {
     if (result.repairedOps > 0 || result.untraceable) this.log.info(result, 'repair pass over trace_needed ops');
   }
 
-  /** INDEXER_TRANSFERS=known: the earlier token transfers of the addresses that became known since the last pass. */
-  private async backfillTransfers(shouldStop: () => boolean): Promise<void> {
-    if (this.tuning.transfers !== 'known') return;
+  /**
+   * INDEXER_TRANSFERS=known: the earlier token transfers of the addresses that became known since
+   * the last pass, for one slice of time (transferBackfillSliceMs). Resolves to whether none waits.
+   */
+  private async backfillTransfers(shouldStop: () => boolean): Promise<boolean> {
+    if (this.tuning.transfers !== 'known') return true;
     const t0 = performance.now();
     const result = await backfillTransfers({
       db: this.db,
@@ -192,12 +196,12 @@ export class NetworkSync {
       estimator: this.backfillEstimator,
       addressesPerCall: this.tuning.transferBackfillAddresses,
       lookbackBlocks: this.tuning.transferLookbackBlocks,
-      // A slice per pass: the head is followed again before the rest (see transferBackfillSliceMs).
       shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.transferBackfillSliceMs,
       knownTokens: this.knownTokens,
     });
     if (result.addresses > 0)
       this.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
+    return result.complete || shouldStop();
   }
 
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
