@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type express from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { AppError } from '../../shared/errors.js';
-import { errorBody, HTTP_STATUS } from './errors.js';
+import { errorBody, HTTP_STATUS, trpcErrorData } from './errors.js';
 
 /**
  * Limits checked before a request body or a tRPC input is parsed, so that what a caller sends is a
@@ -45,11 +45,7 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void
 
 /** A tRPC error answer's body, as tRPC formats one (the same `data` as our error formatter gives). */
 const trpcErrorBody = (error: AppError) => ({
-  error: {
-    message: error.message,
-    code: TRPC_ERROR_CODES_BY_KEY[error.code],
-    data: { ...errorBody(error), httpStatus: HTTP_STATUS[error.code] },
-  },
+  error: { message: error.message, code: TRPC_ERROR_CODES_BY_KEY[error.code], data: trpcErrorData(error) },
 });
 
 function trpcError(res: express.Response, error: AppError): void {
