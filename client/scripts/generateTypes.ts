@@ -65,6 +65,9 @@ export async function generateClientTypes(): Promise<string> {
       named.set(symbol.name, symbol);
     }
     type.aliasTypeArguments?.forEach(collect);
+    // A union printed as `Alias | undefined` keeps the alias in its origin (an optional page size).
+    const origin = (type as { origin?: ts.Type }).origin;
+    if (origin) collect(origin);
     if (type.isUnionOrIntersection()) type.types.forEach(collect);
     if (type.flags & ts.TypeFlags.Object) {
       const object = type as ts.ObjectType;
@@ -81,6 +84,8 @@ export async function generateClientTypes(): Promise<string> {
   for (const group of Object.keys(groups) as Array<keyof typeof groups>) {
     for (const name of names) for (const key of ['input', 'output']) collect(part(group, name, key));
   }
+  // The `data` of a tRPC error (TrpcErrorData, with opscan's error codes), for the client's AppRouter.
+  collect(prop(prop(root, 'errorShape'), 'data'));
 
   const out: string[] = [HEADER];
   for (const [name, symbol] of [...named].sort(([a], [b]) => a.localeCompare(b))) {
@@ -92,7 +97,9 @@ export async function generateClientTypes(): Promise<string> {
             .getPropertiesOfType(type)
             .map((p) => `${p.name}${p.flags & ts.SymbolFlags.Optional ? '?' : ''}: ${print(checker.getTypeOfSymbol(p))};`)
             .join(' ')} }`;
-    out.push(`export type ${name} = ${body};`);
+    // A long union of literals (a page size's 1 to 100) stays on one line rather than one line per member.
+    const literals = /^('[^']*'|\d+|[A-Z]\w*)( \| ('[^']*'|\d+|[A-Z]\w*)){15,}$/.test(body);
+    out.push(`${literals ? '// prettier-ignore\n' : ''}export type ${name} = ${body};`);
   }
 
   // tRPC serves the same procedures: the spec's with the same types, the JiffyScan dialect's with the same

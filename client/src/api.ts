@@ -4,6 +4,22 @@
  * that these declarations need nothing but TypeScript's own lib.
  */
 
+export type AppErrorCode =
+  | 'BAD_REQUEST'
+  | 'INTERNAL_SERVER_ERROR'
+  | 'BAD_GATEWAY'
+  | 'SERVICE_UNAVAILABLE'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'TOO_MANY_REQUESTS';
+// prettier-ignore
+export type DayCount = 1 | 2 | 4 | 6 | 7 | 3 | 5 | 10 | 100 | 90 | 16 | 32 | 64 | 8 | 9 | 11 | 12 | 13 | 14 | 15 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 55 | 56 | 57 | 58 | 59 | 60 | 61 | 62 | 63 | 65 | 66 | 67 | 68 | 69 | 70 | 71 | 72 | 73 | 74 | 75 | 76 | 77 | 78 | 79 | 80 | 81 | 82 | 83 | 84 | 85 | 86 | 87 | 88 | 89 | 91 | 92 | 93 | 94 | 95 | 96 | 97 | 98 | 99 | 200 | 366 | 101 | 102 | 103 | 104 | 105 | 106 | 107 | 108 | 109 | 110 | 111 | 112 | 113 | 114 | 115 | 116 | 117 | 118 | 119 | 120 | 121 | 122 | 123 | 124 | 125 | 126 | 127 | 128 | 129 | 130 | 131 | 132 | 133 | 134 | 135 | 136 | 137 | 138 | 139 | 140 | 141 | 142 | 143 | 144 | 145 | 146 | 147 | 148 | 149 | 150 | 151 | 152 | 153 | 154 | 155 | 156 | 157 | 158 | 159 | 160 | 161 | 162 | 163 | 164 | 165 | 166 | 167 | 168 | 169 | 170 | 171 | 172 | 173 | 174 | 175 | 176 | 177 | 178 | 179 | 180 | 181 | 182 | 183 | 184 | 185 | 186 | 187 | 188 | 189 | 190 | 191 | 192 | 193 | 194 | 195 | 196 | 197 | 198 | 199 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 209 | 210 | 211 | 212 | 213 | 214 | 215 | 216 | 217 | 218 | 219 | 220 | 221 | 222 | 223 | 224 | 225 | 226 | 227 | 228 | 229 | 230 | 231 | 232 | 233 | 234 | 235 | 236 | 237 | 238 | 239 | 240 | 241 | 242 | 243 | 244 | 245 | 246 | 247 | 248 | 249 | 250 | 251 | 252 | 253 | 254 | 255 | 256 | 257 | 258 | 259 | 260 | 261 | 262 | 263 | 264 | 265 | 266 | 267 | 268 | 269 | 270 | 271 | 272 | 273 | 274 | 275 | 276 | 277 | 278 | 279 | 280 | 281 | 282 | 283 | 284 | 285 | 286 | 287 | 288 | 289 | 290 | 291 | 292 | 293 | 294 | 295 | 296 | 297 | 298 | 299 | 300 | 301 | 302 | 303 | 304 | 305 | 306 | 307 | 308 | 309 | 310 | 311 | 312 | 313 | 314 | 315 | 316 | 317 | 318 | 319 | 320 | 321 | 322 | 323 | 324 | 325 | 326 | 327 | 328 | 329 | 330 | 331 | 332 | 333 | 334 | 335 | 336 | 337 | 338 | 339 | 340 | 341 | 342 | 343 | 344 | 345 | 346 | 347 | 348 | 349 | 350 | 351 | 352 | 353 | 354 | 355 | 356 | 357 | 358 | 359 | 360 | 361 | 362 | 363 | 364 | 365;
+// prettier-ignore
+export type DayCountInput = '1' | '2' | '3' | '4' | '6' | '7' | '5' | '10' | '100' | '90' | '16' | '32' | '64' | '8' | '9' | '11' | '12' | '13' | '14' | '15' | '17' | '18' | '19' | '20' | '21' | '22' | '23' | '24' | '25' | '26' | '27' | '28' | '29' | '30' | '31' | '33' | '34' | '35' | '36' | '37' | '38' | '39' | '40' | '41' | '42' | '43' | '44' | '45' | '46' | '47' | '48' | '49' | '50' | '51' | '52' | '53' | '54' | '55' | '56' | '57' | '58' | '59' | '60' | '61' | '62' | '63' | '65' | '66' | '67' | '68' | '69' | '70' | '71' | '72' | '73' | '74' | '75' | '76' | '77' | '78' | '79' | '80' | '81' | '82' | '83' | '84' | '85' | '86' | '87' | '88' | '89' | '91' | '92' | '93' | '94' | '95' | '96' | '97' | '98' | '99' | DayCount | '200' | '366' | '101' | '102' | '103' | '104' | '105' | '106' | '107' | '108' | '109' | '110' | '111' | '112' | '113' | '114' | '115' | '116' | '117' | '118' | '119' | '120' | '121' | '122' | '123' | '124' | '125' | '126' | '127' | '128' | '129' | '130' | '131' | '132' | '133' | '134' | '135' | '136' | '137' | '138' | '139' | '140' | '141' | '142' | '143' | '144' | '145' | '146' | '147' | '148' | '149' | '150' | '151' | '152' | '153' | '154' | '155' | '156' | '157' | '158' | '159' | '160' | '161' | '162' | '163' | '164' | '165' | '166' | '167' | '168' | '169' | '170' | '171' | '172' | '173' | '174' | '175' | '176' | '177' | '178' | '179' | '180' | '181' | '182' | '183' | '184' | '185' | '186' | '187' | '188' | '189' | '190' | '191' | '192' | '193' | '194' | '195' | '196' | '197' | '198' | '199' | '201' | '202' | '203' | '204' | '205' | '206' | '207' | '208' | '209' | '210' | '211' | '212' | '213' | '214' | '215' | '216' | '217' | '218' | '219' | '220' | '221' | '222' | '223' | '224' | '225' | '226' | '227' | '228' | '229' | '230' | '231' | '232' | '233' | '234' | '235' | '236' | '237' | '238' | '239' | '240' | '241' | '242' | '243' | '244' | '245' | '246' | '247' | '248' | '249' | '250' | '251' | '252' | '253' | '254' | '255' | '256' | '257' | '258' | '259' | '260' | '261' | '262' | '263' | '264' | '265' | '266' | '267' | '268' | '269' | '270' | '271' | '272' | '273' | '274' | '275' | '276' | '277' | '278' | '279' | '280' | '281' | '282' | '283' | '284' | '285' | '286' | '287' | '288' | '289' | '290' | '291' | '292' | '293' | '294' | '295' | '296' | '297' | '298' | '299' | '300' | '301' | '302' | '303' | '304' | '305' | '306' | '307' | '308' | '309' | '310' | '311' | '312' | '313' | '314' | '315' | '316' | '317' | '318' | '319' | '320' | '321' | '322' | '323' | '324' | '325' | '326' | '327' | '328' | '329' | '330' | '331' | '332' | '333' | '334' | '335' | '336' | '337' | '338' | '339' | '340' | '341' | '342' | '343' | '344' | '345' | '346' | '347' | '348' | '349' | '350' | '351' | '352' | '353' | '354' | '355' | '356' | '357' | '358' | '359' | '360' | '361' | '362' | '363' | '364' | '365';
 export type LiveTraceNode = {
   traceData: {
     from: string;
@@ -18,6 +34,10 @@ export type LiveTraceNode = {
   } & { method?: string | undefined; decodedInput?: Array<{ name: string; type: string; value: unknown }> | undefined };
   next: Array<LiveTraceNode>;
 };
+// prettier-ignore
+export type PageSize = 1 | 2 | 4 | 6 | 7 | 3 | 5 | 10 | 100 | 90 | 16 | 32 | 64 | 8 | 9 | 11 | 12 | 13 | 14 | 15 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 55 | 56 | 57 | 58 | 59 | 60 | 61 | 62 | 63 | 65 | 66 | 67 | 68 | 69 | 70 | 71 | 72 | 73 | 74 | 75 | 76 | 77 | 78 | 79 | 80 | 81 | 82 | 83 | 84 | 85 | 86 | 87 | 88 | 89 | 91 | 92 | 93 | 94 | 95 | 96 | 97 | 98 | 99;
+// prettier-ignore
+export type PageSizeInput = '1' | '2' | '3' | PageSize | '4' | '6' | '7' | '5' | '10' | '100' | '90' | '16' | '32' | '64' | '8' | '9' | '11' | '12' | '13' | '14' | '15' | '17' | '18' | '19' | '20' | '21' | '22' | '23' | '24' | '25' | '26' | '27' | '28' | '29' | '30' | '31' | '33' | '34' | '35' | '36' | '37' | '38' | '39' | '40' | '41' | '42' | '43' | '44' | '45' | '46' | '47' | '48' | '49' | '50' | '51' | '52' | '53' | '54' | '55' | '56' | '57' | '58' | '59' | '60' | '61' | '62' | '63' | '65' | '66' | '67' | '68' | '69' | '70' | '71' | '72' | '73' | '74' | '75' | '76' | '77' | '78' | '79' | '80' | '81' | '82' | '83' | '84' | '85' | '86' | '87' | '88' | '89' | '91' | '92' | '93' | '94' | '95' | '96' | '97' | '98' | '99';
 export type Trace = {
   type: 'call' | 'create' | 'suicide';
   action: {
@@ -52,12 +72,13 @@ export type TraceNode = {
   };
   next: Array<TraceNode>;
 };
+export type TrpcErrorData = { message: string; code: AppErrorCode; param?: string | undefined; httpStatus: number };
 /** Every /v0 endpoint: query or mutation, its parameters (as sent) and its answer (as JSON). */
 export type Endpoints = {
   getNetworks: { kind: 'query'; input: Record<string, never>; output: Record<string, string> };
   getAddressActivity: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       accountDetail: {
         id: string;
@@ -128,7 +149,7 @@ export type Endpoints = {
     kind: 'query';
     input: {
       address: string;
-      first?: string | number | undefined;
+      first?: PageSizeInput | undefined;
       skip?: string | number | undefined;
       network?: string | undefined;
       filter?: string | undefined;
@@ -241,7 +262,7 @@ export type Endpoints = {
   };
   getAddressBalances: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       balance: string;
       contract_address: string;
@@ -257,7 +278,7 @@ export type Endpoints = {
   };
   getAddressERC20Transfers: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       from: string;
       to: string;
@@ -275,7 +296,7 @@ export type Endpoints = {
   };
   getAddressNFTTransfers: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       from: string;
       to: string;
@@ -296,7 +317,7 @@ export type Endpoints = {
   };
   getAddressTransactions: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: Array<{
       block_signed_at: string;
       block_height: number;
@@ -322,7 +343,7 @@ export type Endpoints = {
   getBlockActivity: {
     kind: 'query';
     input: {
-      first?: string | number | undefined;
+      first?: PageSizeInput | undefined;
       skip?: string | number | undefined;
       blockNumber?: string | number | undefined;
       block?: string | number | undefined;
@@ -391,7 +412,7 @@ export type Endpoints = {
   };
   getBundleActivity: {
     kind: 'query';
-    input: { bundle: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { bundle: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundleDetails: {
         transactionHash: string;
@@ -460,7 +481,7 @@ export type Endpoints = {
   };
   getBundlerActivity: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       userOps: Array<{
         userOpHash: string;
@@ -537,7 +558,7 @@ export type Endpoints = {
   };
   getDailyMetrics: {
     kind: 'query';
-    input: { network?: string | undefined; noOfDays?: string | number | undefined };
+    input: { network?: string | undefined; noOfDays?: DayCountInput | undefined };
     output: {
       metrics: Array<{
         userOpsDaily: string;
@@ -559,7 +580,7 @@ export type Endpoints = {
   };
   getFactoryDetails: {
     kind: 'query';
-    input: { factory: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { factory: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       factoryDetails: {
         address: string;
@@ -576,7 +597,7 @@ export type Endpoints = {
   };
   getLatestBundles: {
     kind: 'query';
-    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundles: Array<{
         userOpsLength: string;
@@ -597,7 +618,7 @@ export type Endpoints = {
   };
   getLatestUserOps: {
     kind: 'query';
-    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       userOps: Array<{
         userOpHash: string;
@@ -718,7 +739,7 @@ export type Endpoints = {
   };
   getPaymasterActivity: {
     kind: 'query';
-    input: { address: string; first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       paymasterDetail: {
         id: string;
@@ -783,7 +804,7 @@ export type Endpoints = {
   };
   getTopBundlers: {
     kind: 'query';
-    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: {
       bundlerDetails: {
         address: string;
@@ -817,12 +838,12 @@ export type Endpoints = {
   };
   getTopFactories: {
     kind: 'query';
-    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: { factories: Array<{ address: string; accountsLength: string; network: string }> };
   };
   getTopPaymasters: {
     kind: 'query';
-    input: { first?: string | number | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
     output: { paymasters: Array<{ userOpsLength: string; address: string; gasSponsored: string; network: string; totalDeposits: string }> };
   };
   getUserOp: {
@@ -946,7 +967,13 @@ export type Endpoints = {
   };
   createWebhook: {
     kind: 'mutation';
-    input: { webhookUrl: string; filter: string; identifier: string; chainId: string | number; apiName: string };
+    input: {
+      webhookUrl: string;
+      filter: 'ADDRESS' | 'FACTORY' | 'BUNDLER' | 'PAYMASTER';
+      identifier: string;
+      chainId: string | number;
+      apiName: string;
+    };
     output: {
       webhook: {
         apiName: string;

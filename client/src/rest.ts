@@ -1,5 +1,5 @@
 import type { Endpoints } from './api.js';
-import { requestJson, type OpscanClientOptions } from './request.js';
+import { requestJson, type CallOptions, type OpscanClientOptions } from './request.js';
 
 /**
  * A method per `/v0` endpoint, typed by the server's own zod schemas (spelled out in api.ts: nothing
@@ -9,7 +9,13 @@ import { requestJson, type OpscanClientOptions } from './request.js';
 export type EndpointName = keyof Endpoints;
 export type InputOf<K extends EndpointName> = Endpoints[K]['input'];
 export type OutputOf<K extends EndpointName> = Endpoints[K]['output'];
-export type RestClient = { [K in EndpointName]: (input: InputOf<K>) => Promise<OutputOf<K>> };
+/** An input with its `network` narrowed to the deployment's names (`Network`, by default any string). */
+export type WithNetwork<TInput, Network extends string> = {
+  [P in keyof TInput]: P extends 'network' ? Network | Exclude<TInput[P], string> : TInput[P];
+};
+export type RestClient<Network extends string = string> = {
+  [K in EndpointName]: (input: WithNetwork<InputOf<K>, Network>, options?: CallOptions) => Promise<OutputOf<K>>;
+};
 
 /** Endpoints not read with GET: those that change something. Checked against the server's own list by the client's test. */
 export const ENDPOINT_METHODS: Partial<Record<EndpointName, 'POST' | 'DELETE'>> = {
@@ -26,14 +32,15 @@ function queryString(input: object): string {
   return text ? `?${text}` : '';
 }
 
-export function createRestClient(options: OpscanClientOptions): RestClient {
-  const call = (name: string, input: object = {}) => {
+export function createRestClient<Network extends string = string>(options: OpscanClientOptions): RestClient<Network> {
+  const call = (name: string, input: object = {}, callOptions?: CallOptions) => {
     const method = ENDPOINT_METHODS[name as EndpointName] ?? 'GET';
-    if (method === 'POST') return requestJson(options, `/v0/${name}`, { method, body: JSON.stringify(input) });
-    return requestJson(options, `/v0/${name}${queryString(input)}`, { method });
+    if (method === 'POST') return requestJson(options, `/v0/${name}`, { method, body: JSON.stringify(input) }, callOptions);
+    return requestJson(options, `/v0/${name}${queryString(input)}`, { method }, callOptions);
   };
   // Any endpoint name is a method; the type above lists exactly the server's.
-  return new Proxy({} as RestClient, {
-    get: (_target, name) => (typeof name === 'string' ? (input?: object) => call(name, input) : undefined),
+  return new Proxy({} as RestClient<Network>, {
+    get: (_target, name) =>
+      typeof name === 'string' ? (input?: object, callOptions?: CallOptions) => call(name, input, callOptions) : undefined,
   });
 }

@@ -1,14 +1,90 @@
 import { OpscanError } from './errors.js';
-import { requestJson, type OpscanClientOptions } from './request.js';
+import { requestJson, type CallOptions, type OpscanClientOptions } from './request.js';
 
 /**
  * The three operations of the published subgraph client (`jiffyscan-graph-wrapper`), with its
- * names, arguments and answers, over opscan's GraphQL endpoint (`/subgraphs/name/<network>`).
- * Where that library returns the raw error body, these throw an OpscanError.
+ * names, arguments and answers, over opscan's GraphQL endpoint (`/subgraphs/name/<network>`), and
+ * `graphql` for any other query. Where that library returns the raw error body, these throw an
+ * OpscanError.
  */
 
-/** A subgraph user operation; BigInts and Bytes are strings. */
-export type SubgraphUserOp = Record<string, unknown> & { userOpHash: string; callData: string; preDecodedCallData?: string };
+/** The subgraph's scalars as JSON carries them: BigInt and Bytes are strings, Int a number. */
+type BigInt = string;
+type Bytes = string;
+
+export type SubgraphTokenTransfer = {
+  id: string;
+  contractAddress: Bytes | null;
+  from: Bytes;
+  to: Bytes;
+  name: string | null;
+  symbol: string | null;
+};
+
+/** A user operation as getUserOp answers it (getAddressActivity answers the fields of SubgraphActivityOp). */
+export type SubgraphUserOp = {
+  id: string;
+  userOpHash: Bytes;
+  transactionHash: Bytes;
+  sender: Bytes;
+  target: Bytes | null;
+  accountSender: { factory: Bytes | null } | null;
+  accountTarget: { factory: Bytes | null } | null;
+  success: boolean;
+  revertReason: Bytes | null;
+  paymasterRevertReason: Bytes | null;
+  signature: Bytes | null;
+  paymasterAndData: Bytes | null;
+  paymaster: Bytes;
+  nonce: BigInt;
+  network: string;
+  initCode: Bytes | null;
+  factory: Bytes;
+  input: Bytes | null;
+  /** Moved to preDecodedCallData, as the published library answers ops: always `''`. */
+  callData: string;
+  preDecodedCallData: Bytes | null;
+  verificationGasLimit: BigInt | null;
+  preVerificationGas: BigInt | null;
+  callGasLimit: BigInt | null;
+  gasLimit: BigInt | null;
+  maxFeePerGas: BigInt | null;
+  maxPriorityFeePerGas: BigInt | null;
+  gasPrice: BigInt | null;
+  accountGasLimits: Bytes | null;
+  gasFees: Bytes | null;
+  beneficiary: Bytes | null;
+  baseFeePerGas: BigInt | null;
+  actualGasUsed: BigInt;
+  actualGasCost: BigInt;
+  entryPoint: Bytes;
+  blockTime: BigInt;
+  blockNumber: BigInt;
+  erc20Transfers: Array<SubgraphTokenTransfer & { decimals: number | null; value: BigInt }>;
+  erc721Transfers: Array<SubgraphTokenTransfer & { tokenId: BigInt | null }>;
+};
+
+/** A user operation of an address's activity page. */
+export type SubgraphActivityOp = Pick<
+  SubgraphUserOp,
+  | 'id'
+  | 'sender'
+  | 'target'
+  | 'actualGasCost'
+  | 'transactionHash'
+  | 'actualGasUsed'
+  | 'success'
+  | 'revertReason'
+  | 'blockTime'
+  | 'blockNumber'
+  | 'paymaster'
+  | 'network'
+  | 'userOpHash'
+  | 'input'
+  | 'nonce'
+  | 'beneficiary'
+  | 'entryPoint'
+> & { callData: ''; preDecodedCallData?: undefined };
 
 export type NetworkStatus = {
   _meta: {
@@ -18,16 +94,22 @@ export type NetworkStatus = {
   };
 };
 
+/** The subgraph's Account, as getAddressActivity asks for it. */
+export type SubgraphAccount = {
+  id: string;
+  address: Bytes;
+  blockNumber: BigInt | null;
+  blockTime: BigInt | null;
+  factory: Bytes | null;
+  paymaster: Bytes | null;
+  transactionHash: Bytes | null;
+  userOpHash: Bytes | null;
+  userOpsCount: BigInt;
+};
+
 export type AddressActivity = {
   /** The account (empty when the address never sent an op) and its page of ops. */
-  accountDetail: Partial<
-    Record<
-      'id' | 'address' | 'blockNumber' | 'blockTime' | 'factory' | 'paymaster' | 'transactionHash' | 'userOpHash' | 'userOpsCount',
-      string | null
-    >
-  > & {
-    userOps: SubgraphUserOp[];
-  };
+  accountDetail: Partial<SubgraphAccount> & { userOps: SubgraphActivityOp[] };
 };
 
 const META_QUERY = `query MetaQuery { _meta { deployment hasIndexingErrors block { hash number parentHash timestamp } } }`;
@@ -63,30 +145,46 @@ function addressActivityQuery(startBlock: number, endBlock: number): string {
 }
 
 /** As the published library answers ops: the op's callData moved to preDecodedCallData. */
-const asJiffyscanOps = (ops: SubgraphUserOp[]): SubgraphUserOp[] =>
+const asJiffyscanOps = <T extends { callData?: Bytes | null }>(
+  ops: T[],
+): Array<Omit<T, 'callData'> & { preDecodedCallData: T['callData']; callData: '' }> =>
   ops.map((op) => ({ ...op, preDecodedCallData: op.callData, callData: '' }));
 
-export function createSubgraphOperations(options: OpscanClientOptions) {
-  async function query<T>(network: string, text: string, variables: Record<string, unknown>): Promise<T> {
-    const answer = (await requestJson(options, `/subgraphs/name/${encodeURIComponent(network)}`, {
-      method: 'POST',
-      body: JSON.stringify({ query: text, variables }),
-    })) as { data?: T; errors?: Array<{ message: string }> };
+export function createSubgraphOperations<Network extends string = string>(options: OpscanClientOptions) {
+  /**
+   * Any query of the network's subgraph (`/subgraphs/name/<network>`), with its variables; answers
+   * `data`, typed as the caller says. GraphQL errors throw an OpscanError of kind `api`, code GRAPHQL.
+   */
+  async function graphql<T>(network: Network, query: string, variables: Record<string, unknown> = {}, call?: CallOptions): Promise<T> {
+    const answer = (await requestJson(
+      options,
+      `/subgraphs/name/${encodeURIComponent(network)}`,
+      { method: 'POST', body: JSON.stringify({ query, variables }) },
+      call,
+    )) as { data?: T | null; errors?: Array<{ message: string }> };
     if (answer.errors?.length || !answer.data) {
-      throw new OpscanError({ status: 200, code: 'GRAPHQL', message: answer.errors?.map((e) => e.message).join('; ') ?? 'No data' });
+      const message = answer.errors?.map((e) => e.message).join('; ') ?? 'No data';
+      throw new OpscanError({ kind: 'api', status: 200, code: 'GRAPHQL', message });
     }
     return answer.data;
   }
 
   return {
+    graphql,
+
     /** The network's indexed head, as the subgraph's `_meta`. */
-    getNetworkStatus(network: string): Promise<NetworkStatus> {
-      return query<NetworkStatus>(network, META_QUERY, {});
+    getNetworkStatus(network: Network, call?: CallOptions): Promise<NetworkStatus> {
+      return graphql<NetworkStatus>(network, META_QUERY, {}, call);
     },
 
     /** The op with this hash: `{userOps: [op]}`, or `{userOps: []}`. */
-    async getUserOp(network: string, userOpHash: string): Promise<{ userOps: SubgraphUserOp[] }> {
-      const data = await query<{ userOps: SubgraphUserOp[] }>(network, USER_OP_QUERY, { userOpHash });
+    async getUserOp(network: Network, userOpHash: string, call?: CallOptions): Promise<{ userOps: SubgraphUserOp[] }> {
+      const data = await graphql<{ userOps: Array<Omit<SubgraphUserOp, 'preDecodedCallData' | 'callData'> & { callData: Bytes | null }> }>(
+        network,
+        USER_OP_QUERY,
+        { userOpHash },
+        call,
+      );
       return { userOps: asJiffyscanOps(data.userOps) };
     },
 
@@ -96,23 +194,22 @@ export function createSubgraphOperations(options: OpscanClientOptions) {
      */
     // eslint-disable-next-line max-params -- the published library's signature, kept so that callers change nothing
     async getAddressActivity(
-      network: string,
+      network: Network,
       address: string,
       first: number,
       skip: number,
       startBlock: number,
       endBlock: number,
+      call?: CallOptions,
     ): Promise<AddressActivity> {
-      const data = await query<{ accounts: AddressActivity['accountDetail'][]; userOps: SubgraphUserOp[] }>(
+      const data = await graphql<{
+        accounts: SubgraphAccount[];
+        userOps: Array<Omit<SubgraphActivityOp, 'callData' | 'preDecodedCallData'> & { callData?: undefined }>;
+      }>(
         network,
         addressActivityQuery(startBlock, endBlock),
-        {
-          address,
-          first,
-          skip,
-          startBlock: String(startBlock),
-          endBlock: String(endBlock),
-        },
+        { address, first, skip, startBlock: String(startBlock), endBlock: String(endBlock) },
+        call,
       );
       return { accountDetail: { ...(data.accounts[0] ?? {}), userOps: asJiffyscanOps(data.userOps) } };
     },

@@ -5,12 +5,17 @@
  * `jiffyscan.` (`jiffyscan.getUserOp`).
  */
 import type { TRPC_ERROR_CODE_NUMBER, TRPCBuiltRouter, TRPCMutationProcedure, TRPCQueryProcedure } from '@trpc/server';
-import type { Endpoints, JiffyscanOutputs } from './api.js';
+import type { Endpoints, JiffyscanOutputs, TrpcErrorData } from './api.js';
+
+export type { AppErrorCode, TrpcErrorData } from './api.js';
 
 type EndpointName = keyof Endpoints;
 
-/** The error shape: tRPC's code, the message, and the HTTP status REST would answer. */
-export type ErrorShape = { message: string; code: TRPC_ERROR_CODE_NUMBER; data: { httpStatus: number } };
+/**
+ * The error shape: tRPC's code and the message; in `data` what the REST error body says (message,
+ * opscan's code, the parameter at fault) and the HTTP status REST would answer.
+ */
+export type ErrorShape = { message: string; code: TRPC_ERROR_CODE_NUMBER; data: TrpcErrorData };
 
 type Root = { ctx: object; meta: object; errorShape: ErrorShape; transformer: false };
 

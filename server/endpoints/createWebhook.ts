@@ -2,7 +2,7 @@ import { getAddress } from 'ethers';
 import { z } from 'zod';
 import * as webhooks from '../../shared/db/tables/webhooks.js';
 import { AppError } from '../../shared/errors.js';
-import { webhookSchema, WEBHOOK_FILTERS } from '../../shared/models/webhook.js';
+import { webhookSchema, WEBHOOK_FILTERS, type WebhookFilter } from '../../shared/models/webhook.js';
 import { newWebhookId } from '../../shared/webhookIds.js';
 import { keyringFor } from '../../shared/webhookKeyring.js';
 import { encryptSecret, generateSigningSecret } from '../../shared/webhookSecrets.js';
@@ -31,10 +31,11 @@ function isChecksummed(address: string): boolean {
 
 const input = z.object({
   webhookUrl: z.string().trim().min(1, 'is required').max(MAX_WEBHOOK_URL_LENGTH),
+  // Typed as the four names; any case (and surrounding spaces) is accepted, as the API always did.
   filter: z
     .string()
     .transform((f) => f.trim().toUpperCase())
-    .pipe(z.enum(WEBHOOK_FILTERS, { error: `must be one of ${WEBHOOK_FILTERS.join(', ')}` })),
+    .pipe(z.enum(WEBHOOK_FILTERS, { error: `must be one of ${WEBHOOK_FILTERS.join(', ')}` })) as z.ZodType<WebhookFilter, WebhookFilter>,
   identifier: identifierSchema,
   chainId: z
     .union([

@@ -30,7 +30,17 @@ export const MAX_FIRST = 100;
 export const MAX_SKIP = 10_000;
 export const MAX_DAYS = 366;
 
-export const firstInput = integer(1, MAX_FIRST, `an integer from 1 to ${MAX_FIRST}`)
+/** The integers 0 to N, as a union of literals (for small N: TypeScript unrolls it). */
+type UpTo<N extends number, Seen extends number[] = []> = Seen['length'] extends N ? Seen[number] | N : UpTo<N, [...Seen, Seen['length']]>;
+
+/** A page size (`first`): 1 to MAX_FIRST, as a number or its digits, so that typed clients see the bound. */
+export type PageSize = Exclude<UpTo<typeof MAX_FIRST>, 0>;
+export type PageSizeInput = PageSize | `${PageSize}`;
+/** A number of days (`noOfDays`): 1 to MAX_DAYS, as a number or its digits. */
+export type DayCount = Exclude<UpTo<typeof MAX_DAYS>, 0>;
+export type DayCountInput = DayCount | `${DayCount}`;
+
+export const firstInput = (integer(1, MAX_FIRST, `an integer from 1 to ${MAX_FIRST}`) as z.ZodType<number, PageSizeInput>)
   .default(10)
   .describe(`Page size: how many records to return (1–${MAX_FIRST}, default 10).`);
 
@@ -38,7 +48,7 @@ export const skipInput = integer(0, MAX_SKIP, `an integer from 0 to ${MAX_SKIP}`
   .default(0)
   .describe(`How many records to skip (0–${MAX_SKIP}, default 0).`);
 
-export const noOfDaysInput = integer(1, MAX_DAYS, `an integer from 1 to ${MAX_DAYS}`)
+export const noOfDaysInput = (integer(1, MAX_DAYS, `an integer from 1 to ${MAX_DAYS}`) as z.ZodType<number, DayCountInput>)
   .default(7)
   .describe(`How many days of metrics (1–${MAX_DAYS}, default 7).`);
 

@@ -54,6 +54,16 @@ export function errorHeaders(error: AppError): Record<string, string> {
   return {};
 }
 
+/**
+ * The `data` of a tRPC error: the REST error body's message, code and parameter (its other context
+ * too, untyped), and the HTTP status REST would answer. Typed so that tRPC clients see them.
+ */
+export type TrpcErrorData = { message: string; code: AppErrorCode; param?: string; httpStatus: number };
+
+export function trpcErrorData(error: AppError): TrpcErrorData {
+  return { ...errorBody(error), message: error.message, code: error.code, httpStatus: HTTP_STATUS[error.code] };
+}
+
 /** The JSON body of every error: a human `message` and a stable `code` (plus the parameter). */
 export function errorBody(error: AppError): Record<string, unknown> {
   return {

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type express from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { AppError } from '../../shared/errors.js';
-import { errorBody, HTTP_STATUS } from './errors.js';
+import { errorBody, HTTP_STATUS, trpcErrorData } from './errors.js';
 
 /**
  * Limits checked before a request body or a tRPC input is parsed, so that what a caller sends is a
@@ -43,23 +43,20 @@ export function refuseDeepJson(_req: unknown, _res: unknown, body: Buffer): void
   if (jsonNestsDeeperThan(body.toString('utf8'), MAX_JSON_DEPTH)) throw Object.assign(new Error(tooDeep()), { status: 400 });
 }
 
-/** A tRPC error answer, as tRPC formats one (the same `data` as our error formatter gives). */
+/** A tRPC error answer's body, as tRPC formats one (the same `data` as our error formatter gives). */
+const trpcErrorBody = (error: AppError) => ({
+  error: { message: error.message, code: TRPC_ERROR_CODES_BY_KEY[error.code], data: trpcErrorData(error) },
+});
+
 function trpcError(res: express.Response, error: AppError): void {
-  const status = HTTP_STATUS[error.code];
-  res.status(status).json({
-    error: { message: error.message, code: TRPC_ERROR_CODES_BY_KEY[error.code], data: { ...errorBody(error), httpStatus: status } },
-  });
+  res.status(HTTP_STATUS[error.code]).json(trpcErrorBody(error));
 }
 
-/** An error answered before routing, in the shape the path's clients read (tRPC, GraphQL, or REST). */
-function earlyError(req: express.Request, res: express.Response, error: AppError): void {
-  if (req.path.startsWith('/trpc/')) return trpcError(res, error);
-  const status = HTTP_STATUS[error.code];
-  if (/\/subgraphs\//.test(req.path)) {
-    res.status(status).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
-    return;
-  }
-  res.status(status).json(errorBody(error));
+/** The body of an error answered before routing, in the shape the path's clients read (tRPC, GraphQL, or REST). */
+function earlyErrorBody(req: express.Request, error: AppError): object {
+  if (req.path.startsWith('/trpc/')) return trpcErrorBody(error);
+  if (/\/subgraphs\//.test(req.path)) return { errors: [{ message: error.message, extensions: { code: error.code } }] };
+  return errorBody(error);
 }
 
 /** How much of a refused body is read and dropped (a lingering close), and for how long at most. */
@@ -67,36 +64,57 @@ export const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
 export const DISCARD_MAX_MS = 5_000;
 
 /**
- * A lingering close, as servers do it: the client of a refused body is usually still sending it
- * when the answer goes out. Closing the connection then, with its bytes still arriving, makes the
- * kernel answer them with a reset, which may reach the client before it has read the answer (Node's
- * http client reports EPIPE and never sees the 413; curl happens to). So the rest of the body is
- * read and dropped, and the connection stays usable after it; a client sending more than
- * DISCARD_MAX_BYTES, or for longer than DISCARD_MAX_MS, is cut off there.
+ * Reads and drops the rest of a refused body, then calls `done`; a client sending more than
+ * DISCARD_MAX_BYTES, or for longer than DISCARD_MAX_MS, is cut off there (`done`, then the
+ * connection is destroyed). Only counted, never kept.
  */
-export function discardBody(req: IncomingMessage): void {
+export function discardBody(req: IncomingMessage, done: () => void): void {
   let read = 0;
-  const cut = () => req.socket.destroy();
-  const timer = setTimeout(cut, DISCARD_MAX_MS);
+  let finished = false;
+  const finish = (cut: boolean) => {
+    if (finished) return;
+    finished = true;
+    clearTimeout(timer);
+    done();
+    if (cut) req.socket.destroy();
+  };
+  const timer = setTimeout(() => finish(true), DISCARD_MAX_MS);
   timer.unref();
   req.on('data', (chunk: Buffer) => {
     read += chunk.length;
-    if (read > DISCARD_MAX_BYTES) cut();
+    if (read > DISCARD_MAX_BYTES) finish(true);
   });
-  req.once('close', () => clearTimeout(timer));
+  req.once('end', () => finish(false));
+  req.once('close', () => finish(false));
 }
 
 /**
- * First of all middleware: a body declared larger than MAX_BODY_BYTES is a 413 whatever its type
- * and route, before anything parses it; the rest of it is read and dropped (`discardBody`), so the
- * client reads the 413. The JSON parser enforces the same limit on bodies sent without a length
- * (it reads such a body to its end before answering, within the server's 30 s request timeout).
+ * A lingering close, as servers do it: the client of a refused body is usually still sending it
+ * when the answer goes out. Closing the connection then, with its bytes still arriving, makes the
+ * kernel answer them with a reset, which may reach the client before it has read the answer (Node's
+ * http client reports EPIPE and never sees the 413). Node closes right after a response ends when
+ * the client asked for `connection: close` (an agent without keep-alive), so the answer is sent
+ * whole (status, headers, a body of declared length: the client can read it at once) but ended
+ * only once the rest of the body is read and dropped (`discardBody`); the connection then closes
+ * or stays usable, as the client asked.
+ */
+function refuseBody(req: express.Request, res: express.Response, error: AppError): void {
+  const body = JSON.stringify(earlyErrorBody(req, error));
+  res.writeHead(HTTP_STATUS[error.code], { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.write(body);
+  discardBody(req, () => res.end());
+}
+
+/**
+ * First of all middleware: a body declared larger than MAX_BODY_BYTES is a 413 whatever its type,
+ * route and method, before anything parses it; the rest of it is read and dropped (`refuseBody`),
+ * so the client reads the 413. The JSON parser enforces the same limit on bodies sent without a
+ * length (it reads such a body to its end before answering, within the server's 30 s request timeout).
  */
 export const bodySizeGuard: express.RequestHandler = (req, res, next) => {
   const length = Number(req.get('content-length') ?? 0);
   if (length > MAX_BODY_BYTES) {
-    discardBody(req);
-    earlyError(req, res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`));
+    refuseBody(req, res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES / 1024} KB`));
     return;
   }
   next();

@@ -22,6 +22,8 @@ export function createStatusPage(): express.Router {
   });
   router.get('/status/uPlot.iife.min.js', (_req, res) => res.sendFile(join(UPLOT_DIST, 'uPlot.iife.min.js'), STATIC_OPTIONS));
   router.get('/status/uPlot.min.css', (_req, res) => res.sendFile(join(UPLOT_DIST, 'uPlot.min.css'), STATIC_OPTIONS));
+  // Browsers and tools that ask for /favicon.ico without reading the page's <link rel="icon"> get the same SVG.
+  router.get('/favicon.ico', (_req, res) => res.type('image/svg+xml').sendFile(join(PUBLIC_DIR, 'favicon.svg'), STATIC_OPTIONS));
   router.use('/status', express.static(PUBLIC_DIR, STATIC_OPTIONS));
   return router;
 }

@@ -1,7 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { Ctx } from '../context.js';
 import { callEndpoint, endpoints, type EndpointName, type Endpoints } from '../endpoints/index.js';
-import { errorBody, HTTP_STATUS, toAppError } from '../http/errors.js';
+import { toAppError, trpcErrorData } from '../http/errors.js';
 import type { Endpoint } from '../endpoints/defineEndpoint.js';
 import type { Dialect, DialectOutputOf, Presentations } from '../dialects/dialect.js';
 import { jiffyscanDialect } from '../dialects/jiffyscan.js';
@@ -16,7 +16,7 @@ const t = initTRPC.context<Ctx>().create({
     return {
       ...shape,
       message: appError.message,
-      data: { ...errorBody(appError), httpStatus: HTTP_STATUS[appError.code] },
+      data: trpcErrorData(appError),
     };
   },
 });

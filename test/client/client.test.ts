@@ -3,8 +3,8 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { apiFile, generateClientTypes, standaloneDiagnostics } from '../../client/scripts/generateTypes.js';
 import { createOpscanClient, OpscanError, type EndpointName, type InputOf, type OutputOf } from '../../client/src/index.js';
 import { ENDPOINT_METHODS } from '../../client/src/rest.js';
@@ -120,8 +120,10 @@ describe('opscan/client against a running server', () => {
     const bad = await refusal(client().v0.getLatestUserOps({ network: 'atlantis' }));
     expect(bad).to.deep.include({ status: 400, code: 'BAD_REQUEST', param: 'network' });
     expect(bad.message).to.match(/unknown network "atlantis"/);
+    expect(bad.kind).to.equal('api');
+    // @ts-expect-error -- beyond the page size's typed bound (1 to 100), to see the server refuse it too
     const badFirst = await refusal(client().v0.getLatestUserOps({ network: 'devnet', first: 1000 }));
-    expect(badFirst).to.deep.include({ status: 400, param: 'first' });
+    expect(badFirst).to.deep.include({ kind: 'api', status: 400, param: 'first' });
     const forbidden = await refusal(client('ops_not_a_key').v0.getNetworks({}));
     expect(forbidden).to.deep.include({ status: 403, code: 'FORBIDDEN', message: 'Invalid API Key' });
     const missing = await refusal(client().v0.getFactoryDetails({ factory: `0x${'6'.repeat(40)}`, network: 'devnet' }));
@@ -174,9 +176,114 @@ describe('opscan/client against a running server', () => {
     }
   });
 
+  it("answers any query of a network's subgraph with graphql(), and its errors as kind api", async () => {
+    const latest = [...d.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex)[0]!;
+    const data = await createOpscanClient<'devnet'>({ url, apiKey: d.key }).graphql<{ userOps: Array<{ userOpHash: string }> }>(
+      'devnet',
+      'query Latest($first: Int) { userOps(first: $first, orderBy: blockNumber, orderDirection: desc) { userOpHash } }',
+      { first: 1 },
+    );
+    expect(data.userOps.map((o) => o.userOpHash)).to.deep.equal([latest.userOpHash]);
+    const wrong = await refusal(client().graphql('devnet', '{ userOps { noSuchField } }'));
+    expect(wrong).to.deep.include({ kind: 'api', code: 'GRAPHQL' });
+    expect(wrong.message).to.include('noSuchField');
+  });
+
   it('types a tRPC client with AppRouter', async () => {
     const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${url}/trpc`, headers: { 'x-api-key': d.key } })] });
     const status = await trpc.getNetworkStatus.query({ network: 'devnet' });
     expect(status.indexedBlock).to.equal((await client().v0.getNetworkStatus({ network: 'devnet' })).indexedBlock);
+  });
+});
+
+describe('opscan/client never hangs, and fails with one error type', function () {
+  // Each call below ends by the client's own bound (at most 1 s); the test's timeout only catches a hang.
+  this.timeout(20_000);
+  const servers: Server[] = [];
+  const sockets = new Set<Socket>();
+  /** A server answering with `handler`, closed (with its connections) after the tests. */
+  async function stub(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+    const server = createServer(handler);
+    server.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    servers.push(server);
+    return listen(server);
+  }
+  after(async () => {
+    sockets.forEach((socket) => socket.destroy());
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  it('times out a server that accepts and never answers, or never finishes its answer: kind timeout', async () => {
+    const silent = await stub(() => {});
+    const error = await refusal(createOpscanClient({ url: silent, apiKey: 'k', timeoutMs: 300 }).v0.getNetworks({}));
+    expect(error).to.deep.include({ kind: 'timeout', code: 'TIMEOUT', status: undefined });
+    expect(error.message).to.equal('No answer within 300 ms');
+    // The default bound is the client's; a call may set its own.
+    const perCall = await refusal(createOpscanClient({ url: silent, apiKey: 'k' }).getNetworkStatus('devnet', { timeoutMs: 200 }));
+    expect(perCall).to.deep.include({ kind: 'timeout', message: 'No answer within 200 ms' });
+    const stalled = await stub((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"1":');
+    });
+    expect(await refusal(createOpscanClient({ url: stalled, apiKey: 'k', timeoutMs: 300 }).v0.getNetworks({}))).to.deep.include({
+      kind: 'timeout',
+    });
+  });
+
+  it('times out even with a fetch that never settles and ignores the signal', async () => {
+    const never = () => new Promise<never>(() => {});
+    const error = await refusal(
+      createOpscanClient({ url: 'http://opscan.invalid', apiKey: 'k', timeoutMs: 200, fetch: never }).v0.getNetworks({}),
+    );
+    expect(error.kind).to.equal('timeout');
+  });
+
+  it('reports a refused connection as kind network, naming the reason', async () => {
+    const closed = createServer();
+    const gone = await listen(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await refusal(createOpscanClient({ url: gone, apiKey: 'k' }).v0.getNetworks({}));
+    expect(error).to.deep.include({ kind: 'network', code: 'NETWORK', status: undefined });
+    expect(error.message).to.include(gone).and.include('ECONNREFUSED');
+    expect(error.cause).to.be.instanceOf(Error);
+  });
+
+  it('rejects at once when the caller aborts, before or during a call: kind aborted, the reason as cause', async () => {
+    let arrived: () => void = () => {};
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    const silent = await stub(() => arrived());
+    // A client whose own timeout is far beyond the test's: only the abort can end these calls.
+    const opscan = createOpscanClient({ url: silent, apiKey: 'k', timeoutMs: 600_000 });
+    const controller = new AbortController();
+    const pending = refusal(opscan.v0.getNetworks({}, { signal: controller.signal }));
+    await requestArrived;
+    controller.abort(new Error('user left the page'));
+    const error = await pending;
+    expect(error).to.deep.include({ kind: 'aborted', code: 'ABORTED' });
+    expect((error.cause as Error).message).to.equal('user left the page');
+    const before = await refusal(opscan.graphql('devnet', '{ _meta { deployment } }', {}, { signal: AbortSignal.abort() }));
+    expect(before.kind).to.equal('aborted');
+  });
+
+  it("reports a status without opscan's error body as kind http, and opscan's refusal as kind api with code and parameter", async () => {
+    const url = await stub((req, res) => {
+      if (req.url!.startsWith('/v0/getNetworks')) res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>');
+      else if (req.url!.startsWith('/v0/getLatestUserOps'))
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"message":"Invalid parameter \\"first\\": must be an integer from 1 to 100","code":"BAD_REQUEST","param":"first"}');
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<html>a page, not opscan</html>');
+    });
+    const opscan = createOpscanClient({ url, apiKey: 'k' });
+    const http = await refusal(opscan.v0.getNetworks({}));
+    expect(http).to.deep.include({ kind: 'http', status: 500, code: 'HTTP_500', param: undefined });
+    expect(http.message).to.include('Internal Server Error');
+    const api = await refusal(opscan.v0.getLatestUserOps({ first: 5 }));
+    expect(api).to.deep.include({ kind: 'api', status: 400, code: 'BAD_REQUEST', param: 'first' });
+    const notJson = await refusal(opscan.v0.getPrices({}));
+    expect(notJson).to.deep.include({ kind: 'http', status: 200 });
   });
 });

@@ -158,6 +158,34 @@ answers.deliveries = Array.isArray((await opscan.v0.getWebhookDeliveries({ id: c
 await record('testWebhook', opscan.v0.testWebhook({ id: 'wh_00000000000000000000000000' }));
 await record('replayWebhookDelivery', opscan.v0.replayWebhookDelivery({ id: 'msg_01JDF3Q8M4X2ZK7Y9T0V5W6R1S' }));
 await record('deleteWebhook', opscan.v0.deleteWebhook({ id: created.webhook.id }));
+
+// A query of our own over GraphQL, typed by the caller.
+const own = await opscan.graphql<{ userOps: Array<{ userOpHash: string }> }>('devnet', '{ userOps(first: 1) { userOpHash } }');
+answers.graphql = own.userOps.length;
+
+// Every failure is an OpscanError with a kind (a closed port: network).
+await createOpscanClient({ url: 'http://127.0.0.1:1', apiKey: 'k', timeoutMs: 5000 }).v0.getNetworks({}).catch((error: unknown) => {
+  if (error instanceof OpscanError) answers.unreachable = error.kind satisfies 'network' | 'timeout' | 'aborted' | 'http' | 'api';
+});
+
+// What the types refuse (compiled, never run): a network the deployment does not serve, a page over 100, a fifth filter.
+export function typeChecks(): unknown[] {
+  const devnetOnly = createOpscanClient<'devnet'>({ url: '', apiKey: '' });
+  return [
+    devnetOnly.v0.getLatestUserOps({ network: 'devnet', first: 100 }),
+    devnetOnly.getNetworkStatus('devnet'),
+    // @ts-expect-error -- not one of the deployment's networks
+    devnetOnly.v0.getLatestUserOps({ network: 'atlantis' }),
+    // @ts-expect-error -- not one of the deployment's networks
+    devnetOnly.getUserOp('atlantis', '0x'),
+    // @ts-expect-error -- a page holds 1 to 100
+    devnetOnly.v0.getLatestUserOps({ first: 101 }),
+    // @ts-expect-error -- 1 to 366 days
+    devnetOnly.v0.getDailyMetrics({ noOfDays: 0 }),
+    // @ts-expect-error -- ADDRESS, FACTORY, BUNDLER or PAYMASTER
+    devnetOnly.v0.createWebhook({ webhookUrl: '', filter: 'SENDER', identifier: '', chainId: 1, apiName: '' }),
+  ];
+}
 console.log(JSON.stringify(answers));
 `;
     const commonjs = `import { createOpscanClient } from '@opscan/client';
@@ -166,8 +194,8 @@ declare const console: { log(text: string): void };
 ${config}
 void opscan.v0.getNetworkStatus({ network: 'devnet' }).then((status) => console.log(JSON.stringify(status.indexedBlock)));
 `;
-    const trpc = `import { createTRPCClient, httpLink } from '@trpc/client';
-import type { AppRouter } from '@opscan/client/trpc';
+    const trpc = `import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { AppErrorCode, AppRouter } from '@opscan/client/trpc';
 
 const trpc = createTRPCClient<AppRouter>({
   links: [httpLink({ url: ${JSON.stringify(`${url}/trpc`)}, headers: { 'x-api-key': ${JSON.stringify(d.key)} } })],
@@ -175,7 +203,19 @@ const trpc = createTRPCClient<AppRouter>({
 const status = await trpc.getNetworkStatus.query({ network: 'devnet' });
 const indexed: number = status.indexedBlock;
 const jiffyscan = await trpc.jiffyscan.getUserOp.query({ hash: ${JSON.stringify(op.userOpHash)} });
-console.log(JSON.stringify({ indexed, jiffyscan: jiffyscan.userOps.map((o) => o.userOpHash) }));
+
+// A refusal's data carries opscan's code and the parameter at fault, typed.
+const isOpscanError = (error: unknown): error is TRPCClientError<AppRouter> => error instanceof TRPCClientError;
+let refusal: { code?: AppErrorCode; param?: string; httpStatus?: number } = {};
+try {
+  await trpc.getLatestUserOps.query({ network: 'atlantis' });
+} catch (error) {
+  if (!isOpscanError(error)) throw error;
+  refusal = { code: error.data?.code, param: error.data?.param, httpStatus: error.data?.httpStatus };
+  // @ts-expect-error -- the parameter is \`param\`, as in the REST error body
+  void error.data?.parameter;
+}
+console.log(JSON.stringify({ indexed, jiffyscan: jiffyscan.userOps.map((o) => o.userOpHash), refusal }));
 `;
     await writeFile(path.join(project, 'sample.ts'), sample);
     await writeFile(path.join(project, 'commonjs.cts'), commonjs);
@@ -214,6 +254,7 @@ console.log(JSON.stringify({ indexed, jiffyscan: jiffyscan.userOps.map((o) => o.
     expect(answers.subgraphActivity).to.be.above(0);
     expect(answers.subgraphBlock).to.be.above(0);
     expect(answers.latestHash).to.be.a('string');
+    expect([answers.graphql, answers.unreachable]).to.deep.equal([1, 'network']);
     expect([answers.created, answers.listed, answers.deliveries, answers.deleteWebhook]).to.deep.equal([
       true,
       true,
@@ -228,6 +269,10 @@ console.log(JSON.stringify({ indexed, jiffyscan: jiffyscan.userOps.map((o) => o.
       status.indexedBlock,
     );
     const viaTrpc = JSON.parse(ok(await run(process.execPath, ['out/trpc.js'], project, cache), 'the tRPC sample')) as object;
-    expect(viaTrpc).to.deep.equal({ indexed: status.indexedBlock, jiffyscan: [op.userOpHash] });
+    expect(viaTrpc).to.deep.equal({
+      indexed: status.indexedBlock,
+      jiffyscan: [op.userOpHash],
+      refusal: { code: 'BAD_REQUEST', param: 'network', httpStatus: 400 },
+    });
   });
 });

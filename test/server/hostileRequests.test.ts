@@ -9,7 +9,7 @@ import { createApp } from '../../server/app.js';
 import { closeServer, startWeb } from '../../server/web.js';
 import { createLogger } from '../../shared/log.js';
 import type { Deps } from '../../server/context.js';
-import { DISCARD_MAX_BYTES, MAX_JSON_DEPTH, MAX_TRPC_BATCH, jsonNestsDeeperThan } from '../../server/http/requestGuards.js';
+import { DISCARD_MAX_BYTES, MAX_BODY_BYTES, MAX_JSON_DEPTH, MAX_TRPC_BATCH, jsonNestsDeeperThan } from '../../server/http/requestGuards.js';
 import { createTestKey, testConfig, testDeps } from '../helpers/app.js';
 import { createTestDatabase, TEST_DATABASE_URL, useTestDb, type TestDatabase } from '../helpers/db.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
@@ -312,7 +312,9 @@ describe('hostile requests and a failing database', () => {
      * turns on one event loop, and the race never shows): each request writes all it has, then
      * prints what it read back, or the socket error that replaced the answer.
      */
-    async function fromAnotherProcess(requests: Array<{ path: string; bodyBytes?: number; headerBytes?: number }>): Promise<string[]> {
+    async function fromAnotherProcess(
+      requests: Array<{ path: string; method?: string; bodyBytes?: number; pieceBytes?: number; headerBytes?: number; close?: boolean }>,
+    ): Promise<string[]> {
       const script = `
         import http from 'node:http';
         const [port, requests] = [Number(process.argv[1]), JSON.parse(process.argv[2])];
@@ -320,14 +322,26 @@ describe('hostile requests and a failing database', () => {
           const body = r.bodyBytes ? Buffer.alloc(r.bodyBytes, 'a') : undefined;
           const headers = { 'content-type': 'application/json', ...(body ? { 'content-length': body.length } : {}) };
           if (r.headerBytes) headers['x-big'] = 'a'.repeat(r.headerBytes);
+          if (r.close) headers.connection = 'close';
           console.log(await new Promise((resolve) => {
-            const req = http.request({ host: '127.0.0.1', port, path: r.path, method: body ? 'POST' : 'GET', headers }, (res) => {
+            const method = r.method ?? (body ? 'POST' : 'GET');
+            const req = http.request({ host: '127.0.0.1', port, path: r.path, method, headers }, (res) => {
               let text = '';
               res.on('data', (c) => (text += c));
               res.on('end', () => resolve(res.statusCode + ' ' + (res.headers['content-type'] ?? '') + ' ' + text));
             });
             req.on('error', (e) => resolve('error ' + e.code));
-            req.end(body);
+            if (!r.pieceBytes) return req.end(body);
+            // As SDKs send a body: piece by piece, each when the socket has taken the one before.
+            let at = 0;
+            const pump = () => {
+              while (at < body.length) {
+                const piece = body.subarray(at, (at += r.pieceBytes));
+                if (at >= body.length) return req.end(piece);
+                if (!req.write(piece)) return req.once('drain', pump);
+              }
+            };
+            pump();
           }));
         }`;
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, String(port), JSON.stringify(requests)]);
@@ -339,6 +353,32 @@ describe('hostile requests and a failing database', () => {
         Array.from({ length: 8 }, (_, i) => ({ path: i % 2 ? '/trpc/createWebhook' : '/v0/createWebhook', bodyBytes: 10 * 1024 * 1024 })),
       );
       for (const answer of answers) expect(answer).to.match(/^413 application\/json.*PAYLOAD_TOO_LARGE/);
+    });
+
+    it('answers a 10 MB body written in 64 KB pieces with a JSON 413 naming the limit, on every route and method', async () => {
+      const routes = [
+        { path: '/v0/createWebhook', method: 'POST' },
+        { path: '/jiffyscan/v0/createWebhook', method: 'POST' },
+        { path: '/trpc/createWebhook', method: 'POST' },
+        { path: '/trpc/createWebhook,deleteWebhook?batch=1', method: 'POST' },
+        { path: '/v0/deleteWebhook', method: 'DELETE' },
+        { path: '/trpc/deleteWebhook', method: 'POST' },
+        { path: '/subgraphs/name/devnet', method: 'POST' },
+        { path: '/admin/v1/keys', method: 'POST' },
+        { path: '/v0/getNetworks', method: 'GET' },
+        { path: '/nowhere', method: 'PUT' },
+        { path: '/nowhere', method: 'PATCH' },
+      ];
+      // Sent on a kept-alive connection and on one the client asks to close (an agent without keep-alive, Node 18's default).
+      const sent = [false, true].flatMap((close) =>
+        routes.map((r) => ({ ...r, close, bodyBytes: 10 * 1024 * 1024, pieceBytes: 64 * 1024 })),
+      );
+      const answers = await fromAnotherProcess(sent);
+      answers.forEach((answer, i) => {
+        const what = `${sent[i]!.method} ${sent[i]!.path}${sent[i]!.close ? ' (connection: close)' : ''}`;
+        expect(answer, what).to.match(/^413 application\/json.*PAYLOAD_TOO_LARGE/);
+        expect(answer, what).to.include(`larger than ${MAX_BODY_BYTES / 1024} KB`);
+      });
     });
 
     it('answers headers over the limit with a JSON 431 that the sender reads', async () => {

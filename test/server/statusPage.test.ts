@@ -95,6 +95,17 @@ describe('status page at /', function () {
     }
   });
 
+  it('has a favicon: linked from the page and at /favicon.ico', async () => {
+    const page = await request(base).get('/');
+    const href = /<link rel="icon"[^>]* href="([^"]+)"/.exec(page.text)?.[1];
+    expect(href).to.equal('/status/favicon.svg');
+    for (const path of [href!, '/favicon.ico']) {
+      const icon = await request(base).get(path).buffer(true);
+      expect([icon.status, icon.headers['content-type']], path).to.deep.equal([200, 'image/svg+xml']);
+      expect(String(icon.body), path).to.match(/^<svg /);
+    }
+  });
+
   it('shows the data in headless Chromium (screenshot saved)', async function () {
     if (!existsSync(CHROMIUM)) {
       if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs the Debian chromium package`);
@@ -112,6 +123,13 @@ describe('status page at /', function () {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
+      // Every file the page asks for (the favicon among them) is there, and nothing fails on the server
+      // (the wrong admin token below is a deliberate 401).
+      const failed: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() === 404 || r.status() >= 500) failed.push(`${r.status()} ${r.url()}`);
+      });
+      page.on('requestfailed', (r) => failed.push(`failed ${r.url()}`));
       await page.goto(`${base}/`);
       // Without the admin token: the operator's form, no usage chart.
       await page.locator('#admin-form').waitFor({ timeout: 30_000 });
@@ -139,6 +157,32 @@ describe('status page at /', function () {
       for (const link of ['/docs', '/v0/openapi.json', '/subgraphs/name/devnet']) {
         expect(await page.locator(`nav a[href="${link}"]`).count(), link).to.equal(1);
       }
+      // At 1,300 px the ops table is whole: no header cell beyond its scroll box or the window, nothing to scroll.
+      await page.setViewportSize({ width: 1300, height: 1400 });
+      const layout = await page.evaluate<{
+        window: number;
+        box: { left: number; right: number; clientWidth: number; scrollWidth: number };
+        headers: Array<{ text: string; left: number; right: number }>;
+      }>(`(() => {
+        const table = document.querySelector('section[data-network="devnet"] table[data-list="userOps"]');
+        const box = table.closest('.scroll');
+        const right = (e) => e.getBoundingClientRect().right;
+        const left = (e) => e.getBoundingClientRect().left;
+        return {
+          window: window.innerWidth,
+          box: { left: left(box), right: right(box), clientWidth: box.clientWidth, scrollWidth: box.scrollWidth },
+          headers: [...table.querySelectorAll('thead th')].map((th) => ({ text: th.textContent, left: left(th), right: right(th) })),
+        };
+      })()`);
+      expect(layout.headers.map((h) => h.text)).to.deep.equal(['user op', 'sender', 'account', 'block', 'when', 'result']);
+      for (const h of layout.headers) {
+        expect(h.left, `${h.text} starts inside`).to.be.at.least(layout.box.left);
+        expect(h.right, `${h.text} ends inside its box (${layout.box.right})`).to.be.at.most(layout.box.right);
+        expect(h.right, `${h.text} ends inside the window`).to.be.at.most(layout.window);
+      }
+      expect(layout.box.scrollWidth, 'the table overflows its box').to.be.at.most(layout.box.clientWidth);
+      expect(await page.locator('link[rel="icon"]').count()).to.equal(1);
+
       // Readable on a phone: nothing wider than the screen but the scrollable tables.
       await page.setViewportSize({ width: 390, height: 844 });
       // Evaluated in the page (a string: the test's own types have no DOM). The chart is redrawn at the
@@ -175,6 +219,7 @@ describe('status page at /', function () {
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       console.log(`      screenshot: ${SCREENSHOT}`);
       expect(errors).to.deep.equal([]);
+      expect(failed).to.deep.equal([]);
       // Forgetting the token removes the chart.
       await page.click('#admin-forget');
       expect(await page.locator('#usage-chart canvas').count()).to.equal(0);

@@ -12,7 +12,13 @@ import { createTestApp, createTestKey } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';
-const valid = { webhookUrl: 'https://hooks.example.com/opscan', filter: 'ADDRESS', identifier: ADDRESS, chainId: '31337', apiName: 'mine' };
+const valid = {
+  webhookUrl: 'https://hooks.example.com/opscan',
+  filter: 'ADDRESS' as const,
+  identifier: ADDRESS,
+  chainId: '31337',
+  apiName: 'mine',
+};
 
 describe('webhook management endpoints', () => {
   const t = useTestDb();

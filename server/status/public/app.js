@@ -189,7 +189,7 @@ function render(summary) {
         $(
           'div',
           { class: 'lists' },
-          $('div', {}, $('h3', {}, 'Latest user operations'), $('div', { class: 'ops' })),
+          $('div', { class: 'ops-list' }, $('h3', {}, 'Latest user operations'), $('div', { class: 'ops' })),
           $('div', {}, $('h3', {}, 'Latest bundles'), $('div', { class: 'bundles' })),
         ),
         $('h3', {}, 'Last 30 days: user ops, active wallets, gas collected'),
