@@ -29,7 +29,8 @@ export class AddressBloomFilter {
 
   add(address: string): void {
     this.items++;
-    let [h, step] = hashes(address);
+    const [h1, step] = hashes(address);
+    let h = h1;
     for (let i = 0; i < HASHES; i++) {
       const bit = h % this.size;
       this.bits[bit >>> 5]! |= 1 << (bit & 31);
@@ -38,7 +39,8 @@ export class AddressBloomFilter {
   }
 
   mayContain(address: string): boolean {
-    let [h, step] = hashes(address);
+    const [h1, step] = hashes(address);
+    let h = h1;
     for (let i = 0; i < HASHES; i++) {
       const bit = h % this.size;
       if ((this.bits[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
