@@ -58,14 +58,17 @@ async function logsOf(
   return answers.flat().filter((l) => l.transactionHash !== ZERO_HASH);
 }
 
-/** The blocks a group's logs are read over: from the lookback before its first address to its last window's end. */
+type Window = { fromBlock: number; toBlock: number };
+
+/** The blocks an address's earlier logs are read over: the lookback before its first block, to its backfill_to (or the cursor). */
 export function backfillWindow(
-  group: KnownAddress[],
+  address: KnownAddress,
   { startBlock, cursor, lookbackBlocks }: { startBlock: number; cursor: number; lookbackBlocks: number },
-): { fromBlock: number; toBlock: number } {
-  const first = Math.min(...group.map((a) => a.firstBlock));
-  const last = Math.max(...group.map((a) => a.backfillTo ?? cursor));
-  return { fromBlock: Math.max(startBlock, first - lookbackBlocks), toBlock: Math.min(cursor, last) };
+): Window {
+  return {
+    fromBlock: Math.max(startBlock, address.firstBlock - lookbackBlocks),
+    toBlock: Math.min(cursor, address.backfillTo ?? cursor),
+  };
 }
 
 export async function backfillTransfers(deps: {
@@ -87,18 +90,26 @@ export async function backfillTransfers(deps: {
   const cursor = state.indexedBlock;
   // One group's logs are read while the previous group is written: the node's scans and the
   // database's writes overlap (the writes stay one at a time, in order).
-  const read = (group: KnownAddress[]): { pending: string[]; toBlock: number; logs: Promise<RpcLog[]> } => {
+  // A group's logs are read over the union of its addresses' windows (groups are of neighbouring
+  // first blocks), and each transfer is kept when it lies in the window of one of its parties.
+  const read = (group: KnownAddress[]): { pending: string[]; windows: Map<string, Window>; logs: Promise<RpcLog[]> } => {
+    const bounds = { startBlock: state.startBlock, cursor, lookbackBlocks: deps.lookbackBlocks };
+    const windows = new Map(group.map((a) => [a.address, backfillWindow(a, bounds)]));
     const pending = group.map((a) => a.address);
-    if (pending.length === 0) return { pending, toBlock: cursor, logs: Promise.resolve([]) };
-    const window = backfillWindow(group, { startBlock: state.startBlock, cursor, lookbackBlocks: deps.lookbackBlocks });
-    const logs = window.fromBlock > window.toBlock ? Promise.resolve([]) : logsOf(rpc, deps.estimator, pending, window);
+    const fromBlock = Math.min(...[...windows.values()].map((w) => w.fromBlock));
+    const toBlock = Math.max(...[...windows.values()].map((w) => w.toBlock));
+    const logs =
+      pending.length === 0 || fromBlock > toBlock ? Promise.resolve([]) : logsOf(rpc, deps.estimator, pending, { fromBlock, toBlock });
     logs.catch(() => undefined); // awaited in turn below, unless the pass stops first
-    return { pending, toBlock: window.toBlock, logs };
+    return { pending, windows, logs };
   };
   let group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall));
   while (group.pending.length > 0 && !deps.shouldStop()) {
-    const { pending, toBlock } = group;
-    const wanted = new Set(pending);
+    const { pending, windows } = group;
+    const inWindow = (address: string, block: number): boolean => {
+      const w = windows.get(address);
+      return w !== undefined && block >= w.fromBlock && block <= w.toBlock;
+    };
     const logs = await group.logs;
     group = read(await knownAddresses.listPendingBackfill(db, chainId, deps.addressesPerCall, pending));
     const byKey = new Map<string, DecodedTransfer>();
@@ -107,7 +118,7 @@ export async function backfillTransfers(deps: {
       const blockNumber = hexToNumber(log.blockNumber);
       if (log.blockTimestamp) times.set(blockNumber, hexToNumber(log.blockTimestamp));
       for (const t of transfersOf(log)) {
-        if (!wanted.has(t.from) && !wanted.has(t.to)) continue;
+        if (!inWindow(t.from, blockNumber) && !inWindow(t.to, blockNumber)) continue;
         const txHash = log.transactionHash.toLowerCase();
         byKey.set(`${txHash}:${t.logIndex}:${t.batchIndex}`, { ...t, txHash, blockNumber, blockTime: 0, userOpHash: null });
       }
@@ -130,13 +141,13 @@ export async function backfillTransfers(deps: {
     const metadata = missing.length === 0 ? [] : await describeTokens(rpc, missing);
 
     await db.transaction(async (tx) => {
-      // The range indexed meanwhile is the forward pass's; a reorg below `toBlock` since the read
+      // The range indexed meanwhile is the forward pass's; a reorg below the cursor since the read
       // would have moved the cursor back: then nothing is written and the pass runs again.
       const now = await indexerState.findCursor(tx, chainId, true);
       if (!now || now.indexedBlock < cursor) throw new Error('the cursor moved back during the transfer backfill');
       await tokenTransfers.insertMany(tx, chainId, rows);
       await tokens.insertMany(tx, chainId, metadata);
-      await knownAddresses.markBackfilled(tx, chainId, pending, toBlock);
+      await knownAddresses.markBackfilled(tx, chainId, pending, cursor);
     });
     for (const a of [...stored, ...metadata.map((m) => m.address)]) deps.knownTokens.add(a);
     result.addresses += pending.length;

@@ -29,12 +29,14 @@ export class KnownAddressSet {
 
   /** Builds the filter from the table (at start, and when it outgrows its capacity). */
   async load(): Promise<{ addresses: number; filterBytes: number }> {
-    const count = await knownAddresses.count(this.db, this.chainId);
     // Addresses added while the table is read may be behind its page cursor: added again after.
     const addedMeanwhile: string[] = [];
     this.addedDuringLoad = addedMeanwhile;
-    const filter = new AddressBloomFilter(Math.max(MIN_CAPACITY, 2 * count));
+    let count = 0;
+    let filter: AddressBloomFilter;
     try {
+      count = await knownAddresses.count(this.db, this.chainId);
+      filter = new AddressBloomFilter(Math.max(MIN_CAPACITY, 2 * count));
       for (let after: string | null = null; ;) {
         const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
         if (page.length === 0) break;

@@ -5,13 +5,15 @@
  * way a user configures a real network, the store equals the simulator's own truth: every op with
  * its decoded calls, bundles, accounts, transfers, days, and the plain transfers of known addresses
  * — on a node without limits and behind the `tiny` plan (a log range of 100 blocks, 200 results at
- * most, batches of 10: the spam blocks are over the cap on their own).
+ * most, batches of 10: the spam blocks are over the cap on their own), and with a transfer lookback
+ * shorter than the range.
  */
 import { expect } from 'chai';
 import { startIndexer } from '../../indexer/index.js';
 import { loadConfig, indexerEnvSchema } from '../../shared/config.js';
 import { findProfile } from '../../simchain/profiles.js';
 import { startSimChain, type SimChain } from '../../simchain/server.js';
+import type { RangeTruth } from '../../simchain/truth.js';
 import { useTestDb } from '../helpers/db.js';
 import { expectMatchesTruth } from './storedTruth.js';
 import { quietLogger } from './support.js';
@@ -32,8 +34,28 @@ const THIN_BASE = {
   spamLogs: 300,
 };
 
-for (const plan of ['unlimited', 'tiny']) {
-  describe(`indexer against the chain simulator (thin Base profile, ${BLOCKS} blocks, plan ${plan})`, function () {
+/** The first block each address of the range's ops (sender, paymaster, factory, bundler) appears in. */
+function firstBlocks(truth: RangeTruth): Map<string, number> {
+  const first = new Map<string, number>();
+  const see = (a: string | null, n: number): void => {
+    if (a && !first.has(a)) first.set(a, n);
+  };
+  for (const o of [...truth.userOps].sort((a, b) => a.blockNumber - b.blockNumber)) {
+    for (const a of [o.sender, o.paymaster, o.factory, o.bundler]) see(a, o.blockNumber);
+  }
+  return first;
+}
+
+// A lookback shorter than the range: an address's earlier transfers count from that many blocks
+// before the block it is first seen in, whether the backfill or the forward pass reads them.
+const cases = [
+  { plan: 'unlimited', blocks: BLOCKS, lookback: BLOCKS },
+  { plan: 'tiny', blocks: BLOCKS, lookback: BLOCKS },
+  { plan: 'unlimited', blocks: Math.ceil(BLOCKS / 4), lookback: 40 },
+];
+
+for (const { plan, blocks: BLOCKS, lookback } of cases) {
+  describe(`indexer against the chain simulator (thin Base profile, ${BLOCKS} blocks, plan ${plan}, lookback ${lookback})`, function () {
     this.timeout(900_000);
     const t = useTestDb();
     let chain: SimChain;
@@ -52,8 +74,7 @@ for (const plan of ['unlimited', 'tiny']) {
         RPC_URL_BASE: chain.url,
         START_BLOCK_BASE: String(FROM),
         INDEXER_POLL_INTERVAL_MS: '1000',
-        // Every plain transfer of an address known by the end, as the truth lists them.
-        INDEXER_TRANSFER_LOOKBACK_BLOCKS: String(BLOCKS),
+        INDEXER_TRANSFER_LOOKBACK_BLOCKS: String(lookback),
       });
       const indexer = startIndexer({ db: t.db, config, log: quietLogger(), tuning: { rpcMinRetryDelayMs: 10, rpcMaxRetryDelayMs: 200 } });
       try {
@@ -64,8 +85,16 @@ for (const plan of ['unlimited', 'tiny']) {
       const head = chain.head();
       const truth = chain.truth(FROM, head);
       expect(truth.userOps.length, 'ops in the range').to.be.greaterThan(BLOCKS / 2);
-      const plainTransfers = chain.truth.plainTransfers(FROM, head, (a) => truth.known.has(a));
+      const first = firstBlocks(truth);
+      const plainTransfers = chain.truth
+        .plainTransfers(FROM, head, (a) => first.has(a))
+        .filter((x) => [x.from, x.to].some((a) => first.has(a) && x.blockNumber >= first.get(a)! - lookback));
       expect(plainTransfers.length, 'plain transfers of known addresses').to.be.greaterThan(0);
+      if (lookback < BLOCKS)
+        expect(
+          chain.truth.plainTransfers(FROM, head, (a) => first.has(a)).length,
+          'transfers of known addresses before their lookback',
+        ).to.be.greaterThan(plainTransfers.length);
       await expectMatchesTruth(t.db, { ...truth, plainTransfers }, (got, want, what) => expect(got, what).to.deep.equal(want));
       const spamBlocks = Math.floor(head / 400) - Math.floor((FROM - 1) / 400);
       expect(spamBlocks, 'spam blocks in the range').to.be.greaterThan(0);
