@@ -25,6 +25,8 @@ export class KnownAddressSet {
   constructor(
     private readonly db: Db,
     private readonly chainId: number,
+    /** A background rebuild failed (the old filter stays; the next commit tries again). */
+    private readonly onError: (err: Error) => void,
   ) {}
 
   /** Builds the filter from the table (at start, and when it outgrows its capacity). */
@@ -77,14 +79,19 @@ export class KnownAddressSet {
     }
   }
 
-  /** Their batch committed: the table holds them now. Grows the filter when it is past its capacity. */
-  async committed(addresses: string[]): Promise<void> {
+  /**
+   * Their batch committed: the table holds them now. A filter past its capacity is built again
+   * in the background (the old one, still a superset, answers meanwhile).
+   */
+  committed(addresses: string[]): void {
     for (const a of addresses) {
       const n = (this.uncommitted.get(a) ?? 1) - 1;
       if (n <= 0) this.uncommitted.delete(a);
       else this.uncommitted.set(a, n);
     }
-    if (this.filter.count > this.filter.capacity && !this.addedDuringLoad) await this.load();
+    if (this.filter.count > this.filter.capacity && !this.addedDuringLoad) {
+      this.load().catch((err: unknown) => this.onError(err as Error));
+    }
   }
 
   /** A reorg removed what was not committed (and the table's rows above the ancestor). */

@@ -55,7 +55,9 @@ export class NetworkSync {
     /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
     private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
   ) {
-    this.known = new KnownAddressSet(db, network.chainId);
+    this.known = new KnownAddressSet(db, network.chainId, (err) =>
+      log.warn({ err: err.message }, 'known addresses: rebuilding the filter failed'),
+    );
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
       log,
@@ -280,9 +282,9 @@ export class NetworkSync {
           keepHeadersFrom: windowFrom,
           backfillComplete: toBlock >= head,
           after: writes.at(-1),
-        }).then(async (result) => {
+        }).then((result) => {
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
-          if (this.tuning.transfers === 'known') await this.known.committed(batch.knownAddresses.map((k) => k.address));
+          if (this.tuning.transfers === 'known') this.known.committed(batch.knownAddresses.map((k) => k.address));
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
           const undecoded = batch.userOps.filter((o) => o.calls.length === 0 && o.callData !== null && o.callData !== '0x').length;
           indexerMetrics.undecodedCallData(this.network.name, undecoded);

@@ -38,7 +38,9 @@ describe('sync/KnownAddressSet', () => {
       chainId,
       stored.map((address) => ({ address, firstBlock: 1, backfillTo: 0 })),
     );
-    const set = new KnownAddressSet(t.db, chainId);
+    const set = new KnownAddressSet(t.db, chainId, (err) => {
+      throw err;
+    });
     expect(await set.load()).to.include({ addresses: 5_000 });
     const strangers = Array.from({ length: 5_000 }, randomAddress);
     const known = await set.knownAmong([...stored.slice(0, 100), ...strangers]);
@@ -49,7 +51,7 @@ describe('sync/KnownAddressSet', () => {
     expect([...(await set.knownAmong([...fresh, strangers[0]!]))].sort()).to.deep.equal([...fresh].sort());
     // Committed: the table answers for it from now on.
     await knownAddresses.insertMany(t.db, chainId, [{ address: fresh[0]!, firstBlock: 2, backfillTo: 1 }]);
-    await set.committed([fresh[0]!]);
+    set.committed([fresh[0]!]);
     set.forgetUncommitted();
     expect([...(await set.knownAmong(fresh))]).to.deep.equal([fresh[0]]);
   });
@@ -64,13 +66,15 @@ describe('sync/KnownAddressSet', () => {
     );
     expect(await knownAddresses.listPage(t.db, other, null, 3)).to.deep.equal(addresses.slice(0, 3));
     expect(await knownAddresses.listPage(t.db, other, addresses[449_999]!, 10)).to.deep.equal(addresses.slice(450_000));
-    const set = new KnownAddressSet(t.db, other);
+    const set = new KnownAddressSet(t.db, other, (err) => {
+      throw err;
+    });
     const loading = set.load();
     const duringLoad = randomAddress();
     set.add([duringLoad]);
     // Committed while the pages are read (behind their cursor): only the "meanwhile" list keeps it.
     await knownAddresses.insertMany(t.db, other, [{ address: duringLoad, firstBlock: 2, backfillTo: 1 }]);
-    await set.committed([duringLoad]);
+    set.committed([duringLoad]);
     expect(await loading).to.include({ addresses: 450_001 });
     expect(set.mayBeKnown(duringLoad)).to.equal(true);
     for (const i of [0, 200_000, 399_999, 450_000]) expect(set.mayBeKnown(addresses[i]!), addresses[i]).to.equal(true);
