@@ -15,6 +15,7 @@ import { startDispatcher } from '../webhooks/startDispatcher.js';
 import { dispatcherMetrics } from '../webhooks/metrics.js';
 import { DEVNET_CHAIN_ID, defaultGenesisTimestamp, generate, startContinuous, startDevnet } from '../devnet/index.js';
 import { generateRealistic, startRealisticContinuous, startRealisticDevnet } from '../devnet/realistic/index.js';
+import { beginStartUp } from '../shared/startUp.js';
 import { banner, exampleCommands } from './banner.js';
 
 /**
@@ -32,9 +33,11 @@ const DEMO_TICK_MS = 3000;
 /** The banner waits this long at most for a first indexed op (its hash goes in an example). */
 const FIRST_OP_WAIT_MS = 90_000;
 
+const startUp = beginStartUp('opscan');
 const env: Record<string, string | undefined> = { ...process.env };
 let config = loadConfig(allInOneEnvSchema, env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan', format: config.LOG_FORMAT });
+startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 
 // With PostgreSQL the pool serves every process: the web's queries, and per indexed network a
@@ -57,11 +60,8 @@ if (devnetNetwork && demoChain) {
     config.DEMO_TRAFFIC === 'realistic'
       ? startRealisticDevnet({ genesisTimestamp: defaultGenesisTimestamp(3) }).then((rd) => ({ devnet: rd.devnet, realistic: rd }))
       : startDevnet().then((devnet) => ({ devnet, realistic: null }));
-  const { devnet, realistic } = await started.catch((err: unknown) => {
-    // No anvil for this platform, most likely: the message says what to do.
-    log.fatal((err as Error).message);
-    return shutdown.run('the demo chain did not start').then(() => process.exit(1));
-  });
+  // No anvil for this platform, most likely: its message says what to do, on the start-up failure's line.
+  const { devnet, realistic } = await started;
   shutdown.add('devnet', () => (realistic ? realistic.stop() : devnet.stop()));
   if (realistic) log.info({ bundlers: realistic.bundlers.map((b) => b.url) }, 'devnet: Alto bundlers running');
   // The demo chain is new on every start: rows indexed from a previous run's chain describe
@@ -109,6 +109,7 @@ const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());
+startUp.done();
 
 /** The newest indexed op of `chainId`, once there is one (or null after FIRST_OP_WAIT_MS). */
 async function firstIndexedOp(chainId: number): Promise<string | null> {
