@@ -5,7 +5,6 @@ import * as indexerState from '../shared/db/tables/indexerState.js';
 import { generateApiKey } from '../shared/apiKeys.js';
 import * as apiKeys from '../shared/db/tables/apiKeys.js';
 import { createShutdown } from '../shared/lifecycle.js';
-import { envSuffix } from '../shared/networks.js';
 import { createLogger, isPretty, terminalLiveLines } from '../shared/log.js';
 import * as userOps from '../shared/db/tables/userOps.js';
 import { closeServer, startWeb } from '../server/web.js';
@@ -17,6 +16,7 @@ import { DEVNET_CHAIN_ID, defaultGenesisTimestamp, generate, startContinuous, st
 import { generateRealistic, startRealisticContinuous, startRealisticDevnet } from '../devnet/realistic/index.js';
 import { beginStartUp } from '../shared/startUp.js';
 import { banner, exampleCommands } from './banner.js';
+import { demoChainEnv } from './demoEnv.js';
 
 /**
  * `npm start`: the whole product in one process on the embedded defaults — migrations, the web
@@ -34,8 +34,7 @@ const DEMO_TICK_MS = 3000;
 const FIRST_OP_WAIT_MS = 90_000;
 
 const startUp = beginStartUp('opscan');
-const env: Record<string, string | undefined> = { ...process.env };
-let config = loadConfig(allInOneEnvSchema, env);
+let config = loadConfig(allInOneEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan', format: config.LOG_FORMAT });
 startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
@@ -84,10 +83,7 @@ if (devnetNetwork && demoChain) {
     const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
     shutdown.add('devnet traffic', () => traffic.stop());
   }
-  env[`RPC_URL_${envSuffix(devnetNetwork.name)}`] = devnet.rpcUrl;
-  // anvil serves WebSocket on its HTTP port: the indexer follows the demo chain's head as it moves.
-  env[`RPC_WS_URL_${envSuffix(devnetNetwork.name)}`] ??= devnet.rpcUrl.replace(/^http/, 'ws');
-  config = loadConfig(allInOneEnvSchema, env);
+  config = loadConfig(allInOneEnvSchema, demoChainEnv(process.env, devnetNetwork, devnet.rpcUrl));
 }
 
 // A first run has no key yet, and with the embedded store no other process may open it to make
