@@ -172,6 +172,21 @@ describe('admin API /admin/v1', () => {
     expect((await admin.delete('/plans/idle')).status).to.equal(404);
   });
 
+  it('deletes a plan whose keys are all revoked or expired: they no longer use it, and are taken off it', async () => {
+    await admin.post('/plans', { name: 'retired', rateLimitPerSecond: 5 });
+    const { body: created } = await admin.post('/keys', { name: 'on-retired', plan: 'retired' });
+    // Rotated with no grace: the old key is expired at once, the new one is revoked below.
+    const { body: rotated } = await admin.post(`/keys/${created.apiKey.id}/rotate`, { graceHours: 0 });
+    expect((await admin.delete('/plans/retired')).body).to.include({ code: 'CONFLICT', keys: 1 });
+    await admin.post(`/keys/${rotated.apiKey.id}/revoke`);
+    const deleted = await admin.delete('/plans/retired');
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
+    for (const id of [created.apiKey.id, rotated.apiKey.id]) {
+      const key = (await admin.get(`/keys/${id}`)).body;
+      expect(key).to.include({ active: false, plan: null });
+    }
+  });
+
   it('answers 400 naming the bad field, 404 for unknown keys and plans', async () => {
     const bad: Array<[() => request.Test, string]> = [
       [() => admin.post('/plans', { name: '1abc', rateLimitPerSecond: 1 }), 'name'],

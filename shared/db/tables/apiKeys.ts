@@ -179,10 +179,25 @@ export async function countsByPlan(db: Queryable): Promise<Map<string, number>> 
   return new Map(rows.map((r) => [String(r.plan_id), Number(r.n)]));
 }
 
-/** How many keys are on the plan (revoked ones included: they still reference it). */
-export async function countOnPlan(db: Queryable, planId: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`select count(*) as n from api_keys where plan_id = $1`, [planId]);
+/** How many keys on the plan can still be used (as `isActive`: not revoked, not past their expiry). */
+export async function countActiveOnPlan(db: Queryable, planId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `select count(*) as n from api_keys where plan_id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`,
+    [planId],
+  );
   return Number(rows[0]!.n);
+}
+
+/**
+ * Takes the plan off its revoked and expired keys (they keep their usage history), so that the plan
+ * can be deleted: nobody uses it any more, but they still reference it.
+ */
+export async function detachInactiveFromPlan(db: Queryable, planId: string): Promise<void> {
+  await db.query(
+    `update api_keys set plan_id = null, updated_at = now()
+     where plan_id = $1 and (revoked_at is not null or expires_at <= now())`,
+    [planId],
+  );
 }
 
 /**
