@@ -3,6 +3,7 @@ import express from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from './context.js';
+import { ADMIN_BASE_PATH } from './admin/openapi.js';
 import { createAdminRouter } from './admin/routes.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
@@ -92,7 +93,12 @@ export function createApp(deps: Deps): express.Express {
   app.get(['/healthz', '/readyz', '/metrics'], createOpsRoutes(deps));
   // The status page at / and its files under /status/ (server/status).
   app.use(createStatusPage());
-  app.use(createDocsRouter([specDialect, jiffyscanDialect]));
+  // With the admin API on, /docs offers its document too (the document is public; its calls need ADMIN_TOKEN).
+  const adminDocument = {
+    name: `Admin API (${ADMIN_BASE_PATH}, Authorization: Bearer ADMIN_TOKEN)`,
+    url: `${ADMIN_BASE_PATH}/openapi.json`,
+  };
+  app.use(createDocsRouter([specDialect, jiffyscanDialect], deps.config.ADMIN_TOKEN ? [adminDocument] : []));
 
   // The subgraph-style GraphQL endpoint per network (server/graphql).
   app.use(createSubgraphRoutes(deps));

@@ -291,6 +291,21 @@ describe('admin API /admin/v1', () => {
     expect((await admin.get('/usage?groupBy=key')).body.rows).to.deep.equal([]);
   });
 
+  it('is offered at /docs beside the /v0 document when it is on, and only then', async () => {
+    const init = async (server: ReturnType<typeof createApp>) => {
+      expect((await request(server).get('/docs/')).status).to.equal(200);
+      const res = await request(server).get('/docs/swagger-ui-init.js');
+      expect(res.status).to.equal(200);
+      return res.text;
+    };
+    const withAdmin = await init(appWith());
+    expect(withAdmin).to.include('"url": "/admin/v1/openapi.json"').and.include('"url": "/v0/openapi.json"');
+    expect(withAdmin).to.include('Admin API (/admin/v1, Authorization: Bearer ADMIN_TOKEN)');
+    // Both documents the selector offers are served.
+    for (const url of ['/v0/openapi.json', '/admin/v1/openapi.json']) expect((await request(app).get(url)).status, url).to.equal(200);
+    expect(await init(appWith({}))).not.to.include('/admin/v1');
+  });
+
   it('publishes its own OpenAPI document: every route, bearer auth required', async () => {
     const res = await request(app).get('/admin/v1/openapi.json');
     expect(res.status).to.equal(200);
