@@ -8,11 +8,11 @@ import { createAdminRouter } from './admin/routes.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
 import { createSubgraphRoutes } from './graphql/routes.js';
-import { accessLog } from './http/accessLog.js';
+import { accessLog, noteErrorAnswer } from './http/accessLog.js';
 import { createOpsRoutes, requestMetrics } from './http/metrics.js';
 import { createStatusPage } from './status/statusPage.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
-import { errorHeaders } from './http/errors.js';
+import { errorHeaders, toAppError } from './http/errors.js';
 import { bodySizeGuard, MAX_BODY_BYTES, MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
@@ -79,7 +79,8 @@ export function createApp(deps: Deps): express.Express {
           },
         };
       },
-      onError: ({ error }) => {
+      onError: ({ error, req }) => {
+        noteErrorAnswer(req, toAppError(error));
         if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error }, 'trpc call failed');
       },
     }),
