@@ -377,6 +377,8 @@ export const rotateKey = defineOperation({
         planId: old.planId,
         scopes: old.scopes,
         networks: old.networks,
+        // The same customer: the new key counts against the quotas the old one has been using.
+        quotaHolderId: old.quotaHolderId,
       });
       const expiresAt = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
       const replaced = (await apiKeys.update(tx, old.id, { expiresAt, replacedBy: issued.id }))!;

@@ -22,6 +22,8 @@ export type ApiKey = {
   lastUsedAt: Date | null;
   /** The key that replaced this one by rotation. */
   replacedBy: string | null;
+  /** The key whose quota counts this one shares: the first of its rotation chain (itself when it was not issued by a rotation). */
+  quotaHolderId: string;
 };
 
 type ApiKeyRow = {
@@ -38,6 +40,7 @@ type ApiKeyRow = {
   revoked_at: Date | null;
   last_used_at: Date | null;
   replaced_by: string | null;
+  quota_holder_id: string;
 };
 
 const dateOrNull = (d: Date | null) => (d ? new Date(d) : null);
@@ -56,10 +59,12 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
   revokedAt: dateOrNull(r.revoked_at),
   lastUsedAt: dateOrNull(r.last_used_at),
   replacedBy: r.replaced_by === null ? null : String(r.replaced_by),
+  quotaHolderId: String(r.quota_holder_id),
 });
 
 const COLUMNS =
-  'id, prefix, name, rate_limit_per_second, plan_id, scopes, networks, created_at, updated_at, expires_at, revoked_at, last_used_at, replaced_by';
+  'id, prefix, name, rate_limit_per_second, plan_id, scopes, networks, created_at, updated_at, expires_at, revoked_at, last_used_at, replaced_by, ' +
+  'coalesce(quota_holder_id, id) as quota_holder_id';
 
 /** Whether the key may be used at `now`: not revoked, not past its expiry. */
 export function isActive(key: ApiKey, now = new Date()): boolean {
@@ -77,11 +82,13 @@ export async function insert(
     scopes?: ApiKeyScope[];
     networks?: string[] | null;
     expiresAt?: Date | null;
+    /** A rotation's new key: the old key's quota holder. */
+    quotaHolderId?: string | null;
   },
 ): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
-    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at)
-     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8) returning ${COLUMNS}`,
+    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at, quota_holder_id)
+     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8, $9) returning ${COLUMNS}`,
     [
       key.prefix,
       key.hash,
@@ -91,6 +98,7 @@ export async function insert(
       key.scopes ?? null,
       key.networks ?? null,
       key.expiresAt ?? null,
+      key.quotaHolderId ?? null,
     ],
   );
   return toApiKey(rows[0]!);
