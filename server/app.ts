@@ -96,7 +96,7 @@ export function createApp(deps: Deps): express.Express {
   app.use(createStatusPage());
   // With the admin API on, /docs offers its document too (the document is public; its calls need ADMIN_TOKEN).
   const adminDocument = {
-    name: `Admin API (${ADMIN_BASE_PATH}, Authorization: Bearer ADMIN_TOKEN)`,
+    name: `opscan admin API (${ADMIN_BASE_PATH})`,
     url: `${ADMIN_BASE_PATH}/openapi.json`,
   };
   app.use(createDocsRouter([specDialect, jiffyscanDialect], deps.config.ADMIN_TOKEN ? [adminDocument] : []));

@@ -300,7 +300,7 @@ describe('admin API /admin/v1', () => {
     };
     const withAdmin = await init(appWith());
     expect(withAdmin).to.include('"url": "/admin/v1/openapi.json"').and.include('"url": "/v0/openapi.json"');
-    expect(withAdmin).to.include('Admin API (/admin/v1, Authorization: Bearer ADMIN_TOKEN)');
+    expect(withAdmin).to.include('opscan admin API (/admin/v1)');
     // Both documents the selector offers are served.
     for (const url of ['/v0/openapi.json', '/admin/v1/openapi.json']) expect((await request(app).get(url)).status, url).to.equal(200);
     expect(await init(appWith({}))).not.to.include('/admin/v1');
