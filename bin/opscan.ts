@@ -6,8 +6,8 @@
 import { indexerEnvSchema, loadConfig } from '../shared/config.js';
 import { createDb } from '../shared/db/client.js';
 import { assertMigrated, migrate } from '../shared/db/migrate.js';
-import { ConfigError } from '../shared/errors.js';
 import { createLogger } from '../shared/log.js';
+import { loadEnvFile, oneLineReason } from '../shared/startUp.js';
 import { CommandError, UsageError } from './cli/args.js';
 import { BACKFILL_USAGE, backfillCommand } from './cli/backfill.js';
 import { KEYS_USAGE, keysCommand } from './cli/keys.js';
@@ -106,9 +106,11 @@ async function run(argv: string[]): Promise<number> {
 }
 
 try {
+  // The processes' `.env` (the environment wins); not logged here, as commands print what scripts read.
+  loadEnvFile();
   process.exitCode = await run(process.argv.slice(2));
 } catch (err) {
   // A bad environment, a database that is behind the code or unreachable: the message says what to do.
-  console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err));
+  console.error(`opscan: ${oneLineReason(err)}`);
   process.exitCode = 1;
 }

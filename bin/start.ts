@@ -5,7 +5,6 @@ import * as indexerState from '../shared/db/tables/indexerState.js';
 import { generateApiKey } from '../shared/apiKeys.js';
 import * as apiKeys from '../shared/db/tables/apiKeys.js';
 import { createShutdown } from '../shared/lifecycle.js';
-import { envSuffix } from '../shared/networks.js';
 import { createLogger, isPretty, terminalLiveLines } from '../shared/log.js';
 import * as userOps from '../shared/db/tables/userOps.js';
 import { closeServer, startWeb } from '../server/web.js';
@@ -15,7 +14,9 @@ import { startDispatcher } from '../webhooks/startDispatcher.js';
 import { dispatcherMetrics } from '../webhooks/metrics.js';
 import { DEVNET_CHAIN_ID, defaultGenesisTimestamp, generate, startContinuous, startDevnet } from '../devnet/index.js';
 import { generateRealistic, startRealisticContinuous, startRealisticDevnet } from '../devnet/realistic/index.js';
+import { beginStartUp } from '../shared/startUp.js';
 import { banner, exampleCommands } from './banner.js';
+import { demoChainEnv } from './demoEnv.js';
 
 /**
  * `npm start`: the whole product in one process on the embedded defaults — migrations, the web
@@ -32,9 +33,10 @@ const DEMO_TICK_MS = 3000;
 /** The banner waits this long at most for a first indexed op (its hash goes in an example). */
 const FIRST_OP_WAIT_MS = 90_000;
 
-const env: Record<string, string | undefined> = { ...process.env };
-let config = loadConfig(allInOneEnvSchema, env);
+const startUp = beginStartUp('opscan');
+let config = loadConfig(allInOneEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'opscan', format: config.LOG_FORMAT });
+startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 
 // With PostgreSQL the pool serves every process: the web's queries, and per indexed network a
@@ -57,11 +59,8 @@ if (devnetNetwork && demoChain) {
     config.DEMO_TRAFFIC === 'realistic'
       ? startRealisticDevnet({ genesisTimestamp: defaultGenesisTimestamp(3) }).then((rd) => ({ devnet: rd.devnet, realistic: rd }))
       : startDevnet().then((devnet) => ({ devnet, realistic: null }));
-  const { devnet, realistic } = await started.catch((err: unknown) => {
-    // No anvil for this platform, most likely: the message says what to do.
-    log.fatal((err as Error).message);
-    return shutdown.run('the demo chain did not start').then(() => process.exit(1));
-  });
+  // No anvil for this platform, most likely: its message says what to do, on the start-up failure's line.
+  const { devnet, realistic } = await started;
   shutdown.add('devnet', () => (realistic ? realistic.stop() : devnet.stop()));
   if (realistic) log.info({ bundlers: realistic.bundlers.map((b) => b.url) }, 'devnet: Alto bundlers running');
   // The demo chain is new on every start: rows indexed from a previous run's chain describe
@@ -84,10 +83,7 @@ if (devnetNetwork && demoChain) {
     const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
     shutdown.add('devnet traffic', () => traffic.stop());
   }
-  env[`RPC_URL_${envSuffix(devnetNetwork.name)}`] = devnet.rpcUrl;
-  // anvil serves WebSocket on its HTTP port: the indexer follows the demo chain's head as it moves.
-  env[`RPC_WS_URL_${envSuffix(devnetNetwork.name)}`] ??= devnet.rpcUrl.replace(/^http/, 'ws');
-  config = loadConfig(allInOneEnvSchema, env);
+  config = loadConfig(allInOneEnvSchema, demoChainEnv(process.env, devnetNetwork, devnet.rpcUrl));
 }
 
 // A first run has no key yet, and with the embedded store no other process may open it to make
@@ -109,6 +105,7 @@ const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());
+startUp.done();
 
 /** The newest indexed op of `chainId`, once there is one (or null after FIRST_OP_WAIT_MS). */
 async function firstIndexedOp(chainId: number): Promise<string | null> {

@@ -9,11 +9,14 @@ import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
 import { closeServer, startOpsServer } from '../shared/opsServer.js';
+import { beginStartUp } from '../shared/startUp.js';
 import { startIndexer } from './index.js';
 import { indexerMetrics } from './metrics.js';
 
+const startUp = beginStartUp('indexer');
 const config = loadConfig(indexerEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer', format: config.LOG_FORMAT });
+startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 
 // Per network: the session holding its writer lock, two overlapping batch writes, one more query.
@@ -37,3 +40,4 @@ await assertMigrated(db);
 const indexer = startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 log.info({ networks: config.networks.map((n) => n.name) }, 'indexer started');
+startUp.done();

@@ -106,7 +106,8 @@ export async function admit<A extends Access>(ctx: Ctx, rule: AccessRule & { aut
   const counted = plan
     ? ctx.services.limiter.consume(subject, plan.rateLimitPerSecond, plan.burst)
     : ctx.services.limiter.consume(subject, ctx.apiKey?.rateLimitPerSecond ?? ctx.config.RATE_LIMIT_PER_SECOND);
-  const keyId = ctx.apiKey?.id;
+  // Counted under the first key of its rotation chain: rotating a key gives it no fresh quota.
+  const keyId = ctx.apiKey?.quotaHolderId;
   const admitted =
     plan && keyId
       ? counted.then((state) => {

@@ -3,15 +3,16 @@ import express from 'express';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { AppError } from '../shared/errors.js';
 import type { Deps } from './context.js';
+import { ADMIN_BASE_PATH } from './admin/openapi.js';
 import { createAdminRouter } from './admin/routes.js';
 import { createErrorHandler } from './http/errorHandler.js';
 import { createDocsRouter } from './http/docs.js';
 import { createSubgraphRoutes } from './graphql/routes.js';
-import { accessLog } from './http/accessLog.js';
+import { accessLog, noteErrorAnswer } from './http/accessLog.js';
 import { createOpsRoutes, requestMetrics } from './http/metrics.js';
 import { createStatusPage } from './status/statusPage.js';
 import { rateLimitHeaders } from './http/rateLimitHeaders.js';
-import { errorHeaders } from './http/errors.js';
+import { errorHeaders, toAppError } from './http/errors.js';
 import { bodySizeGuard, MAX_BODY_BYTES, MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
@@ -78,7 +79,8 @@ export function createApp(deps: Deps): express.Express {
           },
         };
       },
-      onError: ({ error }) => {
+      onError: ({ error, req }) => {
+        noteErrorAnswer(req, toAppError(error));
         if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.error({ err: error.cause ?? error }, 'trpc call failed');
       },
     }),
@@ -92,7 +94,12 @@ export function createApp(deps: Deps): express.Express {
   app.get(['/healthz', '/readyz', '/metrics'], createOpsRoutes(deps));
   // The status page at / and its files under /status/ (server/status).
   app.use(createStatusPage());
-  app.use(createDocsRouter([specDialect, jiffyscanDialect]));
+  // With the admin API on, /docs offers its document too (the document is public; its calls need ADMIN_TOKEN).
+  const adminDocument = {
+    name: `opscan admin API (${ADMIN_BASE_PATH})`,
+    url: `${ADMIN_BASE_PATH}/openapi.json`,
+  };
+  app.use(createDocsRouter([specDialect, jiffyscanDialect], deps.config.ADMIN_TOKEN ? [adminDocument] : []));
 
   // The subgraph-style GraphQL endpoint per network (server/graphql).
   app.use(createSubgraphRoutes(deps));

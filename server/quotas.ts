@@ -16,7 +16,10 @@ import { AppError } from '../shared/errors.js';
  * be refusals), so a restart or a lost Redis does not give a key a fresh day.
  */
 export type QuotaCounter = {
-  /** Counts one call of `keyId` on `plan`; throws AppError TOO_MANY_REQUESTS naming the spent quota. */
+  /**
+   * Counts one call against the quotas `keyId` holds (a key's quotaHolderId) on `plan`; throws
+   * AppError TOO_MANY_REQUESTS naming the spent quota.
+   */
   count(db: Queryable, keyId: string, plan: ApiPlan): Promise<void>;
 };
 

@@ -78,7 +78,9 @@ export const baseEnvSchema = z.object({
 const webhookEnv = {
   WEBHOOK_ALLOW_PRIVATE_URLS: boolean
     .default(false)
-    .describe('Allow http:// and private/loopback webhook targets. For development and tests only.'),
+    .describe(
+      'Allow http:// and private/loopback webhook targets. For development and tests only; npm start turns it on for its demo chain unless set.',
+    ),
   WEBHOOK_SECRET_KEY: z
     .string()
     .regex(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, 'must be 32 bytes as 64 hex characters or base64')

@@ -22,6 +22,11 @@ const hash = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'not a 32-byte hex hash')
   .transform((s) => s.toLowerCase());
 const blockNumber = z.coerce.number().int().nonnegative();
+/**
+ * A reorg's last kept block: -1 when nothing is kept, as when `npm start` finds rows of the previous
+ * run's demo chain (a new chain each start) and rolls them all back.
+ */
+const keptBlockNumber = z.coerce.number().int().min(-1);
 const position = z.number().int().nonnegative();
 
 const userOperationPayload = z.object({
@@ -55,7 +60,7 @@ const accountDeployedPayload = z.object({
 });
 
 const reorgPayload = z.object({
-  commonAncestor: blockNumber,
+  commonAncestor: keptBlockNumber,
   removedFromBlock: blockNumber,
   removedUserOpHashes: z.array(hash).default([]),
   removedAccounts: z.array(address).default([]),

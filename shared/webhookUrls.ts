@@ -100,6 +100,9 @@ function isLoopbackHost(hostname: string): boolean {
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
+/** Said with each refusal that the development setting would lift, so a developer with a local receiver knows what to set. */
+const FOR_DEVELOPMENT = 'WEBHOOK_ALLOW_PRIVATE_URLS=true allows it for development';
+
 /**
  * Checks a webhook URL at creation. Names that do not resolve right now are accepted (DNS may not be
  * published yet); the connect-time check still guards every delivery.
@@ -117,21 +120,24 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
   // WHATWG parsing already turned 2130706433, 0177.0.0.1 and 0x7f.1 into 127.0.0.1.
   const host = url.hostname;
   if (url.protocol === 'http:' && !(options.allowPrivate && isLoopbackHost(host))) {
-    return { ok: false, reason: 'must be an https:// URL' };
+    const lifted = isLoopbackHost(host) ? ` (http:// to a loopback receiver: ${FOR_DEVELOPMENT})` : '';
+    return { ok: false, reason: `must be an https:// URL${lifted}` };
   }
   if (options.allowPrivate) return { ok: true, url };
   const literal = ipLiteralOf(host);
   if (literal) {
     return isAllowedAddress(literal, false)
       ? { ok: true, url }
-      : { ok: false, reason: `must not point to a private, loopback or link-local address (${literal})` };
+      : { ok: false, reason: `must not point to a private, loopback or link-local address (${literal}; ${FOR_DEVELOPMENT})` };
   }
   if (PRIVATE_NAME.test(host) || !host.replace(/\.$/, '').includes('.')) {
-    return { ok: false, reason: `must not point to a private or local host name (${host})` };
+    return { ok: false, reason: `must not point to a private or local host name (${host}; ${FOR_DEVELOPMENT})` };
   }
   const addresses = await resolveQuietly(options.resolve ?? resolveWithDns, host);
   const bad = addresses.find((a) => !isAllowedAddress(a, false));
-  return bad ? { ok: false, reason: `host ${host} resolves to a private, loopback or link-local address (${bad})` } : { ok: true, url };
+  return bad
+    ? { ok: false, reason: `host ${host} resolves to a private, loopback or link-local address (${bad}; ${FOR_DEVELOPMENT})` }
+    : { ok: true, url };
 }
 
 async function resolveQuietly(resolve: ResolveHost, host: string): Promise<string[]> {

@@ -5,13 +5,16 @@ import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
 import { closeServer, startOpsServer } from '../shared/opsServer.js';
+import { beginStartUp } from '../shared/startUp.js';
 import { dispatcherMetrics } from './metrics.js';
 import { startDispatcher } from './startDispatcher.js';
 
 // The `dispatcher` process of the Procfile: outbox events → signed webhook deliveries.
 // Any number may run at once: they share the outbox cursor and the delivery queue through Postgres.
+const startUp = beginStartUp('dispatcher');
 const config = loadConfig(dispatcherEnvSchema, process.env);
 const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher', format: config.LOG_FORMAT });
+startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 // Room for the two LISTEN sessions, the matcher, claims and batched outcome writes.
 const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20, log });
@@ -26,3 +29,4 @@ await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
 await assertMigrated(db);
 const dispatcher = await startDispatcher({ db, config, log });
 shutdown.add('dispatcher', () => dispatcher.stop());
+startUp.done();

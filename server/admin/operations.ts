@@ -377,6 +377,8 @@ export const rotateKey = defineOperation({
         planId: old.planId,
         scopes: old.scopes,
         networks: old.networks,
+        // The same customer: the new key counts against the quotas the old one has been using.
+        quotaHolderId: old.quotaHolderId,
       });
       const expiresAt = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
       const replaced = (await apiKeys.update(tx, old.id, { expiresAt, replacedBy: issued.id }))!;
@@ -493,7 +495,8 @@ export const updatePlan = defineOperation({
 });
 
 export const deletePlan = defineOperation({
-  summary: 'Delete a plan no key uses (409 otherwise: move its keys to another plan first)',
+  summary: 'Delete a plan no usable key is on (409 otherwise: move those keys to another plan first)',
+  description: 'Revoked and expired keys do not count: they are taken off the plan, which they no longer use.',
   tag: 'plans',
   method: 'DELETE',
   path: '/plans/{plan}',
@@ -501,15 +504,18 @@ export const deletePlan = defineOperation({
   output: z.object({ deleted: planOutput }),
   async run(db, { plan: ref }) {
     const plan = await findPlan(db, ref);
-    const inUse = await apiKeys.countOnPlan(db, plan.id);
-    if (inUse > 0) {
-      throw new AppError('CONFLICT', `Plan "${plan.name}" is used by ${inUse} key(s): move them to another plan first`, {
-        param: 'plan',
-        meta: { keys: inUse },
-      });
-    }
-    await apiPlans.deleteById(db, plan.id);
-    await apiKeys.announceChange(db, null);
+    await withTransaction(db, async (tx) => {
+      const inUse = await apiKeys.countActiveOnPlan(tx, plan.id);
+      if (inUse > 0) {
+        throw new AppError('CONFLICT', `Plan "${plan.name}" is used by ${inUse} key(s): move them to another plan first`, {
+          param: 'plan',
+          meta: { keys: inUse },
+        });
+      }
+      await apiKeys.detachInactiveFromPlan(tx, plan.id);
+      await apiPlans.deleteById(tx, plan.id);
+      await apiKeys.announceChange(tx, null);
+    });
     return { deleted: presentPlan(plan) };
   },
 });

@@ -2,6 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
+import { Counter } from 'prom-client';
+import { isDatabaseUnavailable } from '../../shared/db/client.js';
+import type { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 
 /** A request id the client may choose (tracing through its own logs); anything else is replaced. */
@@ -17,6 +20,26 @@ const QUIET_PATHS = /^\/(status\/|healthz$|readyz$|metrics$|v0\/getStatusSummary
 export function loggedPath(url: string): string {
   const path = url.split('?')[0] ?? '';
   return path.replace(/^\/api\/[^/]+\//, '/api/[redacted]/');
+}
+
+const outageAnswers = new Counter({
+  name: 'opscan_http_database_unavailable_total',
+  help: 'Requests answered 503 because the database was unreachable (each outage is logged once, these answers are not).',
+});
+
+/** Requests answered 503 because the database is away: their access lines are debug, not error. */
+const answeredDuringOutage = new WeakSet<IncomingMessage>();
+
+/**
+ * Notes the error a request is answered with. A 503 for a database that is away is the outage's,
+ * which the database client logs once when it starts and once when it ends
+ * (shared/db/availability.ts): the answers are counted instead of each logged at error level
+ * (hundreds of lines for a failover under load).
+ */
+export function noteErrorAnswer(req: IncomingMessage, error: AppError): void {
+  if (error.code !== 'SERVICE_UNAVAILABLE' || !isDatabaseUnavailable(error.cause) || answeredDuringOutage.has(req)) return;
+  answeredDuringOutage.add(req);
+  outageAnswers.inc();
 }
 
 /**
@@ -40,6 +63,7 @@ export function accessLog(log: Logger): RequestHandler {
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     customLogLevel(req, res, err) {
+      if (answeredDuringOutage.has(req)) return 'debug';
       if (err || res.statusCode >= 500) return 'error';
       if (res.statusCode < 400 && QUIET_PATHS.test(loggedPath(req.url ?? ''))) return 'debug';
       return 'info';

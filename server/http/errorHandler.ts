@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from '../../shared/log.js';
 import { AppError } from '../../shared/errors.js';
+import { noteErrorAnswer } from './accessLog.js';
 import { errorBody, errorHeaders, HTTP_STATUS, toAppError } from './errors.js';
 import { MAX_BODY_BYTES } from './requestGuards.js';
 
@@ -26,6 +27,7 @@ export function createErrorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     const appError = toAppError(error);
+    noteErrorAnswer(req, appError);
     if (appError.code === 'INTERNAL_SERVER_ERROR') {
       log.error({ err: appError.cause ?? appError, path: req.path }, 'request failed');
     }

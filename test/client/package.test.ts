@@ -90,13 +90,16 @@ describe('@opscan/client packed, installed into an empty project, compiled with 
     const files = packed!.files.map((f) => f.path);
     expect(files).to.include.members([
       'package.json',
+      'LICENSE',
       'dist/esm/index.js',
       'dist/esm/index.d.ts',
       'dist/cjs/index.js',
       'dist/cjs/trpc.d.ts',
     ]);
-    expect(files.filter((f) => !/^(package\.json|README\.md|dist\/(esm|cjs)\/[\w.]+)$/.test(f))).to.deep.equal([]);
+    expect(files.filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/(esm|cjs)\/[\w.]+)$/.test(f))).to.deep.equal([]);
     const manifest = JSON.parse(await readFile(path.join(clientDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    // A company can adopt it: MIT, its text in the tarball.
+    expect(manifest.license).to.equal('MIT');
     expect(manifest).to.not.have.any.keys('dependencies', 'optionalDependencies', 'bundleDependencies');
   });
 

@@ -172,6 +172,21 @@ describe('admin API /admin/v1', () => {
     expect((await admin.delete('/plans/idle')).status).to.equal(404);
   });
 
+  it('deletes a plan whose keys are all revoked or expired: they no longer use it, and are taken off it', async () => {
+    await admin.post('/plans', { name: 'retired', rateLimitPerSecond: 5 });
+    const { body: created } = await admin.post('/keys', { name: 'on-retired', plan: 'retired' });
+    // Rotated with no grace: the old key is expired at once, the new one is revoked below.
+    const { body: rotated } = await admin.post(`/keys/${created.apiKey.id}/rotate`, { graceHours: 0 });
+    expect((await admin.delete('/plans/retired')).body).to.include({ code: 'CONFLICT', keys: 1 });
+    await admin.post(`/keys/${rotated.apiKey.id}/revoke`);
+    const deleted = await admin.delete('/plans/retired');
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
+    for (const id of [created.apiKey.id, rotated.apiKey.id]) {
+      const key = (await admin.get(`/keys/${id}`)).body;
+      expect(key).to.include({ active: false, plan: null });
+    }
+  });
+
   it('answers 400 naming the bad field, 404 for unknown keys and plans', async () => {
     const bad: Array<[() => request.Test, string]> = [
       [() => admin.post('/plans', { name: '1abc', rateLimitPerSecond: 1 }), 'name'],
@@ -274,6 +289,21 @@ describe('admin API /admin/v1', () => {
     expect(top.body).to.include({ from: '2026-10-20T00:00:00.000Z', to: '2026-10-22T00:00:00.000Z', groupBy: 'key' });
     // The default range is the last 7 days: none of the above.
     expect((await admin.get('/usage?groupBy=key')).body.rows).to.deep.equal([]);
+  });
+
+  it('is offered at /docs beside the /v0 document when it is on, and only then', async () => {
+    const init = async (server: ReturnType<typeof createApp>) => {
+      expect((await request(server).get('/docs/')).status).to.equal(200);
+      const res = await request(server).get('/docs/swagger-ui-init.js');
+      expect(res.status).to.equal(200);
+      return res.text;
+    };
+    const withAdmin = await init(appWith());
+    expect(withAdmin).to.include('"url": "/admin/v1/openapi.json"').and.include('"url": "/v0/openapi.json"');
+    expect(withAdmin).to.include('opscan admin API (/admin/v1)');
+    // Both documents the selector offers are served.
+    for (const url of ['/v0/openapi.json', '/admin/v1/openapi.json']) expect((await request(app).get(url)).status, url).to.equal(200);
+    expect(await init(appWith({}))).not.to.include('/admin/v1');
   });
 
   it('publishes its own OpenAPI document: every route, bearer auth required', async () => {

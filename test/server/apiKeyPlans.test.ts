@@ -13,6 +13,8 @@ import { testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
 
+const ADMIN_TOKEN = 'admin-token-for-rotation-tests-0123456789';
+
 /**
  * API keys as a product, enforced by two real web processes (server/main.ts) on one PostgreSQL
  * database and one Redis: usage metering, a plan's daily quota, scopes, expiry and revocation.
@@ -279,6 +281,60 @@ describe('API keys: plan rate and burst, quotas counted in memory', () => {
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await request(app).get('/v0/getNetworks').set('x-api-key', key)).status);
       expect(statuses).to.deep.equal([200, 200, 200, 429]);
+    } finally {
+      await deps.services.close();
+    }
+  });
+
+  /** Rotates a key as the operator does (the admin API), answering the new key and its id. */
+  async function rotate(app: ReturnType<typeof createApp>, keyId: string): Promise<{ key: string; id: string }> {
+    const res = await request(app).post(`/admin/v1/keys/${keyId}/rotate`).set('authorization', `Bearer ${ADMIN_TOKEN}`).send({});
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    return { key: res.body.key as string, id: res.body.apiKey.id as string };
+  }
+
+  it("shares the day's count between a key and the key it was rotated to, old key included (one customer)", async () => {
+    const plan = await createPlan(t.db, 'rotated', { requestsPerDay: 5 });
+    const { key: oldKey, id } = await createKey(t.db, { planId: plan.id });
+    const deps = testDeps(t.db, { ADMIN_TOKEN });
+    try {
+      const app = createApp(deps);
+      const call = async (key: string) => (await request(app).get('/v0/getNetworks').set('x-api-key', key)).status;
+      const statuses = [await call(oldKey), await call(oldKey), await call(oldKey)];
+      const { key: newKey } = await rotate(app, id);
+      statuses.push(await call(newKey), await call(newKey), await call(newKey), await call(oldKey));
+      expect(statuses).to.deep.equal([200, 200, 200, 200, 200, 429, 429]);
+    } finally {
+      await deps.services.close();
+    }
+  });
+
+  it('starts a rotated key from the usage its predecessors stored, through a chain of rotations and a restart', async () => {
+    const plan = await createPlan(t.db, 'rotated-twice', { requestsPerDay: 10 });
+    const { id } = await createKey(t.db, { planId: plan.id });
+    const admin = testDeps(t.db, { ADMIN_TOKEN });
+    let second = { key: '', id: '' };
+    let newest = { key: '', id: '' };
+    try {
+      const app = createApp(admin);
+      second = await rotate(app, id);
+      newest = await rotate(app, second.id);
+    } finally {
+      await admin.services.close();
+    }
+    const now = Date.now();
+    const hour = new Date(now - (now % 3_600_000));
+    // What processes before the restart flushed: 6 calls with the first key, 2 with the second.
+    await apiKeyUsage.addCounts(t.db, [
+      { apiKeyId: id, hour, endpoint: 'getNetworks', network: '', statusClass: 2, requests: 6 },
+      { apiKeyId: second.id, hour, endpoint: 'getNetworks', network: '', statusClass: 2, requests: 2 },
+    ]);
+    const deps = testDeps(t.db);
+    try {
+      const app = createApp(deps);
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await request(app).get('/v0/getNetworks').set('x-api-key', newest.key)).status);
+      expect(statuses).to.deep.equal([200, 200, 429]);
     } finally {
       await deps.services.close();
     }

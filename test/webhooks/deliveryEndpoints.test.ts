@@ -32,8 +32,15 @@ describe('webhook delivery endpoints: log, replay, test', function () {
     await new Promise((r) => setTimeout(r, 1100)); // a new second: a new webhook-timestamp
     const replay = await h.app().post('/v0/replayWebhookDelivery').query({ id: delivery.id }).set('x-api-key', h.key);
     expect(replay.status).to.equal(200);
-    expect(replay.body.delivery).to.include({ id: delivery.id, status: 'pending' });
-    await receiver.current.waitFor(() => receiver.current.received.length === 2);
+    // The answer is the replay's outcome, as testWebhook's is its first attempt's.
+    expect(replay.body.delivery).to.include({ id: delivery.id, status: 'delivered', attempts: 2 });
+    expect(
+      replay.body.delivery.attemptLog.map((a: { attempt: number; responseStatus: number }) => [a.attempt, a.responseStatus]),
+    ).to.deep.equal([
+      [1, 200],
+      [2, 200],
+    ]);
+    expect(receiver.current.received).to.have.length(2);
     const [first, second] = receiver.current.received;
     expect(second!.headers['webhook-id']).to.equal(first!.headers['webhook-id']);
     expect(second!.body).to.equal(first!.body);

@@ -127,14 +127,16 @@ export async function perEndpoint(db: Queryable, range: UsageRange, limit: numbe
 }
 
 /**
- * A key's stored requests since `day` and since `month` (the quotas' starting counts), 4xx answers
- * aside: those include the refusals (rate limit, quota, scope), which a quota does not count.
+ * The stored requests since `day` and since `month` of every key whose quota `quotaHolderId` holds
+ * (a key and the keys rotated from it: the quotas' starting counts), 4xx answers aside: those
+ * include the refusals (rate limit, quota, scope), which a quota does not count.
  */
-export async function answeredSince(db: Queryable, apiKeyId: string, day: Date, month: Date): Promise<{ day: number; month: number }> {
+export async function answeredSince(db: Queryable, quotaHolderId: string, day: Date, month: Date): Promise<{ day: number; month: number }> {
   const { rows } = await db.query<{ day: string | null; month: string | null }>(
     `select sum(requests) filter (where hour >= $2) as day, sum(requests) as month
-     from api_key_usage where api_key_id = $1 and hour >= $3 and status_class <> 4`,
-    [apiKeyId, day.toISOString(), month.toISOString()],
+     from api_key_usage
+     where api_key_id in (select id from api_keys where coalesce(quota_holder_id, id) = $1) and hour >= $3 and status_class <> 4`,
+    [quotaHolderId, day.toISOString(), month.toISOString()],
   );
   return { day: Number(rows[0]?.day ?? 0), month: Number(rows[0]?.month ?? 0) };
 }

@@ -22,6 +22,8 @@ export type ApiKey = {
   lastUsedAt: Date | null;
   /** The key that replaced this one by rotation. */
   replacedBy: string | null;
+  /** The key whose quota counts this one shares: the first of its rotation chain (itself when it was not issued by a rotation). */
+  quotaHolderId: string;
 };
 
 type ApiKeyRow = {
@@ -38,6 +40,7 @@ type ApiKeyRow = {
   revoked_at: Date | null;
   last_used_at: Date | null;
   replaced_by: string | null;
+  quota_holder_id: string;
 };
 
 const dateOrNull = (d: Date | null) => (d ? new Date(d) : null);
@@ -56,10 +59,12 @@ const toApiKey = (r: ApiKeyRow): ApiKey => ({
   revokedAt: dateOrNull(r.revoked_at),
   lastUsedAt: dateOrNull(r.last_used_at),
   replacedBy: r.replaced_by === null ? null : String(r.replaced_by),
+  quotaHolderId: String(r.quota_holder_id),
 });
 
 const COLUMNS =
-  'id, prefix, name, rate_limit_per_second, plan_id, scopes, networks, created_at, updated_at, expires_at, revoked_at, last_used_at, replaced_by';
+  'id, prefix, name, rate_limit_per_second, plan_id, scopes, networks, created_at, updated_at, expires_at, revoked_at, last_used_at, replaced_by, ' +
+  'coalesce(quota_holder_id, id) as quota_holder_id';
 
 /** Whether the key may be used at `now`: not revoked, not past its expiry. */
 export function isActive(key: ApiKey, now = new Date()): boolean {
@@ -77,11 +82,13 @@ export async function insert(
     scopes?: ApiKeyScope[];
     networks?: string[] | null;
     expiresAt?: Date | null;
+    /** A rotation's new key: the old key's quota holder. */
+    quotaHolderId?: string | null;
   },
 ): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
-    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at)
-     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8) returning ${COLUMNS}`,
+    `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at, quota_holder_id)
+     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8, $9) returning ${COLUMNS}`,
     [
       key.prefix,
       key.hash,
@@ -91,6 +98,7 @@ export async function insert(
       key.scopes ?? null,
       key.networks ?? null,
       key.expiresAt ?? null,
+      key.quotaHolderId ?? null,
     ],
   );
   return toApiKey(rows[0]!);
@@ -179,10 +187,25 @@ export async function countsByPlan(db: Queryable): Promise<Map<string, number>> 
   return new Map(rows.map((r) => [String(r.plan_id), Number(r.n)]));
 }
 
-/** How many keys are on the plan (revoked ones included: they still reference it). */
-export async function countOnPlan(db: Queryable, planId: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`select count(*) as n from api_keys where plan_id = $1`, [planId]);
+/** How many keys on the plan can still be used (as `isActive`: not revoked, not past their expiry). */
+export async function countActiveOnPlan(db: Queryable, planId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>(
+    `select count(*) as n from api_keys where plan_id = $1 and revoked_at is null and (expires_at is null or expires_at > now())`,
+    [planId],
+  );
   return Number(rows[0]!.n);
+}
+
+/**
+ * Takes the plan off its revoked and expired keys (they keep their usage history), so that the plan
+ * can be deleted: nobody uses it any more, but they still reference it.
+ */
+export async function detachInactiveFromPlan(db: Queryable, planId: string): Promise<void> {
+  await db.query(
+    `update api_keys set plan_id = null, updated_at = now()
+     where plan_id = $1 and (revoked_at is not null or expires_at <= now())`,
+    [planId],
+  );
 }
 
 /**
