@@ -22,6 +22,7 @@ describe('sync/rpcErrors', () => {
       2000,
     ],
     ['Infura', -32005, 'query returned more than 10000 results. Try with this block range [0x10A9D00, 0x10AA0F3].', 1012],
+    ['Infura (range cap)', -32005, 'range 20000 exceeds limit of 10000', 10000],
     ['QuickNode', -32614, 'eth_getLogs is limited to a 10,000 range', 10000],
     ['QuickNode (digits)', -32614, 'eth_getLogs is limited to a 10000 range', 10000],
     ['Ankr', -32600, 'block range is too wide', null],
