@@ -4,53 +4,40 @@
  * of a chain's token logs; the few it lets through (known ones and ~1 % false positives) are looked
  * up in the table in one query per range. Addresses made known by ranges decoded but not yet
  * committed are held apart (`uncommitted`) until their batch commits, so a later range sees them
- * whatever the table says yet. 10 million known addresses: a 24 MB filter (sized for twice the
- * count) instead of a ~1 GB Set, and a start-up read of about as many megabytes as addresses × 42.
+ * whatever the table says yet. 10 million known addresses: a 24 MB filter instead of a ~1 GB Set,
+ * and a start-up read of addresses × 42 bytes, in pages of one string each.
  */
 import type { Db } from '../../shared/db/client.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
-import { AddressBloomFilter } from './addressBloomFilter.js';
+import { GrowingAddressFilter } from './addressBloomFilter.js';
 
 /** Addresses read per query while the filter is built. */
-const PAGE = 200_000;
-/** The smallest filter built: growing means reading the table again. */
-const MIN_CAPACITY = 1_000_000;
+const PAGE = 500_000;
+/** The filter's first stage; it grows by stages (GrowingAddressFilter). */
+const FIRST_CAPACITY = 1_000_000;
 
 export class KnownAddressSet {
-  private filter = new AddressBloomFilter(MIN_CAPACITY);
+  private filter = new GrowingAddressFilter(FIRST_CAPACITY);
   /** Made known by a decoded range whose batch has not committed yet (address → batches holding it). */
   private readonly uncommitted = new Map<string, number>();
-  private addedDuringLoad: string[] | null = null;
 
   constructor(
     private readonly db: Db,
     private readonly chainId: number,
-    /** A background rebuild failed (the old filter stays; the next commit tries again). */
-    private readonly onError: (err: Error) => void,
   ) {}
 
-  /** Builds the filter from the table (at start, and when it outgrows its capacity). */
+  /** Builds the filter from the table, once, before any range is decoded. */
   async load(): Promise<{ addresses: number; filterBytes: number }> {
-    // Addresses added while the table is read may be behind its page cursor: added again after.
-    const addedMeanwhile: string[] = [];
-    this.addedDuringLoad = addedMeanwhile;
-    let count = 0;
-    let filter: AddressBloomFilter;
-    try {
-      count = await knownAddresses.count(this.db, this.chainId);
-      filter = new AddressBloomFilter(Math.max(MIN_CAPACITY, 2 * count));
-      for (let after: string | null = null; ;) {
-        const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
-        if (page.length === 0) break;
-        for (const a of page) filter.add(a);
-        after = page.at(-1)!;
-      }
-    } finally {
-      this.addedDuringLoad = null;
+    const filter = new GrowingAddressFilter(FIRST_CAPACITY);
+    for (let after: string | null = null; ;) {
+      const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
+      if (page.addresses.length === 0) break;
+      for (const a of page.addresses) filter.add(a);
+      after = page.last;
     }
-    for (const a of [...addedMeanwhile, ...this.uncommitted.keys()]) filter.add(a);
+    for (const a of this.uncommitted.keys()) filter.add(a);
     this.filter = filter;
-    return { addresses: count, filterBytes: filter.bytes };
+    return { addresses: filter.count, filterBytes: filter.bytes };
   }
 
   /** Whether `address` may be known (false: certainly not). */
@@ -75,22 +62,15 @@ export class KnownAddressSet {
     for (const a of addresses) {
       this.uncommitted.set(a, (this.uncommitted.get(a) ?? 0) + 1);
       this.filter.add(a);
-      this.addedDuringLoad?.push(a);
     }
   }
 
-  /**
-   * Their batch committed: the table holds them now. A filter past its capacity is built again
-   * in the background (the old one, still a superset, answers meanwhile).
-   */
+  /** Their batch committed: the table holds them now. */
   committed(addresses: string[]): void {
     for (const a of addresses) {
       const n = (this.uncommitted.get(a) ?? 1) - 1;
       if (n <= 0) this.uncommitted.delete(a);
       else this.uncommitted.set(a, n);
-    }
-    if (this.filter.count > this.filter.capacity && !this.addedDuringLoad) {
-      this.load().catch((err: unknown) => this.onError(err as Error));
     }
   }
 

@@ -55,9 +55,7 @@ export class NetworkSync {
     /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
     private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
   ) {
-    this.known = new KnownAddressSet(db, network.chainId, (err) =>
-      log.warn({ err: err.message }, 'known addresses: rebuilding the filter failed'),
-    );
+    this.known = new KnownAddressSet(db, network.chainId);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
       log,

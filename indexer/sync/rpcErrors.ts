@@ -54,7 +54,10 @@ export function isLogRangeError(e: { code: number; message: string }): boolean {
 export function suggestedRangeSize(message: string): number | null {
   const pair = /\[\s*(0x[0-9a-f]+)\s*,\s*(0x[0-9a-f]+)\s*\]/i.exec(message);
   if (pair) return Number.parseInt(pair[2]!, 16) - Number.parseInt(pair[1]!, 16) + 1;
-  const limit = /(?:limited to a?|maximum is set to|max range:?|block range (?:limit|is) ?(?:of|is)?|range \d+ exceeds limit of)\s*(\d[\d,]*)/i.exec(message);
+  const limit =
+    /(?:limited to a?|maximum is set to|max range:?|block range (?:limit|is) ?(?:of|is)?|range \d+ exceeds limit of)\s*(\d[\d,]*)/i.exec(
+      message,
+    );
   return limit ? Number(limit[1]!.replace(/,/g, '')) : null;
 }
 

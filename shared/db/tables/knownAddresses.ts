@@ -12,25 +12,26 @@ export type KnownAddress = { address: string; firstBlock: number; backfillTo: nu
 const ADDRESS_LENGTH = 42;
 
 /**
- * A page of the network's known addresses in address order, after `after` (null: from the first).
- * Sent as one concatenated string, not a row each: the indexer reads every address at start (to
- * build its filter), and 10 million rows cost the client far more to parse than 100 strings.
+ * A page of the network's known addresses, the `limit` first after `after` (null: from the first) in
+ * address order, and the last of them (where the next page starts). Sent as one concatenated string,
+ * in no particular order, not a row each: the indexer reads every address at start (to build its
+ * filter), and 10 million rows cost the client far more to parse than 20 strings.
  */
-export async function listPage(db: Queryable, chainId: number, after: string | null, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ list: string | null }>(
-    `select string_agg(address, '' order by address) as list from (
+export async function listPage(
+  db: Queryable,
+  chainId: number,
+  after: string | null,
+  limit: number,
+): Promise<{ addresses: string[]; last: string | null }> {
+  const { rows } = await db.query<{ list: string | null; last: string | null }>(
+    `select string_agg(address, '') as list, max(address) as last from (
        select address from known_addresses where chain_id = $1 and address > $2 order by address limit $3) page`,
     [chainId, after ?? '', limit],
   );
   const list = rows[0]?.list ?? '';
-  const out: string[] = [];
-  for (let i = 0; i < list.length; i += ADDRESS_LENGTH) out.push(list.slice(i, i + ADDRESS_LENGTH));
-  return out;
-}
-
-export async function count(db: Queryable, chainId: number): Promise<number> {
-  const { rows } = await db.query<{ n: string }>('select count(*) as n from known_addresses where chain_id = $1', [chainId]);
-  return Number(rows[0]!.n);
+  const addresses: string[] = [];
+  for (let i = 0; i < list.length; i += ADDRESS_LENGTH) addresses.push(list.slice(i, i + ADDRESS_LENGTH));
+  return { addresses, last: rows[0]?.last ?? null };
 }
 
 /** Which of `addresses` are known on the network. */
