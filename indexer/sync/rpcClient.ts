@@ -3,14 +3,24 @@
  * to `batchSize` calls, a few chunks in flight), every failure that may be transient (timeouts,
  * 429, 5xx, malformed or missing answers, answers a caller's check rejects) is retried with
  * p-retry's backoff on the next URL of the network's list, and only the calls still unanswered
- * are sent again. The batch size halves when a provider refuses it.
+ * are sent again. The batch size halves when a provider refuses it; a provider refusing calls for
+ * their pace sets the pace (CallRateLimiter).
  */
 import { isAscii } from 'node:buffer';
 import pRetry from 'p-retry';
 import { RetryableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { indexerMetrics } from '../metrics.js';
-import { RpcCallError, isBatchLimitError, isBatchUnsupported, isLogRangeError, isRevert, isUnsupported } from './rpcErrors.js';
+import { CallRateLimiter, retryAfterMs } from './callRateLimiter.js';
+import {
+  RpcCallError,
+  isBatchLimitError,
+  isBatchUnsupported,
+  isLogRangeError,
+  isRateLimited,
+  isRevert,
+  isUnsupported,
+} from './rpcErrors.js';
 
 export type RpcRequest = { method: string; params: unknown[] };
 export type Settled<T> = { ok: true; value: T } | { ok: false; error: RpcCallError };
@@ -45,6 +55,8 @@ export class RpcClient {
   private batchSize: number;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
+  private readonly pace = new CallRateLimiter();
+  private paceWarned = false;
 
   constructor(private readonly options: RpcClientOptions) {
     if (options.urls.length === 0) throw new Error('RpcClient needs at least one URL');
@@ -79,7 +91,8 @@ export class RpcClient {
         const pending = requests.map((_, i) => i).filter((i) => results[i] === undefined);
         if (attempt++ > 0) this.stats.retriedCalls += pending.length;
         const chunks: number[][] = [];
-        for (let i = 0; i < pending.length; i += this.batchSize) chunks.push(pending.slice(i, i + this.batchSize));
+        const size = Math.min(this.batchSize, this.pace.batchCap);
+        for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
         let next = 0;
         const worker = async (): Promise<void> => {
           while (next < chunks.length) await this.sendChunk(chunks[next++]!, requests, results, check);
@@ -129,6 +142,7 @@ export class RpcClient {
     const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));
     const network = String(this.options.log.bindings().network ?? '');
     for (const call of body) indexerMetrics.rpcCalled(network, call.method);
+    await this.pace.take(body.length);
     let responses: Response[];
     try {
       responses = await this.post(body.length === 1 ? body[0] : body);
@@ -139,6 +153,7 @@ export class RpcClient {
       return;
     }
     const byId = new Map<unknown, Response>(responses.map((r) => [r.id, r]));
+    let answered = 0;
     indices.forEach((i, k) => {
       const request = requests[i]!;
       const r = byId.get(firstId + k);
@@ -147,6 +162,7 @@ export class RpcClient {
         indexerMetrics.rpcFailed(network, request.method);
         const error = new RpcCallError(request.method, Number(r.error.code ?? 0), String(r.error.message ?? 'error'), r.error.data);
         if (isBatchUnsupported(error)) this.refuseBatches(error.message);
+        else if (isRateLimited(error)) this.slowDown();
         else if (isBatchLimitError(error)) this.batchSize = Math.max(1, Math.floor(indices.length / 2));
         else if (isFinal(error)) results[i] = { ok: false, error };
         return;
@@ -155,7 +171,18 @@ export class RpcClient {
       const value = r.result as T;
       if (check && !check(value, request)) return;
       results[i] = { ok: true, value };
+      answered++;
     });
+    this.pace.answered(answered);
+  }
+
+  /** The endpoint refused calls for their pace: send slower (said once at warn, then at debug). */
+  private slowDown(retryAfter?: number): void {
+    const pace = this.pace.refused(retryAfter);
+    if (pace === null) return;
+    const level = this.paceWarned ? 'debug' : 'warn';
+    this.paceWarned = true;
+    this.options.log[level]({ url: this.url, callsPerSecond: pace }, 'the JSON-RPC endpoint limits calls per second: sending slower');
   }
 
   private async post(body: unknown): Promise<Response[]> {
@@ -168,6 +195,7 @@ export class RpcClient {
     });
     const text = bodyText(Buffer.from(await res.arrayBuffer()));
     if (res.status === 413) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
+    if (res.status === 429) this.slowDown(retryAfterMs(res.headers.get('retry-after')));
     if (!res.ok) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);
     const json: unknown = JSON.parse(text);
     if (Array.isArray(json)) return json as Response[];
@@ -177,6 +205,7 @@ export class RpcClient {
       if (Array.isArray(body) && single.error) {
         const e = { code: Number(single.error.code ?? 0), message: String(single.error.message ?? '') };
         if (isBatchUnsupported(e)) this.refuseBatches(e.message);
+        else if (isRateLimited(e)) this.slowDown();
         else if (isBatchLimitError(e)) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
         throw new RetryableError(`JSON-RPC batch refused: ${e.message}`);
       }

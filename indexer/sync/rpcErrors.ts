@@ -47,6 +47,8 @@ const RANGE_PATTERNS = [
 
 /** eth_getLogs refused the range (too wide or too many results): split it. */
 export function isLogRangeError(e: { code: number; message: string }): boolean {
+  // Infura's -32005 also says "request rate limited": that is the pace, not the range.
+  if (isRateLimited(e)) return false;
   return e.code === -32005 && /range|logs|results|limit/i.test(e.message) ? true : RANGE_PATTERNS.some((p) => p.test(e.message));
 }
 
@@ -74,4 +76,16 @@ export function isBatchUnsupported(e: { code: number; message: string }): boolea
 /** The provider refused the size of a JSON-RPC batch: halve it. */
 export function isBatchLimitError(e: { code: number; message: string }): boolean {
   return e.code === -32014 || /batch (size|limit)|too many (requests|calls) in (a )?batch|batch too large/i.test(e.message);
+}
+
+/**
+ * The endpoint refused the call for the plan's pace (HTTP 429's body, or an error object in a 200:
+ * Alchemy's 429, QuickNode's -32007, public endpoints' "rate limit exceeded"): send slower.
+ */
+export function isRateLimited(e: { code: number; message: string }): boolean {
+  return (
+    e.code === 429 ||
+    e.code === -32007 ||
+    /rate.?limit|request limit|too many requests|exceeded its compute units|capacity exceeded|throughput/i.test(e.message)
+  );
 }

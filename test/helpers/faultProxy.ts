@@ -26,6 +26,8 @@ export type FaultProxyOptions = {
   noBatches?: boolean;
   /** eth_getLogs answers holding more logs are refused the way Infura does (-32005, with a range to try). */
   maxLogResults?: number;
+  /** More calls than this in the last second (a batch's members count one each) get HTTP 429, as hosted plans answer. */
+  callsPerSecond?: number;
   /** Methods answered with "method not found" (a node without the debug namespace). */
   unsupportedMethods?: string[];
   /** The first receipt of each transaction comes from "another node" (a different blockHash). */
@@ -40,7 +42,16 @@ export type FaultProxyOptions = {
   seed?: number;
 };
 
-type Counter = Fault | 'requests' | 'rangeRefusals' | 'resultRefusals' | 'batchRefusals' | 'unsupported' | 'staleReceipts' | 'zeroHashLogs';
+type Counter =
+  | Fault
+  | 'requests'
+  | 'rangeRefusals'
+  | 'resultRefusals'
+  | 'batchRefusals'
+  | 'rateLimited'
+  | 'unsupported'
+  | 'staleReceipts'
+  | 'zeroHashLogs';
 export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): Promise<void> };
 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
@@ -78,6 +89,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     rangeRefusals: 0,
     resultRefusals: 0,
     batchRefusals: 0,
+    rateLimited: 0,
     unsupported: 0,
     staleReceipts: 0,
     zeroHashLogs: 0,
@@ -92,6 +104,8 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     shuffledBatch: 0,
   };
   const staleServed = new Set<string>();
+  /** When the calls of the last second were answered (callsPerSecond). */
+  const callTimes: number[] = [];
   const hung = new Set<ServerResponse>();
 
   /** The node's answer, with the configured data faults applied to individual answers. */
@@ -151,6 +165,15 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         200,
         JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32014, message: `batch size too large: max ${options.maxBatchSize}` } }),
       );
+    }
+    if (options.callsPerSecond) {
+      const now = Date.now();
+      while (callTimes.length > 0 && callTimes[0]! <= now - 1000) callTimes.shift();
+      if (callTimes.length + messages.length > options.callsPerSecond) {
+        stats.rateLimited++;
+        return send(429, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 429, message: 'Too Many Requests' } }));
+      }
+      for (const _ of messages) callTimes.push(now);
     }
     if (options.noBatches && Array.isArray(parsed)) {
       stats.batchRefusals++;

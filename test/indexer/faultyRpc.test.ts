@@ -134,9 +134,10 @@ describe('indexer on nodes that answer differently', function () {
   );
   const capped = useTestDb();
   const cappedNoBlockReceipts = useTestDb();
+  const paced = useTestDb();
   describe(
-    "no batches, and a result cap below one block's logs",
-    cappedPlanTests(capped, cappedNoBlockReceipts, () => devnet),
+    "no batches, a result cap below one block's logs, a pace limit",
+    cappedPlanTests(capped, cappedNoBlockReceipts, paced, () => devnet),
   );
 });
 
@@ -255,7 +256,7 @@ function oddAnswerTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
   };
 }
 
-function cappedPlanTests(t: { readonly db: Db }, t2: { readonly db: Db }, getDevnet: () => Devnet) {
+function cappedPlanTests(t: { readonly db: Db }, t2: { readonly db: Db }, t3: { readonly db: Db }, getDevnet: () => Devnet) {
   return function () {
     it('sends calls one by one to a node that takes no batches, reads a block over the result cap from its receipts, and stores exactly the truth', async () => {
       const devnet = getDevnet();
@@ -285,6 +286,19 @@ function cappedPlanTests(t: { readonly db: Db }, t2: { readonly db: Db }, getDev
       }
       expect(noBlockReceipts.stats.unsupported, 'eth_getBlockReceipts asked').to.be.greaterThan(0);
       await expectMatchesTruth(t2.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+    });
+
+    it('learns the pace of a node that answers HTTP 429 past 40 calls a second (batches of 100 never fit), and stores exactly the truth', async () => {
+      const devnet = getDevnet();
+      const proxy = await startFaultProxy({ upstream: devnet.rpcUrl, faultRate: 0, callsPerSecond: 40 });
+      try {
+        // The default batch of 100 calls and retries: the pace, not the retry budget, gets it through.
+        await indexThrough(t3.db, proxy, { rpcBatchSize: 100, rpcRetries: 8 });
+      } finally {
+        await proxy.stop();
+      }
+      expect(proxy.stats.rateLimited, 'calls refused for their pace').to.be.greaterThan(0);
+      await expectMatchesTruth(t3.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
     });
   };
 }
