@@ -97,7 +97,7 @@ async function startSim(options: SimChainOptions & { profile: string }): Promise
   type Line = { url?: string; wsUrl?: string; chainId?: number; head?: number; stats?: SimChainStats };
   const started = await new Promise<Required<Omit<Line, 'stats'>>>((resolve, reject) => {
     void exited.then(() => reject(new Error(`the ${options.profile} simulator exited (${child.exitCode})`)));
-    createInterface({ input: child.stdout! }).on('line', (text) => {
+    createInterface({ input: child.stdout }).on('line', (text) => {
       const line = JSON.parse(text) as Line;
       if (line.url) resolve(line as Required<Omit<Line, 'stats'>>);
       else if (line.stats) waitingStats.shift()?.(line.stats);
@@ -121,9 +121,9 @@ async function startSim(options: SimChainOptions & { profile: string }): Promise
     stats: () =>
       new Promise((resolve) => {
         waitingStats.push(resolve);
-        child.stdin!.write('stats\n');
+        child.stdin.write('stats\n');
       }),
-    stop: () => stopChild(child, exited, () => child.stdin!.end()),
+    stop: () => stopChild(child, exited, () => child.stdin.end()),
   };
 }
 
@@ -177,7 +177,7 @@ function startIndexer(args: string[], store: Store, followed: Followed[], settin
   const seen = new Map<string, { entry: LogEntry; ms: number }>();
   const waiting = new Map<string, Array<(hit: { entry: LogEntry; ms: number }) => void>>();
   const complaints = new Map<string, number>();
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  createInterface({ input: child.stdout }).on('line', (text) => {
     if (!text.startsWith('{')) return;
     const entry = JSON.parse(text) as LogEntry;
     const msg = entry.msg ?? '';
