@@ -26,6 +26,7 @@
  * and a markdown table to notes/chains.md's generated section.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
@@ -181,7 +182,12 @@ function startIndexer(args: string[], store: Store, followed: Followed[], settin
     if (!text.startsWith('{')) return;
     const entry = JSON.parse(text) as LogEntry;
     const msg = entry.msg ?? '';
-    if ((entry.level ?? 0) >= 40) complaints.set(msg, (complaints.get(msg) ?? 0) + 1);
+    if ((entry.level ?? 0) >= 40) {
+      // The error's message beside the line's: "indexing pass failed" says little without it.
+      const err = entry.err as { message?: string } | string | undefined;
+      const key = err ? `${msg}: ${typeof err === 'string' ? err : err.message}` : msg;
+      complaints.set(key, (complaints.get(key) ?? 0) + 1);
+    }
     if (seen.has(msg)) return;
     const hit = { entry, ms: performance.now() - spawnedAt };
     seen.set(msg, hit);
@@ -417,10 +423,11 @@ async function follow(
 type HistoryFigures = {
   blocks: number;
   reachedHead: boolean;
-  seconds: number;
-  blocksPerSecond: number;
+  /** null: the head was not reached in time. */
+  seconds: number | null;
+  blocksPerSecond: number | null;
   ops: number;
-  opsPerSecond: number;
+  opsPerSecond: number | null;
   /** The transfer backfill of the addresses made known on the way (INDEXER_TRANSFERS=known), after the head was reached. */
   transferBackfillSeconds: number | null;
   cpuSeconds: { indexer: number; postgres: number; simulator: number };
@@ -480,10 +487,10 @@ async function history(
     return {
       blocks,
       reachedHead: error === undefined,
-      seconds: round(seconds, 1),
-      blocksPerSecond: round(blocks / seconds, 1),
+      seconds: error ? null : round(seconds, 1),
+      blocksPerSecond: error ? null : round(blocks / seconds, 1),
       ops,
-      opsPerSecond: Math.round(ops / seconds),
+      opsPerSecond: error ? null : Math.round(ops / seconds),
       transferBackfillSeconds,
       cpuSeconds: {
         indexer: round((processCpuSeconds(indexer.pid) ?? 0) - before.indexer),
@@ -593,7 +600,7 @@ export type ChainsBenchOptions = {
   databaseUrl: string | undefined;
   /** BENCH_CHAINS_PROFILES (default base,polygon,arbitrum,mainnet). */
   profiles?: string[];
-  /** BENCH_CHAINS_HEAD_BLOCKS (default 30): head blocks followed per profile (time = blocks × block time, 20–90 s). */
+  /** BENCH_CHAINS_HEAD_BLOCKS (default 24): head blocks followed per profile (time = blocks × block time, 30–72 s). */
   headBlocks?: number;
   /** BENCH_CHAINS_HISTORY_BLOCKS (default 200; arbitrum 8× as many, its blocks are that much thinner). */
   historyBlocks?: number;
@@ -601,9 +608,9 @@ export type ChainsBenchOptions = {
   billBlocks?: number;
   /** BENCH_CHAINS_POPULATION (default 1000000,10000000). */
   population?: number[];
-  /** BENCH_CHAINS_NETWORKS (default 1,2,4,8,12,16,21): how many networks each many-networks step follows. */
+  /** BENCH_CHAINS_NETWORKS (default 1,2,4,8,16,21): how many networks each many-networks step follows. */
   networkCounts?: number[];
-  /** BENCH_CHAINS_NETWORKS_SECONDS (default 40). */
+  /** BENCH_CHAINS_NETWORKS_SECONDS (default 30). */
   networksSeconds?: number;
   /** BENCH_CHAINS_PLAN_BLOCKS (default 30): blocks of each plan's history. */
   planBlocks?: number;
@@ -649,7 +656,7 @@ export async function runChainsBench(options: ChainsBenchOptions): Promise<Recor
       const head: Record<string, FollowFigures> = {};
       for (const name of profiles) {
         const blockTimeMs = findProfile(name).blockTimeMs;
-        const seconds = Math.min(90, Math.max(20, ((options.headBlocks ?? 30) * blockTimeMs) / 1000));
+        const seconds = Math.min(72, Math.max(30, ((options.headBlocks ?? 24) * blockTimeMs) / 1000));
         say(`head: ${name}, ${seconds} s`);
         const run = (head[name] = await follow(context, [name], seconds));
         const network = run.networks[0]!;
@@ -713,9 +720,9 @@ export async function runChainsBench(options: ChainsBenchOptions): Promise<Recor
     if (sections.has('networks')) {
       const steps: Array<FollowFigures & { count: number; worstLagP99: number }> = [];
       let fits = 0;
-      for (const count of options.networkCounts ?? [1, 2, 4, 8, 12, 16, 21]) {
+      for (const count of options.networkCounts ?? [1, 2, 4, 8, 16, 21]) {
         say(`networks: ${count}`);
-        const run = await follow(context, NETWORK_MIX.slice(0, count), options.networksSeconds ?? 40);
+        const run = await follow(context, NETWORK_MIX.slice(0, count), options.networksSeconds ?? 30);
         const worstLagP99 = Math.max(...run.networks.map((n) => n.lagP99));
         steps.push({ ...run, count, worstLagP99 });
         summary[`networks.${count}.worstLagP99`] = worstLagP99;
@@ -732,7 +739,7 @@ export async function runChainsBench(options: ChainsBenchOptions): Promise<Recor
       const runs: Record<string, HistoryFigures> = {};
       for (const plan of PLANS) {
         say(`plans: ${plan}, base, ${blocks} blocks`);
-        runs[plan] = await history(context, 'base', blocks, { plan, timeoutMs: 180_000 });
+        runs[plan] = await history(context, 'base', blocks, { plan, timeoutMs: 90_000 });
         summary[`plans.${plan}.reachedHead`] = runs[plan].reachedHead ? 1 : 0;
         summary[`plans.${plan}.seconds`] = runs[plan].seconds;
       }
@@ -741,5 +748,226 @@ export async function runChainsBench(options: ChainsBenchOptions): Promise<Recor
   } finally {
     procfile.cleanup();
   }
+  const markdown = markdownOf(result, summary);
+  mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
+  writeFileSync(join(ROOT, MARKDOWN_FILE), markdown);
+  say(`tables written to ${MARKDOWN_FILE}`);
   return { summary, ...result, indexerCommand: `node ${context.indexerArgs.slice(0, -1).join(' ')} dist/indexer/main.js` };
+}
+
+/** Where the run's markdown tables go (docs/performance.md's "Real networks (chain simulator)" takes them from there). */
+const MARKDOWN_FILE = 'bench/out/chains.md';
+
+type Cell = string | number | boolean | null | undefined;
+const cell = (value: Cell): string =>
+  value === null || value === undefined || Number.isNaN(value)
+    ? '–'
+    : typeof value === 'number'
+      ? value.toLocaleString('en-US')
+      : String(value);
+const table = (header: string[], rows: Cell[][]): string =>
+  [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join(
+    '\n',
+  );
+
+/** The figures of a run as markdown: the aims of issue 31 (met or not, with the figure), then each section's table. */
+function markdownOf(result: Record<string, unknown>, summary: Record<string, number | null>): string {
+  const out: string[] = [];
+  const aims: Cell[][] = [];
+  const head = result.head as Record<string, FollowFigures> | undefined;
+  for (const name of ['base', 'arbitrum']) {
+    const run = head?.[name];
+    if (!run) continue;
+    const lag = run.networks[0]!.lagP99;
+    const cpu = (run.cpuSeconds.indexer + run.cpuSeconds.postgres) / run.seconds;
+    aims.push([
+      `${name}-like head: lag p99 ≤ ${LAG_AIM_BLOCKS} blocks on under one core`,
+      `lag p99 ${lag}, indexer + PostgreSQL ${round(cpu)} CPU-s per s of chain`,
+      lag <= LAG_AIM_BLOCKS && cpu < 1 ? 'met' : 'not met',
+    ]);
+  }
+  const networks = result.networks as Array<{ count: number; worstLagP99: number }> | undefined;
+  if (networks) {
+    const fits = summary['networks.largestWithinAim'] ?? 0;
+    aims.push([
+      `the spec map's ${NETWORK_MIX.length} networks in one deployment, every lag p99 ≤ ${LAG_AIM_BLOCKS}`,
+      `${fits} of ${NETWORK_MIX.length} (steps: ${networks.map((n) => `${n.count} → p99 ${n.worstLagP99}`).join(', ')})`,
+      fits >= NETWORK_MIX.length ? 'met' : 'not met',
+    ]);
+  }
+  const population = result.population as PopulationFigures[] | undefined;
+  const largest = population?.at(-1);
+  if (largest)
+    aims.push([
+      `RSS ≤ 512 MB and start-up < 10 s at 10M known addresses`,
+      `${largest.knownAddresses.toLocaleString('en-US')} known: peak RSS ${largest.peakRssMb} MB, start-up ${largest.startupSeconds} s`,
+      largest.knownAddresses >= 10_000_000 && (largest.peakRssMb ?? Infinity) <= 512 && largest.startupSeconds < 10 ? 'met' : 'not met',
+    ]);
+  const plans = result.plans as Record<string, HistoryFigures> | undefined;
+  if (plans) {
+    const stalled = Object.entries(plans).filter(([, run]) => !run.reachedHead);
+    aims.push([
+      'no stall on any plan',
+      stalled.length === 0 ? `every plan reached the head` : `stalled on ${stalled.map(([plan]) => plan).join(', ')}`,
+      stalled.length === 0 ? 'met' : 'not met',
+    ]);
+  }
+  out.push('#### Aims of issue 31\n', table(['aim', 'measured', ''], aims));
+  if (head)
+    out.push(
+      '\n#### Following the head (lag sampled as each new head appears: 1 = every earlier block indexed)\n',
+      table(
+        [
+          'profile',
+          'blocks',
+          'lag p50',
+          'lag p99',
+          'lag max',
+          'indexer CPU ms/block',
+          'PostgreSQL CPU ms/block',
+          'CPU-s per s of chain',
+          'calls/block',
+          'kB/block',
+          'calls/day',
+          'GB/day',
+        ],
+        Object.entries(head).map(([name, run]) => {
+          const n = run.networks[0]!;
+          const blocks = Math.max(1, n.blocks);
+          return [
+            name,
+            n.blocks,
+            n.lagP50,
+            n.lagP99,
+            n.lagMax,
+            Math.round((run.cpuSeconds.indexer * 1000) / blocks),
+            Math.round((run.cpuSeconds.postgres * 1000) / blocks),
+            round((run.cpuSeconds.indexer + run.cpuSeconds.postgres) / run.seconds),
+            n.callsPerBlock,
+            n.kbPerBlock,
+            n.callsPerDay,
+            n.gbPerDay,
+          ];
+        }),
+      ),
+    );
+  const historyRow = (name: string, run: HistoryFigures): Cell[] => [
+    name,
+    run.blocks,
+    run.reachedHead ? run.seconds : 'stalled',
+    run.blocksPerSecond,
+    run.opsPerSecond,
+    run.cpuSeconds.indexer,
+    run.cpuSeconds.postgres,
+    run.cpuSeconds.simulator,
+    run.simulatorBlocksPerCpuSecond,
+    run.transferBackfillSeconds,
+    run.callsPerBlock,
+    run.kbPerBlock,
+  ];
+  const historyHeader = [
+    'run',
+    'blocks',
+    's',
+    'blocks/s',
+    'ops/s',
+    'indexer CPU-s',
+    'PostgreSQL CPU-s',
+    'simulator CPU-s',
+    'simulator blocks per CPU-s',
+    'transfer backfill s',
+    'calls/block',
+    'kB/block',
+  ];
+  const historyRuns = result.history as Record<string, HistoryFigures> | undefined;
+  if (historyRuns)
+    out.push(
+      "\n#### History (backfill ending at the profile's height)\n",
+      table(
+        historyHeader,
+        Object.entries(historyRuns).map(([n, r]) => historyRow(n, r)),
+      ),
+    );
+  const bill = result.bill as Record<string, HistoryFigures & { callsPerDay: number; gbPerDay: number }> | undefined;
+  if (bill)
+    out.push(
+      '\n#### RPC bill (base, short histories; per day at a 2 s block)\n',
+      table(
+        ['INDEXER_TRANSFERS/INDEXER_TRACES', 'calls/block', 'kB/block', 'calls/day', 'GB/day', 'calls by method'],
+        Object.entries(bill).map(([setting, r]) => [
+          setting,
+          r.callsPerBlock,
+          r.kbPerBlock,
+          r.callsPerDay,
+          r.gbPerDay,
+          Object.entries(r.byMethod)
+            .map(([m, n]) => `${m} ${n}`)
+            .join(', '),
+        ]),
+      ),
+    );
+  if (population)
+    out.push(
+      '\n#### Population (base, known_addresses rows)\n',
+      table(
+        [
+          'known addresses',
+          'start-up s (spawn → "known addresses loaded")',
+          'table read ms',
+          'filter MB',
+          'peak RSS MB',
+          'head blocks indexed after',
+        ],
+        population.map((p) => [p.knownAddresses, p.startupSeconds, p.loadMs, p.filterMb, p.peakRssMb, p.headBlocksIndexed]),
+      ),
+    );
+  const steps = result.networks as Array<FollowFigures & { count: number; worstLagP99: number }> | undefined;
+  if (steps)
+    out.push(
+      "\n#### Many networks (one indexer, the spec map's networks busiest first; CPU as share of one core)\n",
+      table(
+        [
+          'networks',
+          'worst lag p99',
+          'worst network',
+          'indexer',
+          'PostgreSQL (this database)',
+          'PostgreSQL server',
+          'simulators',
+          'indexer peak RSS MB',
+        ],
+        steps.map((s) => {
+          const share = (cpu: number | null) => (cpu === null ? null : round(cpu / s.seconds));
+          const worst = s.networks.reduce((a, b) => (b.lagP99 > a.lagP99 ? b : a));
+          return [
+            s.count,
+            s.worstLagP99,
+            worst.network,
+            share(s.cpuSeconds.indexer),
+            share(s.cpuSeconds.postgres),
+            share(s.cpuSeconds.postgresServer),
+            share(s.cpuSeconds.simulators),
+            s.indexerPeakRssMb,
+          ];
+        }),
+      ),
+    );
+  if (plans)
+    out.push(
+      '\n#### Hosted plans (base, short history): no stall\n',
+      table(
+        ['plan', 'reached the head', 's', 'calls/block', 'warnings and errors logged'],
+        Object.entries(plans).map(([plan, r]) => [
+          plan,
+          r.reachedHead ? 'yes' : 'no',
+          r.seconds,
+          r.callsPerBlock,
+          Object.entries(r.complaints)
+            .map(([m, n]) => `${n} × ${m}`)
+            .join('; ')
+            .replace(/\|/g, '\\|'),
+        ]),
+      ),
+    );
+  return `${out.join('\n')}\n`;
 }
