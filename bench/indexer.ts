@@ -187,7 +187,7 @@ export async function freshStore(databaseUrl: string | undefined, name: string):
 }
 
 /** A live process's resident set (VmRSS) or its peak so far (VmHWM), in MB (Linux); null elsewhere. */
-function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmHWM'): number | null {
+export function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmHWM'): number | null {
   try {
     const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Math.round(Number(kb) / 1024) : null;
@@ -297,12 +297,12 @@ async function backfill(
   }
 }
 
-const median = (values: number[]): number => {
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
+export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 const maxOf = (values: Array<number | null>): number | null => {
   const known = values.filter((v): v is number => v !== null);
   return known.length > 0 ? Math.max(...known) : null;

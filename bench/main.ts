@@ -12,6 +12,7 @@ import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
 import { runFreshnessBench } from './freshness.js';
+import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
@@ -32,6 +33,8 @@ const PARTS: Record<string, () => Promise<unknown>> = {
       databaseUrl,
       ...(process.env.BENCH_FRESHNESS_OPS ? { opsPerCadence: Number(process.env.BENCH_FRESHNESS_OPS) } : {}),
     }),
+  // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
+  chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
 };
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
