@@ -31,8 +31,9 @@ export class KnownAddressSet {
     const filter = new GrowingAddressFilter(FIRST_CAPACITY);
     for (let after: string | null = null; ;) {
       const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
-      if (page.addresses.length === 0) break;
-      for (const a of page.addresses) filter.add(a);
+      if (page.count === 0) break;
+      for (let at = 0; at < page.text.length; at += knownAddresses.ADDRESS_LENGTH)
+        filter.add(page.text.slice(at, at + knownAddresses.ADDRESS_LENGTH));
       after = page.last;
     }
     for (const a of this.uncommitted.keys()) filter.add(a);

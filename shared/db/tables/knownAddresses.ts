@@ -9,29 +9,29 @@ import type { Queryable } from '../client.js';
 /** backfillTo: the last block the transfer backfill must read (null: up to the cursor; see migration 0019). */
 export type KnownAddress = { address: string; firstBlock: number; backfillTo: number | null };
 
-const ADDRESS_LENGTH = 42;
+/** Characters of an address in a page's text. */
+export const ADDRESS_LENGTH = 42;
 
 /**
- * A page of the network's known addresses, the `limit` first after `after` (null: from the first) in
- * address order, and the last of them (where the next page starts). Sent as one concatenated string,
- * in no particular order, not a row each: the indexer reads every address at start (to build its
- * filter), and 10 million rows cost the client far more to parse than 20 strings.
+ * A page of the network's known addresses, the `limit` first after `after` (null: from the first)
+ * in address order, written one after the other in `text` (ADDRESS_LENGTH characters each, in no
+ * particular order), and the last of them (where the next page starts). One string, not a row each:
+ * the indexer reads every address at start (to build its filter), and 10 million rows cost the
+ * client far more to parse than 20 strings.
  */
 export async function listPage(
   db: Queryable,
   chainId: number,
   after: string | null,
   limit: number,
-): Promise<{ addresses: string[]; last: string | null }> {
-  const { rows } = await db.query<{ list: string | null; last: string | null }>(
-    `select string_agg(address, '') as list, max(address) as last from (
+): Promise<{ text: string; count: number; last: string | null }> {
+  const { rows } = await db.query<{ text: string | null; last: string | null }>(
+    `select string_agg(address, '') as text, max(address) as last from (
        select address from known_addresses where chain_id = $1 and address > $2 order by address limit $3) page`,
     [chainId, after ?? '', limit],
   );
-  const list = rows[0]?.list ?? '';
-  const addresses: string[] = [];
-  for (let i = 0; i < list.length; i += ADDRESS_LENGTH) addresses.push(list.slice(i, i + ADDRESS_LENGTH));
-  return { addresses, last: rows[0]?.last ?? null };
+  const text = rows[0]?.text ?? '';
+  return { text, count: text.length / ADDRESS_LENGTH, last: rows[0]?.last ?? null };
 }
 
 /** Which of `addresses` are known on the network. */
