@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import request from 'supertest';
 import * as apiKeyUsage from '../../shared/db/tables/apiKeyUsage.js';
 import * as apiKeys from '../../shared/db/tables/apiKeys.js';
@@ -12,21 +10,9 @@ import * as indexerState from '../../shared/db/tables/indexerState.js';
 import { createLogger } from '../../shared/log.js';
 import { closeServer, startWeb } from '../../server/web.js';
 import { createTestKey, testConfig } from '../helpers/app.js';
+import { withChromium } from '../helpers/chromium.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
-/** Debian's chromium (`.ci/run` installs it); without it outside CI the browser test is skipped. */
-const CHROMIUM = '/usr/bin/chromium';
-/** Without the background-networking flags Chromium's own connections fail on a closed network. */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 export const SCREENSHOT = join(tmpdir(), 'opscan-status-page.png');
 const ADMIN_TOKEN = 'status-page-admin-token-0123456789abcdef';
 
@@ -107,19 +93,7 @@ describe('status page at /', function () {
   });
 
   it('shows the data in headless Chromium (screenshot saved)', async function () {
-    if (!existsSync(CHROMIUM)) {
-      if (process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs the Debian chromium package`);
-      this.skip();
-    }
-    const profile = mkdtempSync(join(tmpdir(), 'opscan-chromium-'));
-    let browser: BrowserContext | undefined;
-    try {
-      // A fresh profile per run (playwright passes it as --user-data-dir).
-      browser = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        args: CHROMIUM_FLAGS,
-        viewport: { width: 1100, height: 1400 },
-      });
+    await withChromium(this, { width: 1100, height: 1400 }, async (browser) => {
       const page = await browser.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
@@ -224,9 +198,6 @@ describe('status page at /', function () {
       await page.click('#admin-forget');
       expect(await page.locator('#usage-chart canvas').count()).to.equal(0);
       expect(await page.locator('#usage').isHidden()).to.equal(true);
-    } finally {
-      await browser?.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
   });
 });
