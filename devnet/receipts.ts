@@ -8,7 +8,7 @@ import { AbiCoder, dataSlice, getAddress, id } from 'ethers';
 import type { RpcLog, MinedBlock, RpcReceipt } from './mining.js';
 import type { SignedOp } from './ops.js';
 import type { LocalSigner } from './signer.js';
-import type { GroundTruth, TruthTransfer, TruthUserOp } from './truth.js';
+import { truthOpFields, type GroundTruth, type TruthTransfer, type TruthUserOp } from './truth.js';
 import type { EpVersion } from './userop.js';
 
 export type SignedBundle = { bundleIndex: number; version: EpVersion; entryPoint: string; beneficiary: string; ops: SignedOp[] };
@@ -158,15 +158,7 @@ function recordOp(truth: GroundTruth, input: OpInput): TruthUserOp {
     logIndex: Number(event.logIndex),
     bundler: input.bundler,
     beneficiary: bundle.beneficiary.toLowerCase(),
-    callData: op.callData,
-    initCode: op.initCode,
-    paymasterAndData: op.paymasterAndData,
-    signature: op.signature,
-    callGasLimit: op.callGasLimit.toString(),
-    verificationGasLimit: op.verificationGasLimit.toString(),
-    preVerificationGas: op.preVerificationGas.toString(),
-    maxFeePerGas: op.maxFeePerGas.toString(),
-    maxPriorityFeePerGas: op.maxPriorityFeePerGas.toString(),
+    ...truthOpFields(op),
     calls: action.calls.map((c) => ({ target: c.target.toLowerCase(), value: c.value.toString(), data: c.data.toLowerCase() })),
   };
 }

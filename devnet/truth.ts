@@ -189,3 +189,39 @@ export function knownPlainTransfers(t: Pick<GroundTruth, 'userOps' | 'plainTrans
   const known = knownAddresses(t);
   return t.plainTransfers.filter((x) => known.has(x.from) || known.has(x.to));
 }
+
+/** An op's packed fields as the truth records them (calldata and signature as sent, gas limits and fees in decimal). */
+export function truthOpFields(op: {
+  callData: string;
+  initCode: string;
+  paymasterAndData: string;
+  signature: string;
+  callGasLimit: bigint;
+  verificationGasLimit: bigint;
+  preVerificationGas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}): Pick<
+  TruthUserOp,
+  | 'callData'
+  | 'initCode'
+  | 'paymasterAndData'
+  | 'signature'
+  | 'callGasLimit'
+  | 'verificationGasLimit'
+  | 'preVerificationGas'
+  | 'maxFeePerGas'
+  | 'maxPriorityFeePerGas'
+> {
+  return {
+    callData: op.callData,
+    initCode: op.initCode,
+    paymasterAndData: op.paymasterAndData,
+    signature: op.signature,
+    callGasLimit: op.callGasLimit.toString(),
+    verificationGasLimit: op.verificationGasLimit.toString(),
+    preVerificationGas: op.preVerificationGas.toString(),
+    maxFeePerGas: op.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: op.maxPriorityFeePerGas.toString(),
+  };
+}

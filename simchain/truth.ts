@@ -6,7 +6,7 @@
  * between the previous op's UserOperationEvent, or BeforeExecution, and its own); native value moves
  * only for ops that succeeded.
  */
-import { computeDays, knownAddresses } from '../devnet/truth.js';
+import { computeDays, knownAddresses, truthOpFields } from '../devnet/truth.js';
 import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../devnet/truth.js';
 import type { EpVersion } from '../devnet/userop.js';
 import type { SimChainModel } from './chain.js';
@@ -77,15 +77,7 @@ export function createTruth(model: SimChainModel): SimTruth {
             logIndex: o.logIndex,
             bundler,
             beneficiary: bundle.beneficiary,
-            callData: op.callData,
-            initCode: op.initCode,
-            paymasterAndData: op.paymasterAndData,
-            signature: op.signature,
-            callGasLimit: op.callGasLimit.toString(),
-            verificationGasLimit: op.verificationGasLimit.toString(),
-            preVerificationGas: op.preVerificationGas.toString(),
-            maxFeePerGas: op.maxFeePerGas.toString(),
-            maxPriorityFeePerGas: op.maxPriorityFeePerGas.toString(),
+            ...truthOpFields(op),
             calls: o.calls.map((c) => ({ target: c.target.toLowerCase(), value: c.value.toString(), data: c.data.toLowerCase() })),
           });
           if (o.factory) t.accounts.push({ address: o.sender, factory: o.factory, userOpHash: o.hash, ...where });

@@ -283,9 +283,9 @@ export async function settleTokenLogs(rpc: RpcClient, raw: RawRange, known: Set<
   raw.tokenLogs = raw.tokenLogs.filter((l) => tokenLogParties(l).some((a) => seenHere.has(a) || known.has(a)));
   const untimed = [...new Set(raw.tokenLogs.map((l) => hexToNumber(l.blockNumber)).filter((n) => !raw.blockTimes.has(n)))];
   if (untimed.length === 0) return;
+  const logHashes = new Map(raw.tokenLogs.map((l) => [hexToNumber(l.blockNumber), l.blockHash.toLowerCase()]));
   for (const h of await fetchHeaders(rpc, untimed)) {
-    if (h.hash !== raw.tokenLogs.find((l) => hexToNumber(l.blockNumber) === h.number)!.blockHash.toLowerCase())
-      throw new InconsistentRangeError(`block ${h.number} changed while its range was fetched`);
+    if (h.hash !== logHashes.get(h.number)) throw new InconsistentRangeError(`block ${h.number} changed while its range was fetched`);
     raw.blockTimes.set(h.number, h.timestamp);
   }
 }
