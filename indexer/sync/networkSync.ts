@@ -22,6 +22,7 @@ import { Progress } from '../progress.js';
 import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
 import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
+import { nameAccounts } from './nameAccounts.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
 import { KnownAddressSet } from './knownAddressSet.js';
@@ -47,6 +48,10 @@ export class NetworkSync {
   private knownLoaded = false;
   /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
   private readonly backfillEstimator: LogRangeEstimator;
+  /** Masked code hashes of the implementations the naming pass has read (nameAccounts). */
+  private readonly implementationCodeHashes = new Map<string, string | null>();
+  /** Accounts whose state the node could not give at their block: the naming pass reads them at the latest. */
+  private readonly nameAtLatest = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -156,6 +161,7 @@ export class NetworkSync {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
         // A slice at a time, the head checked in between, until no address waits.
         if (!(await this.backfillTransfers(shouldStop))) continue;
+        if (!(await this.nameNewAccounts(shouldStop))) continue;
         await this.repairWhenDue(shouldStop);
         return indexed;
       }
@@ -202,6 +208,28 @@ export class NetworkSync {
     if (result.addresses > 0)
       this.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
     return result.complete || shouldStop();
+  }
+
+  /**
+   * The implementation of accounts not named yet, for one slice of time (accountNamingSliceMs):
+   * off the hot path, like the transfer backfill. Resolves to whether none waits (or the pass must
+   * stop, or the node answers nothing: those accounts wait for the next pass).
+   */
+  private async nameNewAccounts(shouldStop: () => boolean): Promise<boolean> {
+    const t0 = performance.now();
+    const result = await nameAccounts({
+      db: this.db,
+      rpc: this.rpc,
+      chainId: this.chainId,
+      log: this.log,
+      sliceSize: this.tuning.accountNamingBatch,
+      codeHashes: this.implementationCodeHashes,
+      readAtLatest: this.nameAtLatest,
+      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.accountNamingSliceMs,
+    });
+    if (result.named + result.unknown > 0)
+      this.log.debug({ ...result, ms: Math.round(performance.now() - t0) }, 'account implementations named');
+    return result.complete || result.stalled || shouldStop();
   }
 
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
