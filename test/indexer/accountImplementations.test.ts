@@ -335,6 +335,11 @@ describe('account implementations named from the chain', function () {
       expect(gql.body).to.deep.equal({
         data: { accounts: [{ address: safe7579Op.sender, implementation: 'Safe 1.4.1 + Safe7579 1.0.0' }] },
       });
+      const filtered = await api
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', key)
+        .send({ query: '{ accounts(where: { implementation_contains: "Safe7579" }) { address } }' });
+      expect(filtered.body).to.deep.equal({ data: { accounts: [{ address: safe7579Op.sender }] } });
     } finally {
       await deps.services.close();
     }
