@@ -89,6 +89,20 @@ function defineTests(t: { readonly db: Db }) {
       expect(canonical(stored).accounts).to.deep.equal(expected().accounts);
     });
 
+    it('names each account: the npm SimpleAccounts by their code (at devnet addresses), MiniAccounts unknown', async () => {
+      const { rows } = await t.db.query<{ address: string; implementation: string | null }>(
+        'select address, implementation from accounts where chain_id = $1',
+        [devnet.chainId],
+      );
+      const factoryName = new Map(Object.entries(truth.contracts).map(([name, address]) => [address, name]));
+      const want = truth.accounts.map((a) => {
+        const simple = /^simpleAccountFactory\.(v0\.\d)$/.exec(factoryName.get(a.factory) ?? '');
+        return [a.address, simple ? `SimpleAccount ${simple[1]}` : 'unknown'];
+      });
+      expect(new Set(want.map(([, name]) => name)).size, 'kinds of accounts the traffic deploys').to.be.at.least(3);
+      expect(Object.fromEntries(rows.map((r) => [r.address, r.implementation]))).to.deep.equal(Object.fromEntries(want));
+    });
+
     it('stores every token and native transfer attributed to its op', () => {
       expect(canonical(stored).transfers).to.deep.equal(expected().transfers);
     });
