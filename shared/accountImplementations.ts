@@ -167,7 +167,7 @@ const IMPLEMENTATIONS: Known[] = [
   // Etherspot: the recipe's ETHERSPOT_IMPLEMENTATION behind the ERC-1967 proxy its factory deploys;
   // accountId() answers etherspotwallet.modular.v1.0.0.
   {
-    name: 'Etherspot Modular Wallet v1.0.0',
+    name: 'Etherspot Modular Wallet 1.0.0',
     addresses: ['0x339eab59e54fe25125acec3225254a0cbd305a7b'],
     codeHashes: ['0x13f7a5d3eb87ab1d28fae01a23c4d7a6eedac713893d93e77abd69d5313e6564'],
   },
@@ -279,7 +279,8 @@ export function accountIdName(accountId: string | null): string | null {
   // kernel.advanced.v0.3.1 → Kernel v3.1 (v0.3.0-beta → Kernel v3.0).
   m = /^kernel\.advanced\.v0\.(\d+)\.(\d+)/.exec(accountId);
   if (m) return `Kernel v${m[1]}.${m[2]}`;
-  m = /^etherspotwallet\.modular\.(v[\w.-]+)$/.exec(accountId);
+  // etherspotwallet.modular.v1.0.0 → Etherspot Modular Wallet 1.0.0 (the bare version, as Nexus's).
+  m = /^etherspotwallet\.modular\.v?(\d+\.\d+\.\d+)/.exec(accountId);
   if (m) return `Etherspot Modular Wallet ${m[1]}`;
   if (accountId.startsWith('@openzeppelin/contracts.AccountERC7579')) return 'OpenZeppelin AccountERC7579';
   return null;

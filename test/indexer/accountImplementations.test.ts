@@ -170,7 +170,7 @@ describe('account implementations named from the chain', function () {
       'Barz (Trust Wallet)',
       await toTrustSmartAccount({ client, owner: privateKeyToAccount(generatePrivateKey()), entryPoint: EP06 }),
     );
-    await viaFactory('Etherspot Modular Wallet v1.0.0', await toEtherspotSmartAccount({ client, owners: [owner], entryPoint: EP07 }));
+    await viaFactory('Etherspot Modular Wallet 1.0.0', await toEtherspotSmartAccount({ client, owners: [owner], entryPoint: EP07 }));
 
     // SimpleAccountFactory v0.8 deploys only for the EntryPoint's SenderCreator.
     const simple08 = await toSimpleSmartAccount({ client, owner, entryPoint: { address: EP08, version: '0.8' } });
