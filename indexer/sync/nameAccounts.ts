@@ -176,24 +176,27 @@ export async function identifyAccounts(
   }));
 }
 
-/** complete: none waits; stalled: the node answered none of the accounts left, even at the latest block. */
+/** complete: none waits; stalled: the node answered nothing, even at the latest block (the next pass tries again). */
 export type NamingResult = { named: number; unknown: number; complete: boolean; stalled: boolean };
 
 /**
- * Names accounts `sliceSize` at a time until none waits or `shouldStop()`. An account whose state
- * could not be read at its block (a node that keeps no old state answers errors the client retries,
- * then gives up) is read at the latest block on the next pass: `readAtLatest` remembers them.
+ * What a network's naming passes keep between them: the implementations' code hashes, and whether
+ * accounts are read at the latest block because the node could not answer at theirs (a node that
+ * keeps no old state: its errors are retried by the client, then given up — a price paid once).
  */
+export type NamingMemory = { codeHashes: Map<string, string | null>; readAtLatest: boolean };
+
+/** Names accounts `sliceSize` at a time until none waits or `shouldStop()`. */
 export async function nameAccounts(deps: {
   db: Db;
   rpc: RpcClient;
   chainId: number;
   log: Logger;
   sliceSize: number;
-  codeHashes: Map<string, string | null>;
-  readAtLatest: Set<string>;
+  memory: NamingMemory;
   shouldStop: () => boolean;
 }): Promise<NamingResult> {
+  const { memory } = deps;
   const result: NamingResult = { named: 0, unknown: 0, complete: false, stalled: false };
   while (!deps.shouldStop()) {
     const unnamed = await accounts.listUnnamed(deps.db, deps.chainId, deps.sliceSize);
@@ -201,27 +204,25 @@ export async function nameAccounts(deps: {
       result.complete = true;
       break;
     }
-    const slice = unnamed.map((a) => ({
-      ...a,
-      blockTag: deps.readAtLatest.has(a.address) ? 'latest' : `0x${a.block.toString(16)}`,
-    }));
+    const slice = unnamed.map((a) => ({ ...a, blockTag: memory.readAtLatest ? 'latest' : `0x${a.block.toString(16)}` }));
     let named: Array<{ address: string; implementation: string }>;
     try {
-      named = await identifyAccounts(deps.rpc, slice, deps.codeHashes);
+      named = await identifyAccounts(deps.rpc, slice, memory.codeHashes);
     } catch (err) {
-      const atBlocks = slice.filter((a) => a.blockTag !== 'latest');
-      deps.log.warn({ err: (err as Error).message, accounts: slice.length }, 'could not read accounts to name them; retrying next pass');
-      for (const a of atBlocks) deps.readAtLatest.add(a.address);
-      // Nothing new to try this pass when every one was already read at the latest block.
-      if (atBlocks.length === 0) {
+      if (memory.readAtLatest) {
+        deps.log.warn({ err: (err as Error).message, accounts: slice.length }, 'could not read accounts to name them; retrying next pass');
         result.stalled = true;
         break;
       }
+      memory.readAtLatest = true;
+      deps.log.warn(
+        { err: (err as Error).message },
+        'the node did not answer for the blocks accounts were first seen in: naming them from the latest block on',
+      );
       continue;
     }
     await accounts.setImplementations(deps.db, deps.chainId, named);
     for (const n of named) {
-      deps.readAtLatest.delete(n.address);
       if (n.implementation === UNKNOWN_IMPLEMENTATION) result.unknown++;
       else result.named++;
     }

@@ -22,7 +22,7 @@ import { Progress } from '../progress.js';
 import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
 import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
-import { nameAccounts } from './nameAccounts.js';
+import { nameAccounts, type NamingMemory } from './nameAccounts.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
 import { KnownAddressSet } from './knownAddressSet.js';
@@ -48,10 +48,8 @@ export class NetworkSync {
   private knownLoaded = false;
   /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
   private readonly backfillEstimator: LogRangeEstimator;
-  /** Masked code hashes of the implementations the naming pass has read (nameAccounts). */
-  private readonly implementationCodeHashes = new Map<string, string | null>();
-  /** Accounts whose state the node could not give at their block: the naming pass reads them at the latest. */
-  private readonly nameAtLatest = new Set<string>();
+  /** What the account-naming passes learned: implementations' code hashes, whether the node keeps old state. */
+  private readonly naming: NamingMemory = { codeHashes: new Map(), readAtLatest: false };
 
   constructor(
     private readonly db: Db,
@@ -223,8 +221,7 @@ export class NetworkSync {
       chainId: this.chainId,
       log: this.log,
       sliceSize: this.tuning.accountNamingBatch,
-      codeHashes: this.implementationCodeHashes,
-      readAtLatest: this.nameAtLatest,
+      memory: this.naming,
       shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.accountNamingSliceMs,
     });
     if (result.named + result.unknown > 0)

@@ -41,9 +41,10 @@ import {
 } from 'permissionless/accounts';
 import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
 import { startIndexer } from '../../indexer/index.js';
-import { identifyAccounts } from '../../indexer/sync/nameAccounts.js';
+import { identifyAccounts, nameAccounts, type NamingMemory } from '../../indexer/sync/nameAccounts.js';
 import { RpcClient } from '../../indexer/sync/rpcClient.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
+import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import * as webhookOps from '../../shared/db/tables/webhookOps.js';
 import { createApp } from '../../server/app.js';
 import { userOperationBody } from '../../webhooks/eventBodies.js';
@@ -297,6 +298,21 @@ describe('account implementations named from the chain', function () {
     // Without code there is no account to name, whatever the factory.
     const none = [{ address: stranger, factory: '0x85e23b94e7f5e9cc1ff78bce78cfb15b81f0df00', block: 0, blockTag: 'latest' }];
     expect((await identifyAccounts(rpcClient(), none, new Map()))[0]!.implementation).to.equal('unknown');
+  });
+
+  it('reads accounts at the latest block once the node cannot answer at theirs (a node without old state)', async () => {
+    await ensureChainPartitions(t.db, 31337);
+    const [address, name] = [...expected].find(([, n]) => n === 'Kernel v3.1')!;
+    // First seen at a block this node does not have: its state there cannot be read.
+    await accounts.upsertActivity(t.db, 31337, [
+      { address, userOps: 1, firstOpBlock: 1_000_000_000, lastOpBlock: 1_000_000_000, eip7702: false, deployment: null },
+    ]);
+    const memory: NamingMemory = { codeHashes: new Map(), readAtLatest: false };
+    const log = quietLogger();
+    const result = await nameAccounts({ db: t.db, rpc: rpcClient(), chainId: 31337, log, sliceSize: 10, memory, shouldStop: () => false });
+    expect(result).to.deep.include({ named: 1, complete: true, stalled: false });
+    expect(memory.readAtLatest).to.equal(true);
+    expect((await accounts.find(t.db, 31337, address))?.implementation).to.equal(name);
   });
 
   it('the indexer names the account it indexes; /v0, GraphQL and the webhook body carry the name', async () => {
