@@ -46,7 +46,7 @@ export type IndexerTuning = {
    * again (the rest waits for the next pass): a burst of new addresses never holds the head back.
    */
   transferBackfillSliceMs: number;
-  /** Accounts whose implementation one naming round reads (6 JSON-RPC calls each, in one batch). */
+  /** Accounts whose implementation one naming slice reads (1–4 JSON-RPC calls each, in batched rounds). */
   accountNamingBatch: number;
   /**
    * How long one pass at the head may spend naming new accounts' implementations before following

@@ -6,19 +6,23 @@
  * retries them.
  *
  * What is read, at the end of the block the account was first seen in (its deployment's, else its
- * first op's), in one JSON-RPC batch per slice of accounts — 6 calls per account:
- * - eth_getCode: an EIP-7702 delegation designator (0xef0100 ‖ delegate), an EIP-1167 clone (the
- *   implementation is in the code), a Safe proxy (its code answers masterCopy(), 0xa619486e), or
- *   the account's own code (Trust's Barz, a diamond);
- * - the ERC-1967 implementation slot (SimpleAccount, LightAccount, Kernel v2 and v3, Nexus,
- *   Etherspot, OpenZeppelin-style proxies);
- * - slot 0 (a Safe's singleton), and Safe's fallback-handler slot (the Safe4337Module, or
- *   Rhinestone's Safe7579 adapter, is the fallback handler of a Safe that uses it);
- * - slot `address(this)` (Biconomy Smart Account v2's proxy keeps its implementation there);
- * - eth_call accountId() (ERC-7579 accounts that report their vendor and version).
- * Then, only for implementations (or delegates, singletons, modules) not known by address: one
- * eth_getCode each, to match their code hash; hashes are remembered for the process's life, so an
- * implementation is read once however many accounts run it.
+ * first op's), in batched rounds over a slice of accounts:
+ * 1. eth_getCode: an EIP-7702 delegation designator (0xef0100 ‖ delegate) or an EIP-1167 clone
+ *    names the implementation in the code itself; the account's own code may be known (Trust's
+ *    Barz, a diamond); a Safe proxy is recognised by masterCopy()'s selector (0xa619486e) in its code,
+ *    an ERC-1967 proxy by the implementation slot's constant in its code.
+ * 2. eth_getStorageAt, only the words that code calls for: a Safe's singleton (slot 0) and fallback
+ *    handler (the Safe4337Module or Rhinestone's Safe7579 adapter is the fallback handler of a Safe
+ *    that uses it); an ERC-1967 proxy's implementation slot (SimpleAccount, LightAccount, Kernel v2
+ *    and v3, Nexus, Etherspot); for other code, that slot and slot `address(this)` (Biconomy Smart
+ *    Account v2's proxy keeps its implementation there).
+ * 3. eth_getCode of implementations (delegates, singletons, modules) not known by address, to match
+ *    their code hash; hashes are remembered for the process's life, so an implementation is read
+ *    once however many accounts run it.
+ * 4. eth_call accountId(), only for accounts nothing above named (ERC-7579 accounts report vendor
+ *    and version there).
+ * So 1 call for a 7702 account or a clone, 2 for an ERC-1967 proxy, 3 for a Safe or Biconomy v2,
+ * plus the rare round 3 and 4 calls.
  */
 import {
   UNKNOWN_IMPLEMENTATION,
@@ -46,10 +50,7 @@ const ACCOUNT_ID_SELECTOR = '0x9cfd7cff';
 const SAFE_PROXY_MARK = 'a619486e';
 const DELEGATION = /^0xef0100([0-9a-f]{40})$/;
 const MINIMAL_PROXY = /^0x363d3d373d3d3d363d73([0-9a-f]{40})5af43d82803e903d91602b57fd5bf3$/;
-/** Calls per account in the first round (see the module comment). */
-export const CALLS_PER_ACCOUNT = 6;
-
-/** What the first round read of one account (null: no answer, e.g. a node without eth_getStorageAt). */
+/** What was read of one account (null: not read, or no answer, e.g. a node without eth_getStorageAt). */
 export type AccountState = {
   address: string;
   factory: string | null;
@@ -90,11 +91,14 @@ export function nameFromState(
   codeHashOf: (address: string) => string | null | undefined,
 ): { name: string; wanted: string[] } {
   const wanted: string[] = [];
-  const seen = (address: string | null): ContractSeen | null => {
+  /** What `table` names the contract at `address`: by its address, else by its code hash (wanted when not read yet). */
+  const known = (table: (c: ContractSeen) => string | null, address: string | null): string | null => {
     if (address === null) return null;
+    const byAddress = table({ address, codeHash: null });
+    if (byAddress !== null) return byAddress;
     const codeHash = codeHashOf(address);
     if (codeHash === undefined) wanted.push(address);
-    return { address, codeHash: codeHash ?? null };
+    return codeHash ? table({ address, codeHash }) : null;
   };
   const pick = (...names: Array<string | null>): string => names.find((n) => n !== null) ?? UNKNOWN_IMPLEMENTATION;
   const code = s.code?.toLowerCase() ?? null;
@@ -102,7 +106,7 @@ export function nameFromState(
   const byAccountId = accountIdName(s.accountId);
 
   const delegate = DELEGATION.exec(code)?.[1] ?? MINIMAL_PROXY.exec(code)?.[1];
-  if (delegate) return { name: pick(implementationName(seen(`0x${delegate}`)), byAccountId, factoryHint(s.factory)), wanted };
+  if (delegate) return { name: pick(known(implementationName, `0x${delegate}`), byAccountId, factoryHint(s.factory)), wanted };
 
   // The account's own code: a contract that is its own implementation (the address is the account's,
   // which the masking zeroes).
@@ -110,70 +114,98 @@ export function nameFromState(
   if (own) return { name: own, wanted };
 
   if (code.includes(SAFE_PROXY_MARK)) {
-    const singleton = safeSingletonName(seen(addressInWord(s.slot0)));
+    const singleton = known(safeSingletonName, addressInWord(s.slot0));
     if (singleton) {
-      const handler = addressInWord(s.fallbackHandlerSlot);
-      return { name: safeName(singleton, handler === null ? null : safeModuleName(seen(handler))), wanted };
+      return { name: safeName(singleton, known(safeModuleName, addressInWord(s.fallbackHandlerSlot))), wanted };
     }
   }
 
   const proxied = [addressInWord(s.erc1967Slot), addressInWord(s.selfSlot)].filter((a): a is string => a !== null);
-  const byImplementation = proxied.map((a) => implementationName(seen(a)));
+  const byImplementation = proxied.map((a) => known(implementationName, a));
   return { name: pick(...byImplementation, byAccountId, factoryHint(s.factory)), wanted };
 }
 
-/** Reads and names a slice of accounts; code hashes of implementations are kept in `codeHashes`. */
+/** The storage words an account's code calls for (beside the code itself). */
+type SlotKey = 'erc1967Slot' | 'slot0' | 'selfSlot' | 'fallbackHandlerSlot';
+
+const SLOT_AT: Record<SlotKey, (account: string) => string> = {
+  erc1967Slot: () => ERC1967_IMPLEMENTATION_SLOT,
+  slot0: () => '0x0',
+  selfSlot: (account) => `0x${account.slice(2).padStart(64, '0')}`,
+  fallbackHandlerSlot: () => SAFE_FALLBACK_HANDLER_SLOT,
+};
+
+/**
+ * What else to read of an account, from its code: nothing for a delegation, a clone or a known
+ * contract of its own; a Safe proxy's singleton and fallback handler; an ERC-1967 proxy's slot
+ * (its code holds the slot's constant); for any other code, the ERC-1967 slot and Biconomy's
+ * `address(this)` slot.
+ */
+function slotsToRead(address: string, code: string | null): SlotKey[] {
+  if (code === null || code === '0x' || DELEGATION.test(code) || MINIMAL_PROXY.test(code)) return [];
+  if (accountCodeName({ address, codeHash: implementationCodeHash(code, address) })) return [];
+  if (code.includes(SAFE_PROXY_MARK)) return ['slot0', 'fallbackHandlerSlot'];
+  if (code.includes(ERC1967_IMPLEMENTATION_SLOT.slice(2))) return ['erc1967Slot'];
+  return ['erc1967Slot', 'selfSlot'];
+}
+
+/**
+ * Reads and names a slice of accounts, in up to four batched rounds: the codes; the storage words
+ * each code calls for; the code of implementations not known by address (kept in `codeHashes` for
+ * the next slices); `accountId()` of the accounts still unknown.
+ */
 export async function identifyAccounts(
   rpc: RpcClient,
   slice: Array<UnnamedAccount & { blockTag: string }>,
   codeHashes: Map<string, string | null>,
 ): Promise<Array<{ address: string; implementation: string }>> {
-  const requests: RpcRequest[] = slice.flatMap(({ address, blockTag }) => [
-    { method: 'eth_getCode', params: [address, blockTag] },
-    { method: 'eth_getStorageAt', params: [address, ERC1967_IMPLEMENTATION_SLOT, blockTag] },
-    { method: 'eth_getStorageAt', params: [address, '0x0', blockTag] },
-    { method: 'eth_getStorageAt', params: [address, `0x${address.slice(2).padStart(64, '0')}`, blockTag] },
-    { method: 'eth_getStorageAt', params: [address, SAFE_FALLBACK_HANDLER_SLOT, blockTag] },
-    { method: 'eth_call', params: [{ to: address, data: ACCOUNT_ID_SELECTOR }, blockTag] },
-  ]);
-  // A failure retrying cannot change (no such method, a revert) leaves that value unread.
-  const answers = await rpc.batchSettled<string>(requests, (r) => typeof r === 'string');
-  const states: AccountState[] = slice.map((a, i) => {
-    const at = (k: number): string | null => {
-      const answer = answers[i * CALLS_PER_ACCOUNT + k];
-      return answer?.ok ? answer.value.toLowerCase() : null;
-    };
-    return {
-      address: a.address,
-      factory: a.factory,
-      code: at(0),
-      erc1967Slot: at(1),
-      slot0: at(2),
-      selfSlot: at(3),
-      fallbackHandlerSlot: at(4),
-      accountId: decodeAccountId(at(5)),
-    };
+  // A failure retrying cannot change (no such method, a revert) leaves that value unread (null).
+  const read = async (requests: RpcRequest[]): Promise<Array<string | null>> =>
+    requests.length === 0
+      ? []
+      : (await rpc.batchSettled<string>(requests, (r) => typeof r === 'string')).map((a) => (a.ok ? a.value.toLowerCase() : null));
+
+  const codes = await read(slice.map(({ address, blockTag }) => ({ method: 'eth_getCode', params: [address, blockTag] })));
+  const states: AccountState[] = slice.map((a, i) => ({
+    address: a.address,
+    factory: a.factory,
+    code: codes[i]!,
+    erc1967Slot: null,
+    slot0: null,
+    selfSlot: null,
+    fallbackHandlerSlot: null,
+    accountId: null,
+  }));
+
+  const slots = slice.flatMap((a, i) => slotsToRead(a.address, states[i]!.code).map((key) => ({ i, key })));
+  const words = await read(
+    slots.map(({ i, key }) => ({
+      method: 'eth_getStorageAt',
+      params: [slice[i]!.address, SLOT_AT[key](slice[i]!.address), slice[i]!.blockTag],
+    })),
+  );
+  slots.forEach(({ i, key }, k) => (states[i]![key] = words[k]!));
+
+  // The code of what is not known by address, read at the newest block (an implementation's code
+  // does not change; where it did, the newer one is what accounts run).
+  const hashOf = (address: string) => codeHashes.get(address);
+  const wanted = [...new Set(states.flatMap((s) => nameFromState(s, hashOf).wanted))];
+  const implementationCodes = await read(wanted.map((a) => ({ method: 'eth_getCode', params: [a, 'latest'] })));
+  wanted.forEach((a, i) => {
+    const code = implementationCodes[i];
+    codeHashes.set(a, code && code !== '0x' ? implementationCodeHash(code, a) : null);
   });
 
-  const hashOf = (address: string) => codeHashes.get(address);
-  const first = states.map((s) => nameFromState(s, hashOf));
-  // The second round: the code of what is not known by address, read at the newest block asked
-  // (an implementation's code does not change; where it did, the newer one is what accounts run).
-  const wanted = [...new Set(first.flatMap((r) => r.wanted))].filter((a) => !codeHashes.has(a));
-  if (wanted.length > 0) {
-    const codes = await rpc.batchSettled<string>(
-      wanted.map((a) => ({ method: 'eth_getCode', params: [a, 'latest'] })),
-      (r) => typeof r === 'string',
-    );
-    wanted.forEach((a, i) => {
-      const c = codes[i]!;
-      codeHashes.set(a, c.ok && c.value !== '0x' ? implementationCodeHash(c.value, a) : null);
-    });
-  }
-  return states.map((s, i) => ({
-    address: s.address,
-    implementation: first[i]!.wanted.length === 0 ? first[i]!.name : nameFromState(s, hashOf).name,
-  }));
+  // accountId() only where the code named nothing (an ERC-7579 account reporting its version); it
+  // ranks above the factory hint.
+  const asked = states.flatMap((s, i) =>
+    s.code && s.code !== '0x' && nameFromState({ ...s, factory: null }, hashOf).name === UNKNOWN_IMPLEMENTATION ? [i] : [],
+  );
+  const accountIds = await read(
+    asked.map((i) => ({ method: 'eth_call', params: [{ to: slice[i]!.address, data: ACCOUNT_ID_SELECTOR }, slice[i]!.blockTag] })),
+  );
+  asked.forEach((i, k) => (states[i]!.accountId = decodeAccountId(accountIds[k]!)));
+  return states.map((s) => ({ address: s.address, implementation: nameFromState(s, hashOf).name }));
 }
 
 /** complete: none waits; stalled: the node answered nothing, even at the latest block (the next pass tries again). */

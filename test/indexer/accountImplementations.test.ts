@@ -284,6 +284,21 @@ describe('account implementations named from the chain', function () {
     expect(new Set(expected.values()).size).to.equal(26);
   });
 
+  it('asks only what each code calls for: 1 call for a 7702 account, 2 for an ERC-1967 proxy, 3 for a Safe', async () => {
+    for (const [name, calls] of [
+      ['Simple7702Account v0.8', 1],
+      ['SimpleAccount v0.7', 2],
+      ['Kernel v3.3', 2],
+      ['Safe 1.4.1 + Safe4337Module 0.3.0', 3],
+      ['Biconomy Smart Account v2.0.0', 3],
+    ] as const) {
+      const address = [...expected].find(([, n]) => n === name)![0];
+      const rpc = rpcClient();
+      const named = await identifyAccounts(rpc, [{ address, factory: null, block: 0, blockTag: 'latest' }], new Map());
+      expect([named[0]!.implementation, rpc.stats.calls], name).to.deep.equal([name, calls]);
+    }
+  });
+
   it('says "unknown" for code it does not know and for an address without code, never a guess', async () => {
     const stranger = privateKeyToAccount(generatePrivateKey()).address.toLowerCase();
     const slice = [EP07.address, stranger].map((address) => ({ address, factory: null, block: 0, blockTag: 'latest' }));
