@@ -46,6 +46,13 @@ export type IndexerTuning = {
    * again (the rest waits for the next pass): a burst of new addresses never holds the head back.
    */
   transferBackfillSliceMs: number;
+  /** Accounts whose implementation one naming slice reads (1–4 JSON-RPC calls each, in batched rounds). */
+  accountNamingBatch: number;
+  /**
+   * How long one pass at the head may spend naming new accounts' implementations before following
+   * the head again (the rest waits for the next pass).
+   */
+  accountNamingSliceMs: number;
   /**
    * The newHeads socket is asked for a call answer this often; a socket that has said nothing
    * since the last ask is taken for dead (a connection a NAT or load balancer dropped without
@@ -73,4 +80,6 @@ export const DEFAULT_TUNING: IndexerTuning = {
   lockRetryMs: 5_000,
   transferBackfillAddresses: 100,
   transferBackfillSliceMs: 500,
+  accountNamingBatch: 50,
+  accountNamingSliceMs: 500,
 };

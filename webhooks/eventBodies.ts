@@ -45,6 +45,8 @@ export function accountDeployedBody(to: Addressee, event: AccountDeployedEvent, 
     factory: event.factory,
     paymaster: event.paymaster,
     userOpHash: event.userOpHash,
+    // The deployed account is the op's sender: its implementation as known when the body was built.
+    implementation: op.userOp.implementation,
     block: blockOf(op),
     transaction: { hash: event.transactionHash },
     bundleIndex: op.userOp.bundleIndex,

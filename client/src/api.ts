@@ -135,6 +135,7 @@ export type Endpoints = {
           callDatas: Array<string>;
           eip7702: boolean;
           paymasterSignature: string | null;
+          implementation: string | null;
         }>;
         factory: string | null;
         userOpHash: string | null;
@@ -142,6 +143,7 @@ export type Endpoints = {
         blockNumber: string | null;
         blockTime: string | null;
         totalDeposits: string;
+        implementation: string | null;
       };
     };
   };
@@ -205,6 +207,7 @@ export type Endpoints = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
       }>;
       transactions: Array<{
         block_signed_at: string;
@@ -406,6 +409,7 @@ export type Endpoints = {
           callDatas: Array<string>;
           eip7702: boolean;
           paymasterSignature: string | null;
+          implementation: string | null;
         }>;
       };
     };
@@ -475,6 +479,7 @@ export type Endpoints = {
           callDatas: Array<string>;
           eip7702: boolean;
           paymasterSignature: string | null;
+          implementation: string | null;
         }>;
       };
     };
@@ -533,6 +538,7 @@ export type Endpoints = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
       }>;
       bundlerDetails: {
         address: string;
@@ -586,7 +592,7 @@ export type Endpoints = {
         address: string;
         accountsLength: string;
         network: string;
-        accounts: Array<{ address: string; blockTime: string; blockNumber: string; userOpsCount: string }>;
+        accounts: Array<{ address: string; blockTime: string; blockNumber: string; userOpsCount: string; implementation: string | null }>;
       };
     };
   };
@@ -670,6 +676,7 @@ export type Endpoints = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
       }>;
     };
   };
@@ -723,6 +730,7 @@ export type Endpoints = {
           blockNumber: string;
           actualGasCost: string | null;
           entryPointVersion: string;
+          implementation: string | null;
           account: string;
         }>;
         latestBundles: Array<{
@@ -798,6 +806,7 @@ export type Endpoints = {
           callDatas: Array<string>;
           eip7702: boolean;
           paymasterSignature: string | null;
+          implementation: string | null;
         }>;
       };
     };
@@ -900,6 +909,7 @@ export type Endpoints = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
       }>;
     };
   };
@@ -1075,6 +1085,7 @@ export type JiffyscanOutputs = {
       blockNumber: string | null;
       blockTime: string | null;
       totalDeposits: string;
+      implementation: string | null;
       userOps: Array<{
         userOpHash: string;
         transactionHash: string;
@@ -1122,6 +1133,7 @@ export type JiffyscanOutputs = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
         target: Array<string>;
         value: Array<string>;
         callData: Array<string>;
@@ -1180,6 +1192,7 @@ export type JiffyscanOutputs = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
         target: Array<string>;
         value: Array<string>;
         callData: Array<string>;
@@ -1366,6 +1379,7 @@ export type JiffyscanOutputs = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
         target: Array<string>;
         value: Array<string>;
         callData: Array<string>;
@@ -1434,6 +1448,7 @@ export type JiffyscanOutputs = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
         target: Array<string>;
         value: Array<string>;
         callData: Array<string>;
@@ -1491,6 +1506,7 @@ export type JiffyscanOutputs = {
       callDatas: Array<string>;
       eip7702: boolean;
       paymasterSignature: string | null;
+      implementation: string | null;
       target: Array<string>;
       value: Array<string>;
       callData: Array<string>;
@@ -1601,6 +1617,7 @@ export type JiffyscanOutputs = {
       callDatas: Array<string>;
       eip7702: boolean;
       paymasterSignature: string | null;
+      implementation: string | null;
       target: Array<string>;
       value: Array<string>;
       callData: Array<string>;
@@ -1681,6 +1698,7 @@ export type JiffyscanOutputs = {
         callDatas: Array<string>;
         eip7702: boolean;
         paymasterSignature: string | null;
+        implementation: string | null;
         target: Array<string>;
         value: Array<string>;
         callData: Array<string>;
@@ -1738,6 +1756,7 @@ export type JiffyscanOutputs = {
       callDatas: Array<string>;
       eip7702: boolean;
       paymasterSignature: string | null;
+      implementation: string | null;
       target: Array<string>;
       value: Array<string>;
       callData: Array<string>;

@@ -22,6 +22,7 @@ import { Progress } from '../progress.js';
 import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
 import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
+import { nameAccounts, type NamingMemory } from './nameAccounts.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
 import { KnownAddressSet } from './knownAddressSet.js';
@@ -47,6 +48,8 @@ export class NetworkSync {
   private knownLoaded = false;
   /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
   private readonly backfillEstimator: LogRangeEstimator;
+  /** What the account-naming passes learned: implementations' code hashes, whether the node keeps old state. */
+  private readonly naming: NamingMemory = { codeHashes: new Map(), readAtLatest: false };
 
   constructor(
     private readonly db: Db,
@@ -156,6 +159,7 @@ export class NetworkSync {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
         // A slice at a time, the head checked in between, until no address waits.
         if (!(await this.backfillTransfers(shouldStop))) continue;
+        if (!(await this.nameNewAccounts(shouldStop))) continue;
         await this.repairWhenDue(shouldStop);
         return indexed;
       }
@@ -202,6 +206,27 @@ export class NetworkSync {
     if (result.addresses > 0)
       this.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
     return result.complete || shouldStop();
+  }
+
+  /**
+   * The implementation of accounts not named yet, for one slice of time (accountNamingSliceMs):
+   * off the hot path, like the transfer backfill. Resolves to whether none waits (or the pass must
+   * stop, or the node answers nothing: those accounts wait for the next pass).
+   */
+  private async nameNewAccounts(shouldStop: () => boolean): Promise<boolean> {
+    const t0 = performance.now();
+    const result = await nameAccounts({
+      db: this.db,
+      rpc: this.rpc,
+      chainId: this.chainId,
+      log: this.log,
+      sliceSize: this.tuning.accountNamingBatch,
+      memory: this.naming,
+      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.accountNamingSliceMs,
+    });
+    if (result.named + result.unknown > 0)
+      this.log.debug({ ...result, ms: Math.round(performance.now() - t0) }, 'account implementations named');
+    return result.complete || result.stalled || shouldStop();
   }
 
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */

@@ -32,6 +32,7 @@ export const getAddressActivity = defineEndpoint({
         blockNumber: account?.createdBlockNumber ?? null,
         blockTime: account?.createdBlockTime ?? null,
         totalDeposits: totalDeposit ?? '0',
+        implementation: account?.implementation ?? null,
       },
     };
   },

@@ -30,6 +30,7 @@ export const getFactoryDetails = defineEndpoint({
           blockTime: a.createdBlockTime ?? '0',
           blockNumber: a.createdBlockNumber ?? '0',
           userOpsCount: a.userOpsCount,
+          implementation: a.implementation,
         })),
       },
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isNamed } from '../../shared/accountImplementations.js';
 import { accountFamily } from '../../shared/calldata/accountCalls.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
@@ -32,9 +33,13 @@ const networkSummarySchema = z.object({
         blockTime: true,
         actualGasCost: true,
         entryPointVersion: true,
+        implementation: true,
       })
       .extend({
-        /** What kind of account sent it, read from its callData's method (and the 7702 flag): "Safe", "EIP-7702 SimpleAccount-style"… */
+        /**
+         * What account sent it: its implementation when the indexer has named it ("Kernel v3.1"),
+         * else the family its callData's method suggests (and the 7702 flag): "Safe", "EIP-7702 SimpleAccount-style"…
+         */
         account: z.string(),
       }),
   ),
@@ -83,7 +88,10 @@ export const getStatusSummary = defineEndpoint({
           blockTime: o.blockTime,
           actualGasCost: o.actualGasCost,
           entryPointVersion: o.entryPointVersion,
-          account: `${o.eip7702 ? 'EIP-7702 ' : ''}${accountFamily(o.preDecodedCallData) ?? 'unknown'}`,
+          implementation: o.implementation,
+          account: isNamed(o.implementation)
+            ? o.implementation
+            : `${o.eip7702 ? 'EIP-7702 ' : ''}${accountFamily(o.preDecodedCallData) ?? 'unknown'}`,
         })),
         latestBundles: latestBundles.map((b) => ({
           transactionHash: b.transactionHash,

@@ -24,6 +24,8 @@ export const accountDetailSchema = z
     blockTime: decimalString.nullable(),
     /** The account's EntryPoint deposit as of its latest Deposited event (wei). */
     totalDeposits: decimalString,
+    /** The implementation it runs, as on its ops (UserOp.implementation); null also for an address without ops. */
+    implementation: z.string().nullable(),
   })
   .meta({ id: 'AccountDetail' });
 export type AccountDetail = z.infer<typeof accountDetailSchema>;

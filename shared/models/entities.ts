@@ -56,6 +56,8 @@ export const factoryDetailsSchema = z
         blockTime: decimalString,
         blockNumber: decimalString,
         userOpsCount: decimalString,
+        /** As UserOp.implementation. */
+        implementation: z.string().nullable(),
       }),
     ),
   })

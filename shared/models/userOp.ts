@@ -64,6 +64,12 @@ export const userOpSchema = z
     eip7702: z.boolean(),
     /** EntryPoint v0.9: the paymaster's signature at the end of paymasterAndData (not covered by userOpHash). */
     paymasterSignature: hexSchema.nullable(),
+    /**
+     * The implementation the sender runs, named from the chain ("Kernel v3.1", "Safe 1.4.1 +
+     * Safe4337Module 0.3.0", …; shared/accountImplementations.ts), "unknown" when it is none opscan
+     * knows, null while the indexer has not looked at the account yet.
+     */
+    implementation: z.string().nullable(),
   })
   .meta({ id: 'UserOp' });
 export type UserOp = z.infer<typeof userOpSchema>;

@@ -14,6 +14,8 @@ export type Account = {
   createdBlockNumber: string | null;
   createdBlockTime: string | null;
   userOpsCount: string;
+  /** The implementation it runs (shared/accountImplementations.ts), 'unknown', or null: not looked at yet. */
+  implementation: string | null;
 };
 
 type AccountRow = {
@@ -24,6 +26,7 @@ type AccountRow = {
   created_block_number: string | null;
   created_block_time: string | null;
   user_ops_count: string;
+  implementation: string | null;
 };
 
 const toAccount = (r: AccountRow): Account => ({
@@ -34,10 +37,11 @@ const toAccount = (r: AccountRow): Account => ({
   createdBlockNumber: r.created_block_number,
   createdBlockTime: r.created_block_time,
   userOpsCount: r.user_ops_count,
+  implementation: r.implementation,
 });
 
 const COLUMNS = `address, factory, created_user_op_hash, created_tx_hash, created_block_number, created_block_time,
-  user_ops_count`;
+  user_ops_count, implementation`;
 
 export async function find(db: Queryable, chainId: number, address: string): Promise<Account | null> {
   const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [chainId, address]);
@@ -139,6 +143,37 @@ export async function listFactories(db: Queryable, chainId: number, addresses: s
   return new Map(rows.map((r) => [r.address, r.factory]));
 }
 
+/** An account the indexer has not named yet, with the block whose state it is read at. */
+export type UnnamedAccount = { address: string; factory: string | null; block: number };
+
+/**
+ * Up to `limit` accounts not named yet (implementation null), oldest first, each with the block it
+ * was first seen at: its deployment's if indexed, else its first op's.
+ */
+export async function listUnnamed(db: Queryable, chainId: number, limit: number): Promise<UnnamedAccount[]> {
+  const { rows } = await db.query<{ address: string; factory: string | null; block: string }>(
+    `select address, factory, coalesce(created_block_number, first_op_block)::text as block from accounts
+     where chain_id = $1 and implementation is null order by first_op_block, address limit $2`,
+    [chainId, limit],
+  );
+  return rows.map((r) => ({ address: r.address, factory: r.factory, block: Number(r.block) }));
+}
+
+/** Stores the names found for accounts still unnamed (a reorg may have rebuilt one since it was read). */
+export async function setImplementations(
+  db: Queryable,
+  chainId: number,
+  named: Array<{ address: string; implementation: string }>,
+): Promise<void> {
+  if (named.length === 0) return;
+  await db.query(
+    `update accounts a set implementation = n.implementation
+     from unnest($2::text[], $3::text[]) as n(address, implementation)
+     where a.chain_id = $1 and a.address = n.address and a.implementation is null`,
+    [chainId, named.map((n) => n.address), named.map((n) => n.implementation)],
+  );
+}
+
 /** Rebuilds `addresses` from user_ops (after a reorg removed rows); an account left without ops disappears. */
 export async function recompute(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
@@ -178,5 +213,6 @@ export const accountView: EntityView = {
     blockNumber: column('t.created_block_number', 'BigInt', 'int8', true),
     blockTime: column('t.created_block_time', 'BigInt', 'int8', true),
     userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),
+    implementation: column('t.implementation', 'String', 'text', true),
   },
 };

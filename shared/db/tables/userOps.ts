@@ -67,6 +67,8 @@ export type StoredUserOp = UserOpRow & {
   target_factory: string | null;
   /** accounts.eip7702 of the sender (an earlier op may have shown the delegation). */
   sender_eip7702: boolean | null;
+  /** accounts.implementation of the sender (null: not named yet). */
+  sender_implementation: string | null;
 };
 
 const sum = (values: Array<string | null>): string | null =>
@@ -134,6 +136,7 @@ export function toUserOp(op: StoredUserOp): UserOp {
     callDatas: op.calls.map((c) => c.data),
     eip7702: op.eip7702 || op.sender_eip7702 === true,
     paymasterSignature: op.paymaster_signature,
+    implementation: op.sender_implementation,
   };
 }
 
@@ -154,7 +157,8 @@ function selectStored(inner: string): string {
       ), '[]'::json) as calls,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
       (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
-      (select sa.eip7702 from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_eip7702
+      (select sa.eip7702 from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_eip7702,
+      (select sa.implementation from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_implementation
     from (${inner}) o
     order by o.block_number desc, o.log_index desc`;
 }
