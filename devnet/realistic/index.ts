@@ -20,13 +20,14 @@ import { startDevnet, type Devnet } from '../devnet.js';
 import { headBlock } from '../mining.js';
 import { Random } from '../random.js';
 import { computeDays, type GroundTruth } from '../truth.js';
-import type { RealAccount } from './accounts.js';
+import type { AccountType, RealAccount } from './accounts.js';
 import { startBundler, type Bundler } from './bundler.js';
 import { createOperator, deployRealisticContracts, realisticContractNames, type Operator, type RealisticContracts } from './contracts.js';
 import type { RealisticRecord } from './record.js';
 import { sendRealisticTraffic } from './traffic.js';
+import { deployVendorContracts } from './vendorContracts.js';
 
-export { ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType } from './accounts.js';
+export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
 export type { RealisticRecord, ExpectedOutcome, BundlerReceipt } from './record.js';
 
 export type RealisticDevnet = {
@@ -44,6 +45,8 @@ export type RealisticDevnet = {
   ownerKey(index: number): Hex;
   opsPlanned: number;
   nextNonceKey: number;
+  /** Per account type, how many of its execution-mode turns have gone out (traffic.ts). */
+  modeTurns: Map<AccountType, number>;
   nextNftId: bigint;
   stop(): Promise<void>;
 };
@@ -75,6 +78,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
     const operator = createOperator(devnet, key(OPERATOR));
     const paymasterSigner = privateKeyToAccount(key(PAYMASTER_SIGNER));
     const contracts = await deployRealisticContracts(devnet, operator, paymasterSigner.address);
+    await deployVendorContracts(devnet.rpc);
     devnet.truth.entryPoints = { ...devnet.truth.entryPoints, 'v0.9': contracts.entryPoints['v0.9'] };
     devnet.truth.contracts = { ...devnet.truth.contracts, ...realisticContractNames(contracts) };
     const count = opts.bundlers ?? 2;
@@ -106,6 +110,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       ownerKey: (index) => keccak256(toUtf8Bytes(`opscan-realistic-owner-${seed}-${index}`)) as Hex,
       opsPlanned: 0,
       nextNonceKey: 0,
+      modeTurns: new Map(),
       nextNftId: 1_000_000n,
       async stop() {
         await Promise.all(bundlers.map((b) => b.stop()));

@@ -10,7 +10,8 @@
 import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import { ACCOUNT_TYPES, createRealAccount, type RealAccount } from './accounts.js';
+import { encode7579Calls } from 'permissionless/utils';
+import { ACCOUNT_KINDS, ACCOUNT_TYPES, createRealAccount, type ExecutionMode, type RealAccount } from './accounts.js';
 import type { RpcReceipt } from '../mining.js';
 import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
@@ -25,11 +26,14 @@ const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'fu
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
 const REVERTER = parseAbi(['function fail(string)']);
+const DELEGATE_TARGET = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const DEAD: Address = '0x000000000000000000000000000000000000dead';
 
 type Intent = {
   account: RealAccount;
   calls: Call[];
+  /** How the callData asks for the calls: one call, a batch, or (ERC-7579) a delegatecall. */
+  mode: ExecutionMode;
   /** What estimation runs instead when the real calls are meant to fail (a bundler will not estimate a reverting op). */
   estimateWith: Call[] | null;
   paymasterMode: PaymasterMode | null;
@@ -80,23 +84,36 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     } else account = rng.pick(pool);
     used.add(account.address);
     const bundler = rng.pick(rd.bundlers);
+    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
     if (account.deployed && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
       for (let k = 0; k < count; k++)
-        intents.push({ ...planOp(rd, account, 'success'), nonceKey: BigInt(1000 + rd.nextNonceKey++), bundlers: [bundler] });
+        intents.push({
+          ...planOp(rd, account, 'success', rng.chance(0.35) && modes.includes('batch') ? 'batch' : 'single'),
+          nonceKey: BigInt(1000 + rd.nextNonceKey++),
+          bundlers: [bundler],
+        });
       continue;
     }
+    // Each type's execution modes in turn, so a short run sends every one of them; a delegatecall
+    // waits for a deployed account (Safe7579's first op is the launchpad's setupSafe).
+    const turn = rd.modeTurns.get(type) ?? 0;
+    let mode: ExecutionMode = modes[turn % modes.length]!;
+    if (mode === 'delegatecall' && !account.deployed) mode = 'single';
+    else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
     const expected: ExpectedOutcome =
-      account.deployed && roll < 0.1
-        ? 'execution-revert'
-        : account.deployed && account.approvedPaymaster && roll < 0.25
-          ? 'postop-revert'
-          : 'success';
+      mode !== 'single' || !account.deployed
+        ? 'success'
+        : roll < 0.1
+          ? 'execution-revert'
+          : account.approvedPaymaster && roll < 0.25
+            ? 'postop-revert'
+            : 'success';
     const competing = rng.chance(0.1);
     intents.push({
-      ...planOp(rd, account, expected),
+      ...planOp(rd, account, expected, mode),
       nonceKey: null,
       bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler],
     });
@@ -105,12 +122,23 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
   return intents;
 }
 
-function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOutcome): Omit<Intent, 'nonceKey' | 'bundlers'> {
+function planOp(
+  rd: RealisticDevnet,
+  account: RealAccount,
+  expected: ExpectedOutcome,
+  mode: ExecutionMode,
+): Omit<Intent, 'nonceKey' | 'bundlers'> {
   const { rng } = rd;
   const version = account.version;
   if (expected === 'postop-revert') {
     // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
-    return { account, calls: [], estimateWith: null, paymasterMode: 'erc20', expected };
+    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected };
+  }
+  if (mode === 'delegatecall') {
+    // The account runs a token's balanceOf in its own context: harmless, it only reads and returns.
+    const data = encodeFunctionData({ abi: DELEGATE_TARGET, functionName: 'balanceOf', args: [account.address] });
+    const calls = [{ target: rd.base.erc20Usd6, value: 0n, data }];
+    return { account, calls, mode, estimateWith: null, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
   }
   if (expected === 'execution-revert') {
     const reason = `realistic revert ${rd.nextNftId}`;
@@ -119,17 +147,23 @@ function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOut
     ];
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
     const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
-    return { account, calls, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+    return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
   }
-  const count = rng.chance(0.35) ? rng.int(2, 3) : 1;
+  const count = mode === 'batch' ? rng.int(2, 3) : 1;
   let calls = Array.from({ length: count }, () => randomCall(rd, account));
   // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
   // without a word): a wallet on it batches value-less calls only.
   if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
   const roll = rng.next();
   const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < 0.5 ? 'erc20' : null;
-  if (paymasterMode === 'erc20' && !account.approvedPaymaster) calls.unshift(approvePaymasterCall(rd.contracts, version));
-  return { account, calls, estimateWith: null, paymasterMode, expected };
+  // The approval joins the calls (a single call becomes a batch), or is the op's one call where
+  // the account has no batch (Kernel v2.1).
+  if (paymasterMode === 'erc20' && !account.approvedPaymaster) {
+    if ((ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch'))
+      calls.unshift(approvePaymasterCall(rd.contracts, version));
+    else calls = [approvePaymasterCall(rd.contracts, version)];
+  }
+  return { account, calls, mode: calls.length > 1 ? 'batch' : 'single', estimateWith: null, paymasterMode, expected };
 }
 
 function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
@@ -277,7 +311,17 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
       preVerificationGas: (estimated.preVerificationGas * 11n) / 10n + 5_000n,
     };
   }
-  const prepared = (await bundlerClient.prepareUserOperation({ ...base, calls: toViem(calls), ...gas } as never)) as UserOperation;
+  // A delegatecall is no call an SDK's encodeCalls makes: its ERC-7579 callData is given whole.
+  const asked =
+    intent.mode === 'delegatecall'
+      ? {
+          callData: encode7579Calls({
+            mode: { type: 'delegatecall', revertOnError: false, selector: '0x', context: '0x' },
+            callData: calls.map((c) => ({ to: c.target, data: c.data })),
+          }),
+        }
+      : { calls: toViem(calls) };
+  const prepared = (await bundlerClient.prepareUserOperation({ ...base, ...asked, ...gas } as never)) as UserOperation;
   const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared) };
   const entryPoint = account.sdk.entryPoint;
   const hash = getUserOperationHash({
@@ -303,6 +347,8 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
   return {
     hash,
     accountType: account.type,
+    implementation: ACCOUNT_KINDS[account.type].implementation,
+    mode: intent.mode,
     version: account.version,
     entryPoint: entryPoint.address.toLowerCase() as Address,
     op,
