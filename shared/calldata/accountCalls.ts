@@ -1,7 +1,7 @@
 /**
  * The calls an op's callData asks its account to make: `execute`, every `executeBatch` variant,
- * ERC-7579 `execute(mode, executionCalldata)`, Kernel v2, Safe 4337 module, Biconomy v2, and the
- * v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
+ * ERC-7579 `execute(mode, executionCalldata)` (and Safe7579's launchpad `setupSafe` carrying one),
+ * Kernel v2, Safe 4337 module, Biconomy v2, and the v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
  * Read straight from the hex (hexAbi.ts): this runs for every op.
  * @see research/indexer.md §1.4 (account "execute" selectors)
  */
@@ -105,6 +105,19 @@ const erc7579: Decoder = (r) => {
 };
 
 /**
+ * Safe7579Launchpad.setupSafe(InitData): a Safe7579 account's first op, run while the Safe proxy
+ * still points at the launchpad. It sets the Safe up with the Safe7579 adapter, then runs
+ * InitData.callData — an ERC-7579 execute(mode, executionCalldata) — as the account: those are the
+ * op's calls. InitData = (singleton, owners, threshold, setupTo, setupData, safe7579, validators,
+ * callData), callData its eighth field.
+ * @see https://github.com/rhinestonewtf/safe7579/blob/main/src/Safe7579Launchpad.sol
+ */
+const safe7579Setup: Decoder = (r, account) => {
+  const initData = r.index(0);
+  return decodeAccountCalls(r.bytes(initData, initData + 7 * 32), account);
+};
+
+/**
  * Selector → the method (its signature, argument names as the reference accounts spell them) and
  * the layout of its calls. @see research/indexer.md §1.4 for who uses which.
  */
@@ -144,6 +157,16 @@ const METHODS = new Map<string, { family: string; signature: string; decode: Dec
   ],
   // ERC-7579 (Kernel v3, Nexus, Safe7579)
   ['0xe9ae5c53', { family: 'ERC-7579', signature: 'execute(bytes32 mode, bytes executionCalldata)', decode: erc7579 }],
+  // Safe7579's launchpad (its first op)
+  [
+    '0xd9ed0e8f',
+    {
+      family: 'ERC-7579',
+      signature:
+        'setupSafe((address singleton, address[] owners, uint256 threshold, address setupTo, bytes setupData, address safe7579, (address module, bytes initData)[] validators, bytes callData) initData)',
+      decode: safe7579Setup,
+    },
+  ],
   // Kernel v2
   ['0x51945447', { family: 'Kernel v2', signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
   // Safe 4337 module
