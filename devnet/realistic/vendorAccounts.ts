@@ -65,7 +65,7 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         factoryAddress: VENDOR.kernelV2Factory,
         accountLogicAddress: VENDOR.kernelV2Logic[minor],
         validatorAddress: VENDOR.kernelV2EcdsaValidator,
-      }) as Promise<SmartAccount>;
+      });
     }
     case 'kernel-v3.0':
     case 'kernel-v3.1':
@@ -79,12 +79,12 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         entryPoint: v07,
         // permissionless names v3.0 by its pre-release tag.
         version: minor === '3.0' ? '0.3.0-beta' : (`0.${minor}` as '0.3.1'),
-      }) as Promise<SmartAccount>;
+      });
     }
     case 'biconomy-v2':
-      return toBiconomySmartAccount({ client, owners: [owner], index, entryPoint: v06 }) as Promise<SmartAccount>;
+      return toBiconomySmartAccount({ client, owners: [owner], index, entryPoint: v06 });
     case 'nexus':
-      return toNexusSmartAccount({ client, owners: [owner], index, entryPoint: v07, version: '1.0.0' }) as Promise<SmartAccount>;
+      return toNexusSmartAccount({ client, owners: [owner], index, entryPoint: v07, version: '1.0.0' });
     case 'light-v1.1.0':
       return toLightSmartAccount({
         client,
@@ -93,7 +93,7 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         entryPoint: v06,
         version: '1.1.0',
         factoryAddress: VENDOR.lightAccountFactory['1.1.0'],
-      }) as Promise<SmartAccount>;
+      });
     case 'light-v2.0.0':
       return toLightSmartAccount({
         client,
@@ -102,7 +102,7 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         entryPoint: v07,
         version: '2.0.0',
         factoryAddress: VENDOR.lightAccountFactory['2.0.0'],
-      }) as Promise<SmartAccount>;
+      });
     case 'safe7579':
       // Safe 1.4.1 set up through Rhinestone's launchpad with the Safe7579 adapter as its 4337 module.
       return toSafeSmartAccount({
@@ -117,7 +117,7 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         // registers its attestations); with none it cannot finish setup (GS000).
         attesters: [VENDOR.rhinestoneAttester],
         attestersThreshold: 1,
-      }) as Promise<SmartAccount>;
+      });
     case 'thirdweb-v0.6':
       return toThirdwebSmartAccount({
         client,
@@ -125,7 +125,7 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         salt: String(index),
         entryPoint: v06,
         factoryAddress: VENDOR.thirdwebFactory['v0.6'],
-      }) as Promise<SmartAccount>;
+      });
     case 'thirdweb-v0.7':
       return toThirdwebSmartAccount({
         client,
@@ -133,9 +133,9 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         salt: String(index),
         entryPoint: v07,
         factoryAddress: VENDOR.thirdwebFactory['v0.7'],
-      }) as Promise<SmartAccount>;
+      });
     case 'trust':
-      return toTrustSmartAccount({ client, owner, index, entryPoint: v06, factoryAddress: VENDOR.trustFactory }) as Promise<SmartAccount>;
+      return toTrustSmartAccount({ client, owner, index, entryPoint: v06, factoryAddress: VENDOR.trustFactory });
     case 'etherspot':
       return toEtherspotSmartAccount({
         client,
@@ -143,6 +143,6 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         index,
         entryPoint: v07,
         metaFactoryAddress: VENDOR.etherspotFactory,
-      }) as Promise<SmartAccount>;
+      });
   }
 }
