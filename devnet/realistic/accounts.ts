@@ -35,11 +35,7 @@ type AccountKind = {
 };
 
 const CALL_BATCH = ['single', 'batch'] as const;
-/**
- * ERC-7579 execute(mode, …): call type 0x00, 0x01 and 0xff. Only Kernel v3.0 runs a delegatecall
- * here: Kernel v3.1-v3.3 revert "Delegatecall failed", Nexus, Safe7579 and Etherspot revert too
- * (notes/vendors.md), so they send single calls and batches.
- */
+/** ERC-7579 execute(mode, …): call type 0x00, 0x01 and 0xff. */
 const ERC7579_MODES = ['single', 'batch', 'delegatecall'] as const;
 
 /** Every account type of the realistic devnet (Safe's 4337 module 0.3.0 is the v0.7 build). */
@@ -51,7 +47,7 @@ export const ACCOUNT_KINDS = {
   'simple7702-v0.8': { entryPoint: 'v0.8', implementation: 'Simple7702Account v0.8', modes: CALL_BATCH },
   'simple7702-v0.9': { entryPoint: 'v0.9', implementation: 'Simple7702Account v0.9', modes: CALL_BATCH },
   safe: { entryPoint: 'v0.7', implementation: 'Safe 1.4.1 + Safe4337Module 0.3.0', modes: CALL_BATCH },
-  oz7579: { entryPoint: 'v0.8', implementation: 'OpenZeppelin AccountERC7579', modes: CALL_BATCH },
+  oz7579: { entryPoint: 'v0.8', implementation: 'OpenZeppelin AccountERC7579', modes: ERC7579_MODES },
   // Kernel v2: execute(to, value, data, operation) and executeBatch(Call[]).
   // v2.1 has no executeBatch (its bytecode lacks 0x34fcd5be): one call per op.
   'kernel-v2.1': { entryPoint: 'v0.6', implementation: 'Kernel v2.1', modes: ['single'] },
@@ -59,18 +55,18 @@ export const ACCOUNT_KINDS = {
   'kernel-v2.3': { entryPoint: 'v0.6', implementation: 'Kernel v2.3', modes: CALL_BATCH },
   'kernel-v2.4': { entryPoint: 'v0.6', implementation: 'Kernel v2.4', modes: CALL_BATCH },
   'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: ERC7579_MODES },
-  'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: CALL_BATCH },
-  'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: CALL_BATCH },
-  'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: CALL_BATCH },
+  'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: ERC7579_MODES },
+  'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: ERC7579_MODES },
+  'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: ERC7579_MODES },
   'biconomy-v2': { entryPoint: 'v0.6', implementation: 'Biconomy Smart Account v2.0.0', modes: CALL_BATCH },
-  nexus: { entryPoint: 'v0.7', implementation: 'Nexus 1.0.0', modes: CALL_BATCH },
+  nexus: { entryPoint: 'v0.7', implementation: 'Nexus 1.0.0', modes: ERC7579_MODES },
   'light-v1.1.0': { entryPoint: 'v0.6', implementation: 'LightAccount v1.1.0', modes: CALL_BATCH },
   'light-v2.0.0': { entryPoint: 'v0.7', implementation: 'LightAccount v2.0.0', modes: CALL_BATCH },
-  safe7579: { entryPoint: 'v0.7', implementation: 'Safe 1.4.1 + Safe7579 1.0.0', modes: CALL_BATCH },
+  safe7579: { entryPoint: 'v0.7', implementation: 'Safe 1.4.1 + Safe7579 1.0.0', modes: ERC7579_MODES },
   'thirdweb-v0.6': { entryPoint: 'v0.6', implementation: 'Thirdweb Account v0.6', modes: CALL_BATCH },
   'thirdweb-v0.7': { entryPoint: 'v0.7', implementation: 'Thirdweb Account v0.7', modes: CALL_BATCH },
   trust: { entryPoint: 'v0.6', implementation: 'Barz (Trust Wallet)', modes: CALL_BATCH },
-  etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: CALL_BATCH },
+  etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES },
 } as const satisfies Record<string, AccountKind>;
 export type AccountType = keyof typeof ACCOUNT_KINDS;
 export const ACCOUNT_TYPES = Object.keys(ACCOUNT_KINDS) as AccountType[];

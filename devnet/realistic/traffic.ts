@@ -7,11 +7,10 @@
  * ops are sent together (so a bundler packs several into one handleOps) and all included before the
  * next wave is planned.
  */
-import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem';
+import { concat, encodeFunctionData, encodePacked, http, pad, parseAbi, size, type Address, type Hex } from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import { encode7579Calls } from 'permissionless/utils';
-import { ACCOUNT_KINDS, ACCOUNT_TYPES, createRealAccount, type ExecutionMode, type RealAccount } from './accounts.js';
+import { ACCOUNT_KINDS, ACCOUNT_TYPES, createRealAccount, type AccountType, type ExecutionMode, type RealAccount } from './accounts.js';
 import type { RpcReceipt } from '../mining.js';
 import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
@@ -26,7 +25,25 @@ const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'fu
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
 const REVERTER = parseAbi(['function fail(string)']);
-const DELEGATE_TARGET = parseAbi(['function balanceOf(address) view returns (uint256)']);
+const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
+const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
+/** Call type 0xff (delegatecall), exec type 0x00 (revert on failure), no selector or payload. */
+const ERC7579_DELEGATECALL_MODE = pad('0xff', { dir: 'right', size: 32 });
+/**
+ * Account types whose permissionless 0.4.1 SDK ignores getNonce({ key }) (it reads only the
+ * nonceKey it was built with): their ops take the default key, never parallel ones.
+ */
+const NONCE_KEY_IGNORED = new Set<AccountType>([
+  'kernel-v2.1',
+  'kernel-v2.2',
+  'kernel-v2.3',
+  'kernel-v2.4',
+  'kernel-v3.0',
+  'kernel-v3.1',
+  'kernel-v3.2',
+  'kernel-v3.3',
+  'etherspot',
+]);
 const DEAD: Address = '0x000000000000000000000000000000000000dead';
 
 type Intent = {
@@ -86,7 +103,7 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     const bundler = rng.pick(rd.bundlers);
     const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
-    if (account.deployed && rng.chance(0.15) && size - intents.length >= 2) {
+    if (account.deployed && !NONCE_KEY_IGNORED.has(type) && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
       for (let k = 0; k < count; k++)
         intents.push({
@@ -108,7 +125,7 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
         ? 'success'
         : roll < 0.1
           ? 'execution-revert'
-          : account.approvedPaymaster && roll < 0.25
+          : account.approvedPaymaster && roll < 0.35
             ? 'postop-revert'
             : 'success';
     const competing = rng.chance(0.1);
@@ -134,12 +151,6 @@ function planOp(
     // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
     return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected };
   }
-  if (mode === 'delegatecall') {
-    // The account runs a token's balanceOf in its own context: harmless, it only reads and returns.
-    const data = encodeFunctionData({ abi: DELEGATE_TARGET, functionName: 'balanceOf', args: [account.address] });
-    const calls = [{ target: rd.base.erc20Usd6, value: 0n, data }];
-    return { account, calls, mode, estimateWith: null, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
-  }
   if (expected === 'execution-revert') {
     const reason = `realistic revert ${rd.nextNftId}`;
     const calls = [
@@ -149,21 +160,26 @@ function planOp(
     const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
     return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
   }
-  const count = mode === 'batch' ? rng.int(2, 3) : 1;
+  // A delegatecall runs Safe's MultiSendCallOnly in the account (buildAndSend): its calls are these.
+  const count = mode === 'batch' ? rng.int(2, 3) : mode === 'delegatecall' ? rng.int(1, 2) : 1;
   let calls = Array.from({ length: count }, () => randomCall(rd, account));
   // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
   // without a word): a wallet on it batches value-less calls only.
   if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
   const roll = rng.next();
-  const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < 0.5 ? 'erc20' : null;
-  // The approval joins the calls (a single call becomes a batch), or is the op's one call where
-  // the account has no batch (Kernel v2.1).
+  const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
+  // A single call's turn pays in the token only once approved (the approval would make it a
+  // batch), except on an account with no batch, whose approval is then the op's one call.
+  const erc20 = mode !== 'single' || account.approvedPaymaster || !hasBatch;
+  // An account not yet approved pays in the token more often on a batch turn, so that postOp reverts
+  // (which need the approval) come up in a short run too.
+  const erc20Share = !account.approvedPaymaster && mode === 'batch' ? 0.8 : 0.5;
+  const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < erc20Share && erc20 ? 'erc20' : null;
   if (paymasterMode === 'erc20' && !account.approvedPaymaster) {
-    if ((ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch'))
-      calls.unshift(approvePaymasterCall(rd.contracts, version));
+    if (hasBatch) calls.unshift(approvePaymasterCall(rd.contracts, version));
     else calls = [approvePaymasterCall(rd.contracts, version)];
   }
-  return { account, calls, mode: calls.length > 1 ? 'batch' : 'single', estimateWith: null, paymasterMode, expected };
+  return { account, calls, mode, estimateWith: null, paymasterMode, expected };
 }
 
 function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
@@ -311,13 +327,17 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
       preVerificationGas: (estimated.preVerificationGas * 11n) / 10n + 5_000n,
     };
   }
-  // A delegatecall is no call an SDK's encodeCalls makes: its ERC-7579 callData is given whole.
+  // A delegatecall is no call an SDK's encodeCalls makes: its ERC-7579 callData is given whole, in
+  // the standard's layout (target ‖ data; permissionless 0.4.1's encode7579Calls puts a 32-byte value
+  // between them, which Kernel v3.1+ run as calldata starting 0x00000000, and revert). Its target is
+  // Safe's MultiSendCallOnly, stateless and made to be delegatecalled: the account makes the calls.
   const asked =
     intent.mode === 'delegatecall'
       ? {
-          callData: encode7579Calls({
-            mode: { type: 'delegatecall', revertOnError: false, selector: '0x', context: '0x' },
-            callData: calls.map((c) => ({ to: c.target, data: c.data })),
+          callData: encodeFunctionData({
+            abi: ERC7579_EXECUTE,
+            functionName: 'execute',
+            args: [ERC7579_DELEGATECALL_MODE, concat([rd.contracts.safe.multiSendCallOnly, multiSendCallData(calls)])],
           }),
         }
       : { calls: toViem(calls) };
@@ -359,6 +379,16 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     eip7702: account.delegate !== null,
     sentTo,
   };
+}
+
+/** MultiSend.multiSend(operation 0 ‖ to ‖ value ‖ data length ‖ data, …): every transaction a CALL. */
+function multiSendCallData(calls: Call[]): Hex {
+  const packed = concat(
+    calls.map((c) =>
+      encodePacked(['uint8', 'address', 'uint256', 'uint256', 'bytes'], [0, c.target, c.value, BigInt(size(c.data)), c.data]),
+    ),
+  );
+  return encodeFunctionData({ abi: MULTI_SEND, functionName: 'multiSend', args: [packed] });
 }
 
 async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerReceipt> {

@@ -70,24 +70,33 @@ export function multiSendTransactions(packed: string): MultiSendTransaction[] {
 }
 
 /**
+ * The calls a DELEGATECALL makes the account make: a MultiSend (or MultiSendCallOnly) list's
+ * packed transactions; for any other code, the delegatecall itself.
+ */
+function delegatecallCalls(call: AccountCall): AccountCall[] {
+  if (!call.data.startsWith(MULTI_SEND_SELECTOR)) return [call];
+  try {
+    return multiSendTransactions(argumentsOf(call.data).bytes(0, 0)).map(({ target, value, data }) => ({ target, value, data }));
+  } catch {
+    return [call]; // not a well-formed MultiSend list: the delegatecall itself is what the op asked for
+  }
+}
+
+/**
  * Safe's (address to, uint256 value, bytes data, uint8 operation). A batch is a DELEGATECALL into
  * MultiSend (or MultiSendCallOnly), whose packed transactions are the calls the account makes
  * (what permissionless' toSafeSmartAccount sends for several calls); anything else is the one call.
  */
 const safeCall: Decoder = (r) => {
   const call = { target: r.address(0), value: r.uint(32), data: r.bytes(0, 64) };
-  if (r.uint(96) !== DELEGATECALL || !call.data.startsWith(MULTI_SEND_SELECTOR)) return [call];
-  try {
-    return multiSendTransactions(argumentsOf(call.data).bytes(0, 0)).map(({ target, value, data }) => ({ target, value, data }));
-  } catch {
-    return [call]; // not a well-formed MultiSend list: the delegatecall itself is what the op asked for
-  }
+  return r.uint(96) === DELEGATECALL ? delegatecallCalls(call) : [call];
 };
 
 /**
  * ERC-7579 execute(bytes32 mode, bytes executionCalldata): byte 0 of `mode` is the call type.
  * 0x00 single = target(20) ‖ value(32) ‖ data (packed); 0x01 batch = abi.encode((address,uint256,bytes)[]);
- * 0xff delegatecall = target(20) ‖ data (no value). @see https://eips.ethereum.org/EIPS/eip-7579
+ * 0xff delegatecall = target(20) ‖ data (no value), a MultiSend list unfolded into its transactions
+ * as for Safe. @see https://eips.ethereum.org/EIPS/eip-7579
  */
 const erc7579: Decoder = (r) => {
   const callType = r.word(0).slice(0, 2);
@@ -99,7 +108,7 @@ const erc7579: Decoder = (r) => {
   if (callType === '01') return callStructs(new HexReader(hex), 0, 0);
   if (callType === 'ff') {
     if (hex.length < 40) return [];
-    return [{ target: `0x${hex.slice(0, 40)}`, value: 0n, data: `0x${hex.slice(40)}` }];
+    return delegatecallCalls({ target: `0x${hex.slice(0, 40)}`, value: 0n, data: `0x${hex.slice(40)}` });
   }
   return [];
 };

@@ -94,6 +94,32 @@ describe('decode/accountCalls', () => {
     ]);
   });
 
+  it('unfolds an ERC-7579 delegatecall into MultiSendCallOnly into the transactions the account makes', () => {
+    const mode = `0xff${'00'.repeat(31)}`;
+    const packed = concat([
+      '0x00',
+      a,
+      zeroPadValue(toBeHex(3n), 32),
+      zeroPadValue(toBeHex(2n), 32),
+      '0xbeef',
+      '0x00',
+      b,
+      zeroPadValue('0x', 32),
+      zeroPadValue('0x', 32),
+    ]);
+    const multiSend = new Interface(['function multiSend(bytes)']).encodeFunctionData('multiSend', [packed]);
+    const multiSendCallOnly = addr(0x99);
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode, concat([multiSendCallOnly, multiSend])]))).to.deep.equal([
+      { target: a, value: 3n, data: '0xbeef' },
+      { target: b, value: 0n, data: '0x' },
+    ]);
+    // A list that runs past its end is no MultiSend batch: the delegatecall itself is the call.
+    const broken = `${multiSend.slice(0, -64)}`;
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode, concat([multiSendCallOnly, broken])]))).to.deep.equal([
+      { target: multiSendCallOnly, value: 0n, data: broken },
+    ]);
+  });
+
   it("decodes a Safe7579 account's first op: the launchpad's setupSafe(InitData), whose last field is the ERC-7579 execute the account runs", () => {
     const setupSafe = new Interface([
       'function setupSafe((address singleton, address[] owners, uint256 threshold, address setupTo, bytes setupData, address safe7579, (address module, bytes initData)[] validators, bytes callData) initData)',
