@@ -54,7 +54,8 @@ export const ACCOUNT_KINDS = {
   'kernel-v2.2': { entryPoint: 'v0.6', implementation: 'Kernel v2.2', modes: CALL_BATCH },
   'kernel-v2.3': { entryPoint: 'v0.6', implementation: 'Kernel v2.3', modes: CALL_BATCH },
   'kernel-v2.4': { entryPoint: 'v0.6', implementation: 'Kernel v2.4', modes: CALL_BATCH },
-  'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: ERC7579_MODES },
+  // v3.0 (0.3.0-beta) runs a standard delegatecall (target ‖ data) without making its calls: none sent.
+  'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: CALL_BATCH },
   'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: ERC7579_MODES },
   'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: ERC7579_MODES },
   'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: ERC7579_MODES },
