@@ -398,7 +398,9 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
     const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
     if (receipt) return receipt;
     if (Date.now() > deadline)
-      throw new Error(`${s.accountType} op ${s.hash}: no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms`);
+      throw new Error(
+        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; its last output:\n${bundler.recentOutput()}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
