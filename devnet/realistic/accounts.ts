@@ -2,8 +2,10 @@
  * The smart accounts of the realistic devnet, each built and signed by a real client SDK the way a
  * wallet would: permissionless' toSimpleSmartAccount and toSafeSmartAccount, viem's
  * toSimple7702SmartAccount, and a viem toSmartAccount over OpenZeppelin's ERC-7579 account (no SDK
- * ships one; its calls are encoded with permissionless' encode7579Calls). Factory and module
- * addresses are the devnet's where they differ from mainnet's.
+ * ships one; its calls are encoded with permissionless' encode7579Calls), and the wallet vendors'
+ * accounts (vendorAccounts.ts: Kernel, Biconomy, Nexus, LightAccount, Safe7579, Thirdweb, Trust,
+ * Etherspot) at their mainnet addresses. Factory and module addresses of the first group are the
+ * devnet's where they differ from mainnet's. ACCOUNT_KINDS is the table of them all.
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';

@@ -107,7 +107,7 @@ export async function startBundler(opts: BundlerOptions): Promise<Bundler> {
     url,
     rpc,
     executors: opts.executorAddresses.map((a) => a.toLowerCase()),
-    recentOutput: () => recentOutput.join('').slice(-4000),
+    recentOutput: () => recentOutput.join('').slice(-30_000),
     stop,
   };
 }

@@ -2,7 +2,9 @@
  * The realistic devnet: real-world ERC-4337 traffic on a local chain. Two Alto bundler processes
  * (from npm) bundle ops that viem and permissionless build and sign for real account
  * implementations — SimpleAccount on EntryPoint v0.6 to v0.9, Simple7702Account with EIP-7702
- * authorizations (v0.8, v0.9), Safe 1.4.1 with its 4337 module, OpenZeppelin's ERC-7579 account —
+ * authorizations (v0.8, v0.9), Safe 1.4.1 with its 4337 module, OpenZeppelin's ERC-7579 account,
+ * and the wallet vendors' own (Kernel v2.1-v3.3, Biconomy v2, Nexus, LightAccount, Safe7579,
+ * Thirdweb, Trust, Etherspot; vendorContracts.ts deploys them at their mainnet addresses) —
  * sponsored or charged in a token by Pimlico's singleton paymaster. What the generator asked for
  * and what the bundler answered (eth_getUserOperationReceipt) are recorded for every op: two truths
  * an indexer is checked against, neither computed by it.
