@@ -110,6 +110,9 @@ async function runRealistic(): Promise<void> {
       `${truth.userOps.length} ops in ${truth.bundles.length} bundles: ${seconds.toFixed(1)} s, ${(truth.userOps.length / seconds).toFixed(1)} ops/s; ` +
         [...byType].map(([t, n]) => `${t} ${n}`).join(', '),
     );
+    const implementations = new Set(rd.records.map((r) => r.implementation));
+    const entryPoints = [...new Set(truth.userOps.map((o) => o.entryPointVersion))].sort();
+    console.log(`${implementations.size} implementations on EntryPoint ${entryPoints.join(', ')}: ${[...implementations].join(', ')}`);
     if (values.out) {
       mkdirSync(values.out, { recursive: true });
       const file = join(values.out, 'truth.json');

@@ -2,8 +2,10 @@
  * The smart accounts of the realistic devnet, each built and signed by a real client SDK the way a
  * wallet would: permissionless' toSimpleSmartAccount and toSafeSmartAccount, viem's
  * toSimple7702SmartAccount, and a viem toSmartAccount over OpenZeppelin's ERC-7579 account (no SDK
- * ships one; its calls are encoded with permissionless' encode7579Calls). Factory and module
- * addresses are the devnet's where they differ from mainnet's.
+ * ships one; its calls are encoded with permissionless' encode7579Calls), and the wallet vendors'
+ * accounts (vendorAccounts.ts: Kernel, Biconomy, Nexus, LightAccount, Safe7579, Thirdweb, Trust,
+ * Etherspot) at their mainnet addresses. Factory and module addresses of the first group are the
+ * devnet's where they differ from mainnet's. ACCOUNT_KINDS is the table of them all.
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -19,30 +21,64 @@ import { toSafeSmartAccount, toSimpleSmartAccount } from 'permissionless/account
 import { decode7579Calls, encode7579Calls } from 'permissionless/utils';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RealisticContracts } from './contracts.js';
+import { VENDOR_ACCOUNT_TYPES, createVendorAccount, type VendorAccountType } from './vendorAccounts.js';
 
-export const ACCOUNT_TYPES = [
-  'simple-v0.6',
-  'simple-v0.7',
-  'simple-v0.8',
-  'simple-v0.9',
-  'simple7702-v0.8',
-  'simple7702-v0.9',
-  'safe',
-  'oz7579',
-] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
+const isVendorType = (type: string): type is VendorAccountType => (VENDOR_ACCOUNT_TYPES as readonly string[]).includes(type);
 
-/** The EntryPoint each account type runs on (Safe's 4337 module 0.3.0 is the v0.7 build). */
-export const ENTRY_POINT_OF: Record<AccountType, EntryPointVersion> = {
-  'simple-v0.6': 'v0.6',
-  'simple-v0.7': 'v0.7',
-  'simple-v0.8': 'v0.8',
-  'simple-v0.9': 'v0.9',
-  'simple7702-v0.8': 'v0.8',
-  'simple7702-v0.9': 'v0.9',
-  safe: 'v0.7',
-  oz7579: 'v0.8',
+export type ExecutionMode = 'single' | 'batch' | 'delegatecall';
+
+type AccountKind = {
+  /** The EntryPoint it runs on. */
+  entryPoint: EntryPointVersion;
+  /** Its implementation, named as opscan names it (the names the indexer's table uses). */
+  implementation: string;
+  /** The ways its callData asks for calls, each of which the traffic sends. */
+  modes: readonly ExecutionMode[];
 };
+
+const CALL_BATCH = ['single', 'batch'] as const;
+/** ERC-7579 execute(mode, …): call type 0x00, 0x01 and 0xff. */
+const ERC7579_MODES = ['single', 'batch', 'delegatecall'] as const;
+
+/** Every account type of the realistic devnet (Safe's 4337 module 0.3.0 is the v0.7 build). */
+export const ACCOUNT_KINDS = {
+  'simple-v0.6': { entryPoint: 'v0.6', implementation: 'SimpleAccount v0.6', modes: CALL_BATCH },
+  'simple-v0.7': { entryPoint: 'v0.7', implementation: 'SimpleAccount v0.7', modes: CALL_BATCH },
+  'simple-v0.8': { entryPoint: 'v0.8', implementation: 'SimpleAccount v0.8', modes: CALL_BATCH },
+  'simple-v0.9': { entryPoint: 'v0.9', implementation: 'SimpleAccount v0.9', modes: CALL_BATCH },
+  'simple7702-v0.8': { entryPoint: 'v0.8', implementation: 'Simple7702Account v0.8', modes: CALL_BATCH },
+  'simple7702-v0.9': { entryPoint: 'v0.9', implementation: 'Simple7702Account v0.9', modes: CALL_BATCH },
+  safe: { entryPoint: 'v0.7', implementation: 'Safe 1.4.1 + Safe4337Module 0.3.0', modes: CALL_BATCH },
+  oz7579: { entryPoint: 'v0.8', implementation: 'OpenZeppelin AccountERC7579', modes: ERC7579_MODES },
+  // Kernel v2: execute(to, value, data, operation) and executeBatch(Call[]).
+  // v2.1 has no executeBatch (its bytecode lacks 0x34fcd5be): one call per op.
+  'kernel-v2.1': { entryPoint: 'v0.6', implementation: 'Kernel v2.1', modes: ['single'] },
+  'kernel-v2.2': { entryPoint: 'v0.6', implementation: 'Kernel v2.2', modes: CALL_BATCH },
+  'kernel-v2.3': { entryPoint: 'v0.6', implementation: 'Kernel v2.3', modes: CALL_BATCH },
+  'kernel-v2.4': { entryPoint: 'v0.6', implementation: 'Kernel v2.4', modes: CALL_BATCH },
+  // v3.0 (0.3.0-beta) runs a standard delegatecall (target ‖ data) without making its calls: none sent.
+  'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: CALL_BATCH },
+  'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: ERC7579_MODES },
+  'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: ERC7579_MODES },
+  'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: ERC7579_MODES },
+  'biconomy-v2': { entryPoint: 'v0.6', implementation: 'Biconomy Smart Account v2.0.0', modes: CALL_BATCH },
+  nexus: { entryPoint: 'v0.7', implementation: 'Nexus 1.0.0', modes: ERC7579_MODES },
+  'light-v1.1.0': { entryPoint: 'v0.6', implementation: 'LightAccount v1.1.0', modes: CALL_BATCH },
+  'light-v2.0.0': { entryPoint: 'v0.7', implementation: 'LightAccount v2.0.0', modes: CALL_BATCH },
+  safe7579: { entryPoint: 'v0.7', implementation: 'Safe 1.4.1 + Safe7579 1.0.0', modes: ERC7579_MODES },
+  'thirdweb-v0.6': { entryPoint: 'v0.6', implementation: 'Thirdweb Account v0.6', modes: CALL_BATCH },
+  'thirdweb-v0.7': { entryPoint: 'v0.7', implementation: 'Thirdweb Account v0.7', modes: CALL_BATCH },
+  trust: { entryPoint: 'v0.6', implementation: 'Barz (Trust Wallet)', modes: CALL_BATCH },
+  etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES },
+} as const satisfies Record<string, AccountKind>;
+export type AccountType = keyof typeof ACCOUNT_KINDS;
+export const ACCOUNT_TYPES = Object.keys(ACCOUNT_KINDS) as AccountType[];
+
+/** The EntryPoint each account type runs on. */
+export const ENTRY_POINT_OF = Object.fromEntries(ACCOUNT_TYPES.map((t) => [t, ACCOUNT_KINDS[t].entryPoint])) as Record<
+  AccountType,
+  EntryPointVersion
+>;
 
 export type RealAccount = {
   type: AccountType;
@@ -69,53 +105,56 @@ export async function createRealAccount(
   const entryPointAddress = contracts.entryPoints[version];
   let sdk: SmartAccount;
   let delegate: Address | null = null;
-  switch (type) {
-    case 'simple-v0.6':
-    case 'simple-v0.7':
-    case 'simple-v0.8':
-    case 'simple-v0.9':
-      sdk = await toSimpleSmartAccount({
-        client,
-        owner,
-        index,
-        factoryAddress: contracts.simpleAccountFactories[version],
-        // permissionless 0.4 knows SimpleAccount up to v0.8; v0.9's is v0.8's (EIP-712 userOpHash,
-        // signed the same way), and viem hashes v0.8 and v0.9 ops alike.
-        entryPoint: { address: entryPointAddress, version: version === 'v0.6' ? '0.6' : version === 'v0.7' ? '0.7' : '0.8' },
-      });
-      break;
-    case 'simple7702-v0.8':
-    case 'simple7702-v0.9':
-      delegate = contracts.simple7702[version as 'v0.8' | 'v0.9'];
-      sdk = await toSimple7702SmartAccount({
-        client,
-        owner,
-        implementation: delegate,
-        entryPoint:
-          version === 'v0.8'
-            ? { abi: entryPoint08Abi, address: entryPointAddress, version: '0.8' }
-            : ({ abi: entryPoint09Abi, address: entryPointAddress, version: '0.9' } as never),
-      });
-      break;
-    case 'safe':
-      sdk = await toSafeSmartAccount({
-        client,
-        owners: [owner],
-        version: '1.4.1',
-        entryPoint: { address: entryPointAddress, version: '0.7' },
-        saltNonce: index,
-        safe4337ModuleAddress: contracts.safe.module4337,
-        safeModuleSetupAddress: contracts.safe.moduleSetup,
-        safeSingletonAddress: contracts.safe.singleton,
-        safeProxyFactoryAddress: contracts.safe.proxyFactory,
-        multiSendAddress: contracts.safe.multiSend,
-        multiSendCallOnlyAddress: contracts.safe.multiSendCallOnly,
-      });
-      break;
-    case 'oz7579':
-      sdk = await toOz7579Account(client, { factory: contracts.oz7579Factory, entryPoint: entryPointAddress }, owner, index);
-      break;
-  }
+  if (isVendorType(type)) {
+    sdk = await createVendorAccount(type, { client, owner, index, entryPoint: entryPointAddress });
+  } else
+    switch (type) {
+      case 'simple-v0.6':
+      case 'simple-v0.7':
+      case 'simple-v0.8':
+      case 'simple-v0.9':
+        sdk = await toSimpleSmartAccount({
+          client,
+          owner,
+          index,
+          factoryAddress: contracts.simpleAccountFactories[version],
+          // permissionless 0.4 knows SimpleAccount up to v0.8; v0.9's is v0.8's (EIP-712 userOpHash,
+          // signed the same way), and viem hashes v0.8 and v0.9 ops alike.
+          entryPoint: { address: entryPointAddress, version: version === 'v0.6' ? '0.6' : version === 'v0.7' ? '0.7' : '0.8' },
+        });
+        break;
+      case 'simple7702-v0.8':
+      case 'simple7702-v0.9':
+        delegate = contracts.simple7702[version as 'v0.8' | 'v0.9'];
+        sdk = await toSimple7702SmartAccount({
+          client,
+          owner,
+          implementation: delegate,
+          entryPoint:
+            version === 'v0.8'
+              ? { abi: entryPoint08Abi, address: entryPointAddress, version: '0.8' }
+              : ({ abi: entryPoint09Abi, address: entryPointAddress, version: '0.9' } as never),
+        });
+        break;
+      case 'safe':
+        sdk = await toSafeSmartAccount({
+          client,
+          owners: [owner],
+          version: '1.4.1',
+          entryPoint: { address: entryPointAddress, version: '0.7' },
+          saltNonce: index,
+          safe4337ModuleAddress: contracts.safe.module4337,
+          safeModuleSetupAddress: contracts.safe.moduleSetup,
+          safeSingletonAddress: contracts.safe.singleton,
+          safeProxyFactoryAddress: contracts.safe.proxyFactory,
+          multiSendAddress: contracts.safe.multiSend,
+          multiSendCallOnlyAddress: contracts.safe.multiSendCallOnly,
+        });
+        break;
+      case 'oz7579':
+        sdk = await toOz7579Account(client, { factory: contracts.oz7579Factory, entryPoint: entryPointAddress }, owner, index);
+        break;
+    }
   return {
     type,
     version,

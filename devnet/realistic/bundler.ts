@@ -24,6 +24,8 @@ export type Bundler = {
   rpc: Rpc;
   /** Addresses of the EOAs that send its bundles (lower-case). */
   executors: string[];
+  /** Its last lines of output (warnings and errors): why it dropped an op, when it does. */
+  recentOutput(): string;
   stop(): Promise<void>;
 };
 
@@ -100,7 +102,14 @@ export async function startBundler(opts: BundlerOptions): Promise<Bundler> {
     await stop();
     throw err;
   }
-  return { name: opts.name, url, rpc, executors: opts.executorAddresses.map((a) => a.toLowerCase()), stop };
+  return {
+    name: opts.name,
+    url,
+    rpc,
+    executors: opts.executorAddresses.map((a) => a.toLowerCase()),
+    recentOutput: () => recentOutput.join('').slice(-30_000),
+    stop,
+  };
 }
 
 function freePort(): Promise<number> {

@@ -2,7 +2,9 @@
  * The realistic devnet: real-world ERC-4337 traffic on a local chain. Two Alto bundler processes
  * (from npm) bundle ops that viem and permissionless build and sign for real account
  * implementations — SimpleAccount on EntryPoint v0.6 to v0.9, Simple7702Account with EIP-7702
- * authorizations (v0.8, v0.9), Safe 1.4.1 with its 4337 module, OpenZeppelin's ERC-7579 account —
+ * authorizations (v0.8, v0.9), Safe 1.4.1 with its 4337 module, OpenZeppelin's ERC-7579 account,
+ * and the wallet vendors' own (Kernel v2.1-v3.3, Biconomy v2, Nexus, LightAccount, Safe7579,
+ * Thirdweb, Trust, Etherspot; vendorContracts.ts deploys them at their mainnet addresses) —
  * sponsored or charged in a token by Pimlico's singleton paymaster. What the generator asked for
  * and what the bundler answered (eth_getUserOperationReceipt) are recorded for every op: two truths
  * an indexer is checked against, neither computed by it.
@@ -20,13 +22,14 @@ import { startDevnet, type Devnet } from '../devnet.js';
 import { headBlock } from '../mining.js';
 import { Random } from '../random.js';
 import { computeDays, type GroundTruth } from '../truth.js';
-import type { RealAccount } from './accounts.js';
+import type { AccountType, RealAccount } from './accounts.js';
 import { startBundler, type Bundler } from './bundler.js';
 import { createOperator, deployRealisticContracts, realisticContractNames, type Operator, type RealisticContracts } from './contracts.js';
 import type { RealisticRecord } from './record.js';
 import { sendRealisticTraffic } from './traffic.js';
+import { deployVendorContracts } from './vendorContracts.js';
 
-export { ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType } from './accounts.js';
+export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
 export type { RealisticRecord, ExpectedOutcome, BundlerReceipt } from './record.js';
 
 export type RealisticDevnet = {
@@ -44,6 +47,8 @@ export type RealisticDevnet = {
   ownerKey(index: number): Hex;
   opsPlanned: number;
   nextNonceKey: number;
+  /** Per account type, how many of its execution-mode turns have gone out (traffic.ts). */
+  modeTurns: Map<AccountType, number>;
   nextNftId: bigint;
   stop(): Promise<void>;
 };
@@ -75,6 +80,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
     const operator = createOperator(devnet, key(OPERATOR));
     const paymasterSigner = privateKeyToAccount(key(PAYMASTER_SIGNER));
     const contracts = await deployRealisticContracts(devnet, operator, paymasterSigner.address);
+    await deployVendorContracts(devnet.rpc);
     devnet.truth.entryPoints = { ...devnet.truth.entryPoints, 'v0.9': contracts.entryPoints['v0.9'] };
     devnet.truth.contracts = { ...devnet.truth.contracts, ...realisticContractNames(contracts) };
     const count = opts.bundlers ?? 2;
@@ -106,6 +112,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       ownerKey: (index) => keccak256(toUtf8Bytes(`opscan-realistic-owner-${seed}-${index}`)) as Hex,
       opsPlanned: 0,
       nextNonceKey: 0,
+      modeTurns: new Map(),
       nextNftId: 1_000_000n,
       async stop() {
         await Promise.all(bundlers.map((b) => b.stop()));

@@ -13,7 +13,7 @@ import type { RpcLog } from '../mining.js';
 import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Rpc } from '../rpc.js';
 import { computeDays, type GroundTruth, type TruthTransfer, type TruthUserOp } from '../truth.js';
-import type { AccountType } from './accounts.js';
+import type { AccountType, ExecutionMode } from './accounts.js';
 import type { PaymasterMode } from './contracts.js';
 
 /** EntryPoint v0.7+: PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason). */
@@ -53,6 +53,9 @@ export type BundlerReceipt = {
 export type SentOp = {
   hash: Hex;
   accountType: AccountType;
+  /** The account's implementation, as names.md spells it ("Kernel v3.1"). */
+  implementation: string;
+  mode: ExecutionMode;
   version: EntryPointVersion;
   entryPoint: Address;
   op: UserOperation;
@@ -69,6 +72,10 @@ export type SentOp = {
 export type RealisticRecord = {
   userOpHash: Hex;
   accountType: AccountType;
+  /** The sender's implementation ("SimpleAccount v0.7", "Kernel v3.1", …). */
+  implementation: string;
+  /** How its callData asks for its calls: one call, a batch, or an ERC-7579 delegatecall. */
+  mode: ExecutionMode;
   entryPoint: Address;
   sender: Address;
   calls: Array<{ target: string; value: string; data: string }>;
@@ -287,6 +294,8 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
   const record: RealisticRecord = {
     userOpHash: s.hash,
     accountType: s.accountType,
+    implementation: s.implementation,
+    mode: s.mode,
     entryPoint: s.entryPoint,
     sender: sender as Address,
     calls,

@@ -7,10 +7,10 @@
  * ops are sent together (so a bundler packs several into one handleOps) and all included before the
  * next wave is planned.
  */
-import { encodeFunctionData, http, parseAbi, type Address, type Hex } from 'viem';
+import { concat, encodeFunctionData, encodePacked, http, pad, parseAbi, size, type Address, type Hex } from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import { ACCOUNT_TYPES, createRealAccount, type RealAccount } from './accounts.js';
+import { ACCOUNT_KINDS, ACCOUNT_TYPES, createRealAccount, type AccountType, type ExecutionMode, type RealAccount } from './accounts.js';
 import type { RpcReceipt } from '../mining.js';
 import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
@@ -25,11 +25,32 @@ const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'fu
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
 const REVERTER = parseAbi(['function fail(string)']);
+const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
+const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
+/** Call type 0xff (delegatecall), exec type 0x00 (revert on failure), no selector or payload. */
+const ERC7579_DELEGATECALL_MODE = pad('0xff', { dir: 'right', size: 32 });
+/**
+ * Account types whose permissionless 0.4.1 SDK ignores getNonce({ key }) (it reads only the
+ * nonceKey it was built with): their ops take the default key, never parallel ones.
+ */
+const NONCE_KEY_IGNORED = new Set<AccountType>([
+  'kernel-v2.1',
+  'kernel-v2.2',
+  'kernel-v2.3',
+  'kernel-v2.4',
+  'kernel-v3.0',
+  'kernel-v3.1',
+  'kernel-v3.2',
+  'kernel-v3.3',
+  'etherspot',
+]);
 const DEAD: Address = '0x000000000000000000000000000000000000dead';
 
 type Intent = {
   account: RealAccount;
   calls: Call[];
+  /** How the callData asks for the calls: one call, a batch, or (ERC-7579) a delegatecall. */
+  mode: ExecutionMode;
   /** What estimation runs instead when the real calls are meant to fail (a bundler will not estimate a reverting op). */
   estimateWith: Call[] | null;
   paymasterMode: PaymasterMode | null;
@@ -80,23 +101,36 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     } else account = rng.pick(pool);
     used.add(account.address);
     const bundler = rng.pick(rd.bundlers);
+    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
-    if (account.deployed && rng.chance(0.15) && size - intents.length >= 2) {
+    if (account.deployed && !NONCE_KEY_IGNORED.has(type) && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
       for (let k = 0; k < count; k++)
-        intents.push({ ...planOp(rd, account, 'success'), nonceKey: BigInt(1000 + rd.nextNonceKey++), bundlers: [bundler] });
+        intents.push({
+          ...planOp(rd, account, 'success', rng.chance(0.35) && modes.includes('batch') ? 'batch' : 'single'),
+          nonceKey: BigInt(1000 + rd.nextNonceKey++),
+          bundlers: [bundler],
+        });
       continue;
     }
+    // Each type's execution modes in turn, so a short run sends every one of them; a delegatecall
+    // waits for a deployed account (Safe7579's first op is the launchpad's setupSafe).
+    const turn = rd.modeTurns.get(type) ?? 0;
+    let mode: ExecutionMode = modes[turn % modes.length]!;
+    if (mode === 'delegatecall' && !account.deployed) mode = 'single';
+    else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
     const expected: ExpectedOutcome =
-      account.deployed && roll < 0.1
-        ? 'execution-revert'
-        : account.deployed && account.approvedPaymaster && roll < 0.25
-          ? 'postop-revert'
-          : 'success';
+      mode !== 'single' || !account.deployed
+        ? 'success'
+        : roll < 0.1
+          ? 'execution-revert'
+          : account.approvedPaymaster && roll < 0.35
+            ? 'postop-revert'
+            : 'success';
     const competing = rng.chance(0.1);
     intents.push({
-      ...planOp(rd, account, expected),
+      ...planOp(rd, account, expected, mode),
       nonceKey: null,
       bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler],
     });
@@ -105,12 +139,17 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
   return intents;
 }
 
-function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOutcome): Omit<Intent, 'nonceKey' | 'bundlers'> {
+function planOp(
+  rd: RealisticDevnet,
+  account: RealAccount,
+  expected: ExpectedOutcome,
+  mode: ExecutionMode,
+): Omit<Intent, 'nonceKey' | 'bundlers'> {
   const { rng } = rd;
   const version = account.version;
   if (expected === 'postop-revert') {
     // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
-    return { account, calls: [], estimateWith: null, paymasterMode: 'erc20', expected };
+    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected };
   }
   if (expected === 'execution-revert') {
     const reason = `realistic revert ${rd.nextNftId}`;
@@ -119,17 +158,28 @@ function planOp(rd: RealisticDevnet, account: RealAccount, expected: ExpectedOut
     ];
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
     const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
-    return { account, calls, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+    return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
   }
-  const count = rng.chance(0.35) ? rng.int(2, 3) : 1;
+  // A delegatecall runs Safe's MultiSendCallOnly in the account (buildAndSend): its calls are these.
+  const count = mode === 'batch' ? rng.int(2, 3) : mode === 'delegatecall' ? rng.int(1, 2) : 1;
   let calls = Array.from({ length: count }, () => randomCall(rd, account));
   // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
   // without a word): a wallet on it batches value-less calls only.
   if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
   const roll = rng.next();
-  const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < 0.5 ? 'erc20' : null;
-  if (paymasterMode === 'erc20' && !account.approvedPaymaster) calls.unshift(approvePaymasterCall(rd.contracts, version));
-  return { account, calls, estimateWith: null, paymasterMode, expected };
+  const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
+  // A single call's turn pays in the token only once approved (the approval would make it a
+  // batch), except on an account with no batch, whose approval is then the op's one call.
+  const erc20 = mode !== 'single' || account.approvedPaymaster || !hasBatch;
+  // An account not yet approved pays in the token more often on a batch turn, so that postOp reverts
+  // (which need the approval) come up in a short run too.
+  const erc20Share = !account.approvedPaymaster && mode === 'batch' ? 0.8 : 0.5;
+  const paymasterMode: PaymasterMode | null = roll < 0.3 ? 'verifying' : roll < erc20Share && erc20 ? 'erc20' : null;
+  if (paymasterMode === 'erc20' && !account.approvedPaymaster) {
+    if (hasBatch) calls.unshift(approvePaymasterCall(rd.contracts, version));
+    else calls = [approvePaymasterCall(rd.contracts, version)];
+  }
+  return { account, calls, mode, estimateWith: null, paymasterMode, expected };
 }
 
 function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
@@ -277,7 +327,21 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
       preVerificationGas: (estimated.preVerificationGas * 11n) / 10n + 5_000n,
     };
   }
-  const prepared = (await bundlerClient.prepareUserOperation({ ...base, calls: toViem(calls), ...gas } as never)) as UserOperation;
+  // A delegatecall is no call an SDK's encodeCalls makes: its ERC-7579 callData is given whole, in
+  // the standard's layout (target ‖ data; permissionless 0.4.1's encode7579Calls puts a 32-byte value
+  // between them, which Kernel v3.1+ run as calldata starting 0x00000000, and revert). Its target is
+  // Safe's MultiSendCallOnly, stateless and made to be delegatecalled: the account makes the calls.
+  const asked =
+    intent.mode === 'delegatecall'
+      ? {
+          callData: encodeFunctionData({
+            abi: ERC7579_EXECUTE,
+            functionName: 'execute',
+            args: [ERC7579_DELEGATECALL_MODE, concat([rd.contracts.safe.multiSendCallOnly, multiSendCallData(calls)])],
+          }),
+        }
+      : { calls: toViem(calls) };
+  const prepared = (await bundlerClient.prepareUserOperation({ ...base, ...asked, ...gas } as never)) as UserOperation;
   const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared) };
   const entryPoint = account.sdk.entryPoint;
   const hash = getUserOperationHash({
@@ -303,6 +367,8 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
   return {
     hash,
     accountType: account.type,
+    implementation: ACCOUNT_KINDS[account.type].implementation,
+    mode: intent.mode,
     version: account.version,
     entryPoint: entryPoint.address.toLowerCase() as Address,
     op,
@@ -315,6 +381,16 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
   };
 }
 
+/** MultiSend.multiSend(operation 0 ‖ to ‖ value ‖ data length ‖ data, …): every transaction a CALL. */
+function multiSendCallData(calls: Call[]): Hex {
+  const packed = concat(
+    calls.map((c) =>
+      encodePacked(['uint8', 'address', 'uint256', 'uint256', 'bytes'], [0, c.target, c.value, BigInt(size(c.data)), c.data]),
+    ),
+  );
+  return encodeFunctionData({ abi: MULTI_SEND, functionName: 'multiSend', args: [packed] });
+}
+
 async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerReceipt> {
   const bundler = rd.bundlers.find((b) => b.name === s.sentTo[0])!;
   const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
@@ -322,7 +398,9 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
     const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
     if (receipt) return receipt;
     if (Date.now() > deadline)
-      throw new Error(`${s.accountType} op ${s.hash}: no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms`);
+      throw new Error(
+        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; its last output:\n${bundler.recentOutput()}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

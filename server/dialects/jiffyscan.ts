@@ -29,6 +29,7 @@ import {
   type UserOp,
 } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
+import { accountMethod } from '../../shared/calldata/accountCalls.js';
 import { decodeCall } from '../knownCalls.js';
 import { decodeLog } from '../knownEvents.js';
 import { presentation, type Dialect } from './dialect.js';
@@ -198,8 +199,11 @@ function senderOf(execution: TraceNode): string | undefined {
  *   batch);
  * - its calls to itself (an executeUserOp that re-enters the account);
  * - a fallback handler it forwards the EntryPoint's call to (the calldata keeps the selector: Safe's
- *   4337 module), which calls back into the account (execTransactionFromModule): the callbacks'
- *   calls are the account's.
+ *   4337 module), or an account method to (Safe7579's launchpad runs the adapter's ERC-7579
+ *   execute), which calls back into the account (execTransactionFromModule): the callbacks' calls
+ *   are the account's, and its other calls to that handler (setting it up) are none of the op's;
+ * - its STATICCALLs: the account reading, not acting (a diamond's facet lookup — Barz —, a factory's
+ *   registry — Thirdweb): an op's calls are CALLs.
  * A call the account made keeps its subtree as traced (a token calling the account back stays
  * under it). Without a call into the account (an op with empty callData) the EntryPoint's frame
  * stays the root. The frames as traced stay in /v0 and getUserOpTraces.
@@ -209,17 +213,25 @@ export function accountExecutionTrace(execution: TraceNode): TraceNode {
   const accountCall = execution.next.find((n) => n.traceData.to === sender && n.traceData.from === execution.traceData.to);
   if (!accountCall) return execution;
   const entered = selectorOf(accountCall.traceData.input);
+  const handlers = new Set<string>();
   const callsOf = (frame: TraceNode): TraceNode[] =>
     frame.next.flatMap((child) => {
       const { to, type, input } = child.traceData;
       if (type === 'DELEGATECALL' || type === 'CALLCODE' || to === sender) return callsOf(child);
+      if (type === 'STATICCALL') return [];
       // A handler is told apart from a target that shares the selector (an account's execute calling
       // another account's) by its calls back into the account.
       const callbacks = child.next.filter((c) => c.traceData.to === sender);
-      if (type === 'CALL' && selectorOf(input) === entered && callbacks.length > 0) return callbacks.flatMap(callsOf);
+      const handled = selectorOf(input) === entered || accountMethod(selectorOf(input)) !== undefined;
+      if (type === 'CALL' && handled && callbacks.length > 0) {
+        handlers.add(to);
+        return callbacks.flatMap(callsOf);
+      }
       return [child];
     });
-  return { traceData: { ...accountCall.traceData, executionCall: true }, next: callsOf(accountCall) };
+  // The account's other calls to a handler are its setup of it (Safe7579's initializeAccount).
+  const calls = callsOf(accountCall).filter((c) => !handlers.has(c.traceData.to));
+  return { traceData: { ...accountCall.traceData, executionCall: true }, next: calls };
 }
 
 // Address data.

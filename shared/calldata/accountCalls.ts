@@ -1,7 +1,7 @@
 /**
  * The calls an op's callData asks its account to make: `execute`, every `executeBatch` variant,
- * ERC-7579 `execute(mode, executionCalldata)`, Kernel v2, Safe 4337 module, Biconomy v2, and the
- * v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
+ * ERC-7579 `execute(mode, executionCalldata)` (and Safe7579's launchpad `setupSafe` carrying one),
+ * Kernel v2, Safe 4337 module, Biconomy v2, and the v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
  * Read straight from the hex (hexAbi.ts): this runs for every op.
  * @see research/indexer.md §1.4 (account "execute" selectors)
  */
@@ -70,24 +70,33 @@ export function multiSendTransactions(packed: string): MultiSendTransaction[] {
 }
 
 /**
+ * The calls a DELEGATECALL makes the account make: a MultiSend (or MultiSendCallOnly) list's
+ * packed transactions; for any other code, the delegatecall itself.
+ */
+function delegatecallCalls(call: AccountCall): AccountCall[] {
+  if (!call.data.startsWith(MULTI_SEND_SELECTOR)) return [call];
+  try {
+    return multiSendTransactions(argumentsOf(call.data).bytes(0, 0)).map(({ target, value, data }) => ({ target, value, data }));
+  } catch {
+    return [call]; // not a well-formed MultiSend list: the delegatecall itself is what the op asked for
+  }
+}
+
+/**
  * Safe's (address to, uint256 value, bytes data, uint8 operation). A batch is a DELEGATECALL into
  * MultiSend (or MultiSendCallOnly), whose packed transactions are the calls the account makes
  * (what permissionless' toSafeSmartAccount sends for several calls); anything else is the one call.
  */
 const safeCall: Decoder = (r) => {
   const call = { target: r.address(0), value: r.uint(32), data: r.bytes(0, 64) };
-  if (r.uint(96) !== DELEGATECALL || !call.data.startsWith(MULTI_SEND_SELECTOR)) return [call];
-  try {
-    return multiSendTransactions(argumentsOf(call.data).bytes(0, 0)).map(({ target, value, data }) => ({ target, value, data }));
-  } catch {
-    return [call]; // not a well-formed MultiSend list: the delegatecall itself is what the op asked for
-  }
+  return r.uint(96) === DELEGATECALL ? delegatecallCalls(call) : [call];
 };
 
 /**
  * ERC-7579 execute(bytes32 mode, bytes executionCalldata): byte 0 of `mode` is the call type.
  * 0x00 single = target(20) ‖ value(32) ‖ data (packed); 0x01 batch = abi.encode((address,uint256,bytes)[]);
- * 0xff delegatecall = target(20) ‖ data (no value). @see https://eips.ethereum.org/EIPS/eip-7579
+ * 0xff delegatecall = target(20) ‖ data (no value), a MultiSend list unfolded into its transactions
+ * as for Safe. @see https://eips.ethereum.org/EIPS/eip-7579
  */
 const erc7579: Decoder = (r) => {
   const callType = r.word(0).slice(0, 2);
@@ -99,9 +108,22 @@ const erc7579: Decoder = (r) => {
   if (callType === '01') return callStructs(new HexReader(hex), 0, 0);
   if (callType === 'ff') {
     if (hex.length < 40) return [];
-    return [{ target: `0x${hex.slice(0, 40)}`, value: 0n, data: `0x${hex.slice(40)}` }];
+    return delegatecallCalls({ target: `0x${hex.slice(0, 40)}`, value: 0n, data: `0x${hex.slice(40)}` });
   }
   return [];
+};
+
+/**
+ * Safe7579Launchpad.setupSafe(InitData): a Safe7579 account's first op, run while the Safe proxy
+ * still points at the launchpad. It sets the Safe up with the Safe7579 adapter, then runs
+ * InitData.callData — an ERC-7579 execute(mode, executionCalldata) — as the account: those are the
+ * op's calls. InitData = (singleton, owners, threshold, setupTo, setupData, safe7579, validators,
+ * callData), callData its eighth field.
+ * @see https://github.com/rhinestonewtf/safe7579/blob/main/src/Safe7579Launchpad.sol
+ */
+const safe7579Setup: Decoder = (r, account) => {
+  const initData = r.index(0);
+  return decodeAccountCalls(r.bytes(initData, initData + 7 * 32), account);
 };
 
 /**
@@ -144,6 +166,16 @@ const METHODS = new Map<string, { family: string; signature: string; decode: Dec
   ],
   // ERC-7579 (Kernel v3, Nexus, Safe7579)
   ['0xe9ae5c53', { family: 'ERC-7579', signature: 'execute(bytes32 mode, bytes executionCalldata)', decode: erc7579 }],
+  // Safe7579's launchpad (its first op)
+  [
+    '0xd9ed0e8f',
+    {
+      family: 'ERC-7579',
+      signature:
+        'setupSafe((address singleton, address[] owners, uint256 threshold, address setupTo, bytes setupData, address safe7579, (address module, bytes initData)[] validators, bytes callData) initData)',
+      decode: safe7579Setup,
+    },
+  ],
   // Kernel v2
   ['0x51945447', { family: 'Kernel v2', signature: 'execute(address to, uint256 value, bytes data, uint8 operation)', decode: single }],
   // Safe 4337 module

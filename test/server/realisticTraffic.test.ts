@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import {
   generateRealistic,
   startRealisticDevnet,
+  ACCOUNT_KINDS,
   ACCOUNT_TYPES,
   type RealisticDevnet,
   type RealisticRecord,
@@ -28,8 +29,11 @@ import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Ops per run: 8 per account type by default (REALISTIC_OPS for a longer run). */
-const OPS = Number(process.env.REALISTIC_OPS ?? 64);
+/**
+ * Ops per run: 5 per account type by default (REALISTIC_OPS for a longer run), so each type gets its
+ * deployment and every one of its execution modes (traffic.ts sends a type's modes in turn).
+ */
+const OPS = Number(process.env.REALISTIC_OPS ?? 5 * ACCOUNT_TYPES.length);
 
 describe('real-world traffic: Alto bundlers, real accounts and paymasters (devnet --realistic)', function () {
   this.timeout(600_000);
@@ -85,6 +89,18 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
         truth.bundles.some((b) => b.userOpHashes.length > 1),
         'a bundle of several ops',
       ).to.equal(true);
+      for (const type of ACCOUNT_TYPES) {
+        const mine = r.filter((x) => x.accountType === type);
+        expect(
+          mine.some((x) => x.factory !== null || x.eip7702),
+          `${type}: a deployment`,
+        ).to.equal(true);
+        expect(
+          new Set(mine.filter((x) => x.expectedOutcome === 'success').map((x) => x.mode)),
+          `${type}: its execution modes`,
+        ).to.deep.equal(new Set(ACCOUNT_KINDS[type].modes));
+        for (const x of mine) expect(x.implementation, `${type} ${x.userOpHash}`).to.equal(ACCOUNT_KINDS[type].implementation);
+      }
       // Each op is recorded from the bundler's receipt; both truths agree on what was asked.
       for (const x of r) expect(x.bundlerReceipt.success, x.userOpHash).to.equal(x.expectedOutcome === 'success');
     });

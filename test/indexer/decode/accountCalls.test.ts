@@ -94,6 +94,61 @@ describe('decode/accountCalls', () => {
     ]);
   });
 
+  it('unfolds an ERC-7579 delegatecall into MultiSendCallOnly into the transactions the account makes', () => {
+    const mode = `0xff${'00'.repeat(31)}`;
+    const packed = concat([
+      '0x00',
+      a,
+      zeroPadValue(toBeHex(3n), 32),
+      zeroPadValue(toBeHex(2n), 32),
+      '0xbeef',
+      '0x00',
+      b,
+      zeroPadValue('0x', 32),
+      zeroPadValue('0x', 32),
+    ]);
+    const multiSend = new Interface(['function multiSend(bytes)']).encodeFunctionData('multiSend', [packed]);
+    const multiSendCallOnly = addr(0x99);
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode, concat([multiSendCallOnly, multiSend])]))).to.deep.equal([
+      { target: a, value: 3n, data: '0xbeef' },
+      { target: b, value: 0n, data: '0x' },
+    ]);
+    // A list that runs past its end is no MultiSend batch: the delegatecall itself is the call.
+    const broken = `${multiSend.slice(0, -64)}`;
+    expect(decodeAccountCalls(encode('execute(bytes32,bytes)', [mode, concat([multiSendCallOnly, broken])]))).to.deep.equal([
+      { target: multiSendCallOnly, value: 0n, data: broken },
+    ]);
+  });
+
+  it("decodes a Safe7579 account's first op: the launchpad's setupSafe(InitData), whose last field is the ERC-7579 execute the account runs", () => {
+    const setupSafe = new Interface([
+      'function setupSafe((address singleton, address[] owners, uint256 threshold, address setupTo, bytes setupData, address safe7579, (address module, bytes initData)[] validators, bytes callData) initData)',
+    ]);
+    const mode = (callType: string): string => `0x${callType}${'00'.repeat(31)}`;
+    const run = (callData: string): string =>
+      setupSafe.encodeFunctionData('setupSafe', [[b, [a, b], 1n, b, '0x1234', a, [[a, '0xabcd']], callData]]);
+    const batch = abi.encode(
+      ['(address,uint256,bytes)[]'],
+      [
+        [
+          [a, 1n, '0x01'],
+          [b, 0n, '0x'],
+        ],
+      ],
+    );
+    expect(run('0x').slice(0, 10)).to.equal('0xd9ed0e8f');
+    expect(decodeAccountCalls(run(encode('execute(bytes32,bytes)', [mode('01'), batch])))).to.deep.equal([
+      { target: a, value: 1n, data: '0x01' },
+      { target: b, value: 0n, data: '0x' },
+    ]);
+    const single = concat([b, zeroPadValue(toBeHex(7n), 32), '0xcafe']);
+    expect(decodeAccountCalls(run(encode('execute(bytes32,bytes)', [mode('00'), single])))).to.deep.equal([
+      { target: b, value: 7n, data: '0xcafe' },
+    ]);
+    // Anything but an account method inside is no call the decoder can name.
+    expect(decodeAccountCalls(run('0xdeadbeef'))).to.deep.equal([]);
+  });
+
   it('decodes Kernel v2, the Safe 4337 module (a MultiSend delegatecall) and Biconomy v2', () => {
     expect(decodeAccountCalls(encode('execute(address,uint256,bytes,uint8)', [a, 1n, '0x01', 0]))).to.deep.equal([
       { target: a, value: 1n, data: '0x01' },
