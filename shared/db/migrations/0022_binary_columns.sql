@@ -1,0 +1,20 @@
+-- Bytes as bytea instead of lower-case 0x-hex text: half the size of every hash, address, topic and
+-- calldata value (and of the indexes over them), hex only at the edges (the convention is written
+-- where the driver's type parsers are registered: shared/db/client.ts). Each table is rewritten
+-- once by ALTER … TYPE (one pass per table, its indexes rebuilt); the time per million rows is in
+-- notes/storebinary.md. Run with the indexer stopped: the tables are locked while rewritten.
+
+-- 0x-hex text → bytes ('0x' → empty), for the rewrite and for any SQL that meets an old value.
+create function opscan_hex_bytes(hex text) returns bytea language sql immutable strict parallel safe as $$
+  select decode(substr(hex, 3), 'hex')
+$$;
+create function opscan_hex_bytes(hexes text[]) returns bytea[] language sql immutable strict parallel safe as $$
+  select coalesce(array_agg(decode(substr(h, 3), 'hex') order by i), '{}') from unnest(hexes) with ordinality as u(h, i)
+$$;
+
+alter table logs
+  alter column tx_hash type bytea using opscan_hex_bytes(tx_hash),
+  alter column address type bytea using opscan_hex_bytes(address),
+  alter column topics type bytea[] using opscan_hex_bytes(topics),
+  alter column data type bytea using opscan_hex_bytes(data),
+  alter column user_op_hash type bytea using opscan_hex_bytes(user_op_hash);
