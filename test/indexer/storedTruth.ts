@@ -116,7 +116,7 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
   }));
   const plainTransfers: TruthPlainTransfer[] = (
     await q(`select * from token_transfers t where chain_id = $1 and user_op_hash is null
-               and not exists (select 1 from bundle_transactions b where b.chain_id = t.chain_id and b.tx_hash = t.tx_hash)
+               and not exists (select 1 from bundle_transactions b where b.chain_id = t.chain_id and b.tx_hash = '0x' || encode(t.tx_hash, 'hex'))
              order by block_number, log_index, batch_index`)
   ).map((t) => ({
     ...transferParties(t),

@@ -79,7 +79,7 @@ describe('partitions by chain id', () => {
         ],
         getAddressERC20Transfers: [
           'select * from token_transfers where chain_id = $1 and from_address = $2 order by block_number desc limit 10',
-          [chainId(), op.sender],
+          [chainId(), bytea(op.sender)],
         ],
       } as const;
       // The plans a large table would get: sequential scans priced out, as on real data.
