@@ -29,3 +29,12 @@ alter table token_transfers
   alter column to_address type bytea using opscan_hex_bytes(to_address);
 
 alter table tokens alter column address type bytea using opscan_hex_bytes(address);
+
+alter table user_op_calls
+  alter column user_op_hash type bytea using opscan_hex_bytes(user_op_hash),
+  alter column target type bytea using opscan_hex_bytes(target),
+  alter column data type bytea using opscan_hex_bytes(data);
+
+alter table address_transactions
+  alter column address type bytea using opscan_hex_bytes(address),
+  alter column tx_hash type bytea using opscan_hex_bytes(tx_hash);
