@@ -44,6 +44,22 @@ describe('a database of the previous release, migrated in place', function () {
     }
   });
 
+  it('keeps lz4 on the rewritten columns (ALTER … TYPE resets it; PostgreSQL builds with lz4 only)', async function () {
+    if (t.db.kind === 'pglite') this.skip();
+    const { rows } = await t.db.query<{ tab: string; name: string; compression: string }>(
+      `select a.attrelid::regclass::text as tab, a.attname as name, a.attcompression as compression
+       from pg_attribute a join pg_class c on c.oid = a.attrelid
+       where c.relname in ('logs', 'token_transfers', 'user_op_calls', 'bundle_transactions')
+         and a.attnum > 0 and not a.attisdropped and a.attstorage in ('x', 'm')`,
+    );
+    expect(rows.length).to.be.greaterThan(5);
+    expect(rows.filter((r) => r.compression !== 'l').map((r) => `${r.tab}.${r.name}`)).to.deep.equal([]);
+    const { rows: stored } = await t.db.query<{ compression: string | null }>(
+      `select pg_column_compression(input) as compression from bundle_transactions order by length(input) desc limit 1`,
+    );
+    expect(stored[0]?.compression, 'a rewritten value').to.equal('lz4');
+  });
+
   it('answers every recorded question as the previous release did', async () => {
     const differing: string[] = [];
     for (const recorded of fixture.answers) {

@@ -57,7 +57,7 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
      from (select tx_hash, block_number, tx_index from address_transactions
            where chain_id = $1 and address = $2
            order by block_number desc, tx_index desc limit $3 offset $4) a
-     join bundle_transactions bt on bt.chain_id = $1 and bt.tx_hash = '0x' || encode(a.tx_hash, 'hex')
+     join bundle_transactions bt on bt.chain_id = $1 and bt.tx_hash = a.tx_hash
      order by a.block_number desc, a.tx_index desc`,
     [chainId, bytea(address), page.first, page.skip],
   );

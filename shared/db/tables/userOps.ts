@@ -147,7 +147,7 @@ export function toUserOp(op: StoredUserOp): UserOp {
 function selectStored(inner: string): string {
   return `
     select o.*,
-      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
+      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)) as input,
       coalesce((
         select json_agg(json_build_object('target', ${hexOf('uc.target')}, 'value', uc.value::text, 'data', ${hexOf('uc.data')}) order by uc.call_index)
         from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = opscan_hex_bytes(o.user_op_hash)
@@ -517,9 +517,9 @@ export const userOpView: EntityView = {
     logIndex: column('t.log_index', 'Int', 'int4'),
     bundleIndex: column('t.bundle_index', 'Int', 'int4'),
     input: column(
-      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)',
+      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = opscan_hex_bytes(t.tx_hash))',
       'Bytes',
-      'text',
+      'bytea',
       true,
     ),
     callData: column('t.call_data', 'Bytes', 'text', true),
