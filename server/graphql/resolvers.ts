@@ -93,7 +93,11 @@ export const resolveSingle =
 export function resolveRelation(parentEntity: Entity, name: string) {
   const relation = parentEntity.relations[name]!;
   const child = ENTITIES[relation.entity];
-  const keyTypes: PgType[] = relation.on.map(([parentField]) => parentEntity.view.fields[parentField]!.pg);
+  // Keys are sent as the child column's type (a bytea column takes the parent's 0x-hex as bytea).
+  const childFields = Object.values(child.view.fields);
+  const keyTypes: PgType[] = relation.on.map(
+    ([parentField, childColumn]) => childFields.find((f) => f.sql === childColumn)?.pg ?? parentEntity.view.fields[parentField]!.pg,
+  );
   return async (parent: Row, args: ListArgs, ctx: GraphqlContext, info: GraphQLResolveInfo): Promise<Row[] | Row | null> => {
     const key = relation.on.map(([parentField]) => parent[parentField]);
     if (key.some((v) => v === null || v === undefined)) return relation.list ? [] : null;

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { bytea } from '../../shared/db/client.js';
 import type { EntityView, FieldKind, PgType, ViewField } from '../../shared/db/entityView.js';
 
 /**
@@ -43,6 +44,9 @@ export class Params {
     this.values = [chainId];
   }
   add(value: unknown, pg: PgType | `${PgType}[]`): string {
+    // Bytes are compared as 0x-hex values; a bytea column takes them as bytea's text (shared/db/client.ts).
+    if (pg === 'bytea') value = bytea(value as string);
+    if (pg === 'bytea[]') value = (value as string[]).map((v) => bytea(v));
     this.values.push(value);
     return `$${this.values.length}::${pg}`;
   }
@@ -181,6 +185,9 @@ function compileFieldCondition(params: Params, field: ViewField & { name: string
 
 /** Bytes match whole bytes (an even offset after `0x`); strings match anywhere. */
 function containsTest(field: ViewField, value: unknown, name: string, params: Params): string {
+  if (field.kind === 'Bytes' && field.pg === 'bytea') {
+    return `position(${params.add(valueOf('Bytes', 'bytea', value, name), 'bytea')} in ${field.sql}) > 0`;
+  }
   if (field.kind === 'Bytes') {
     const hex = (valueOf('Bytes', 'text', value, name) as string).slice(2);
     // Only hex digits reach the pattern, so nothing in it is a regex operator.
@@ -219,7 +226,7 @@ function splitId(parts: NonNullable<EntityView['id']['parts']>, id: string): unk
   const values: unknown[] = [];
   for (const [i, part] of parts.entries()) {
     const piece = pieces[i]!;
-    if (part.pg === 'text') {
+    if (part.pg === 'text' || part.pg === 'bytea') {
       if (!/^0x[0-9a-fA-F]+$/.test(piece)) return null;
       values.push(piece.toLowerCase());
     } else {

@@ -10,6 +10,40 @@ import { backoffMs, trackAvailability } from './availability.js';
 import { createHostSelector, parseDatabaseUrl } from './hosts.js';
 
 /**
+ * Bytes (addresses, hashes, calldata, signatures, log topics and data) are stored as `bytea`, half
+ * the size of their hex text, and are hex only at the edges. The one convention, for both drivers:
+ *   - reads: a bytea column comes back as the lower-case `0x…` string the answers carry (the type
+ *     parsers below, registered once for OID 17 and, for bytea[], 1001), so row mappers and JSON
+ *     answers see what they saw when the columns were text;
+ *   - writes and filters: a parameter bound to a bytea column is passed as `bytea(hex)` (`\x…`, the
+ *     type's own text input, case-insensitive); the multi-row helpers do it for columns typed
+ *     'bytea' (unnest.ts, copy.ts). A `0x…` string bound to bytea would be read as its ASCII
+ *     characters (bytea's escape input): PGlite refuses one outright (the serializer below);
+ *   - SQL that builds JSON or text from a bytea column writes `'0x' || encode(col, 'hex')`.
+ * bytea compares byte-wise, so ordering by a hash is the order of its lower-case hex.
+ */
+export function bytea(hex: string): string;
+export function bytea(hex: string | null | undefined): string | null;
+export function bytea(hex: string | null | undefined): string | null {
+  return hex === null || hex === undefined ? null : `\\x${hex.slice(2)}`;
+}
+
+/** `\x0102` (bytea's text output) → `0x0102`. */
+const hexOfBytea = (value: string): string => `0x${value.slice(2)}`;
+
+/** `{"\\x01","\\x02",NULL}` (bytea[]'s text output) → ['0x01', '0x02', null]. */
+function hexesOfByteaArray(value: string): Array<string | null> {
+  if (value === '{}') return [];
+  return value
+    .slice(1, -1)
+    .split(',')
+    .map((element) => (element === 'NULL' ? null : `0x${element.replace(/^"?\\+x/, '').replace(/"$/, '')}`));
+}
+
+pg.types.setTypeParser(pg.types.builtins.BYTEA, hexOfBytea);
+pg.types.setTypeParser(1001 as typeof pg.types.builtins.BYTEA, hexesOfByteaArray);
+
+/**
  * The one database interface of opscan. It is implemented by a `pg` pool (real PostgreSQL, when
  * DATABASE_URL is set) and by PGlite (Postgres compiled to WASM, embedded in-process), so the same
  * SQL runs everywhere. Both return int8 and numeric columns as strings: large integers stay exact.
@@ -411,7 +445,9 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
   const keepAsText = (value: string) => value;
   const lite = await PGlite.create(dataDir, {
     // Match node-postgres: int8 and numeric as exact strings.
-    parsers: { [pgliteTypes.INT8]: keepAsText, [pgliteTypes.NUMERIC]: keepAsText },
+    // bytea as 0x-hex strings (the convention above); PGlite parses bytea[] elements with the bytea parser.
+    parsers: { [pgliteTypes.INT8]: keepAsText, [pgliteTypes.NUMERIC]: keepAsText, [pgliteTypes.BYTEA]: hexOfBytea },
+    serializers: { [pgliteTypes.BYTEA]: byteaParameter },
   });
 
   const query = runOn(lite);
@@ -444,6 +480,14 @@ async function createPgliteDb(dataDir?: string): Promise<Db> {
       release();
     },
   };
+}
+
+/** A bytea parameter on PGlite: `\x…` text as node-postgres sends it; a `0x…` string is a caller's mistake. */
+function byteaParameter(value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith('\\x')) {
+    throw new Error(`A bytea parameter must be \\x-hex text (bytea(hex)), not ${JSON.stringify(value)?.slice(0, 20)}`);
+  }
+  return value;
 }
 
 type PgliteRunner = Pick<PGlite, 'query' | 'exec'>;

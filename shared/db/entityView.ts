@@ -8,8 +8,11 @@
 /** The subgraph scalar a field answers as (BigInt and Bytes travel as strings). */
 export type FieldKind = 'Bytes' | 'BigInt' | 'Int' | 'String' | 'Boolean';
 
-/** The SQL type a compared value is cast to (so an index on a bigint column stays usable). */
-export type PgType = 'text' | 'int4' | 'int8' | 'numeric' | 'bool';
+/**
+ * The SQL type a compared value is cast to (so an index on a bigint column stays usable). A 'bytea'
+ * value is given as 0x-hex and sent as bytea (server/graphql/where.ts Params).
+ */
+export type PgType = 'text' | 'bytea' | 'int4' | 'int8' | 'numeric' | 'bool';
 
 export type ViewField = {
   kind: FieldKind;
@@ -49,12 +52,18 @@ export type EntityView = {
 /** A column read as is. */
 export const column = (sql: string, kind: FieldKind, pg: PgType, nullable = false): ViewField => ({ kind, pg, sql, nullable });
 
-/** The id `<hash>-<index>` of rows keyed by a hash and an integer (an op and its log, a bundle in its transaction). */
-export const hashIndexId = (hash: string, index: string): EntityView['id'] => ({
-  sql: `${hash} || '-' || ${index}`,
+/** A bytea column's value as the 0x-hex text answers carry (for SQL that builds text from it). */
+export const hexOf = (bytes: string): string => `'0x' || encode(${bytes}, 'hex')`;
+
+/**
+ * The id `<hash>-<index>` of rows keyed by a hash and an integer (an op and its log, a bundle in its
+ * transaction); `pg`: the hash column's type.
+ */
+export const hashIndexId = (hash: string, index: string, pg: 'text' | 'bytea' = 'text'): EntityView['id'] => ({
+  sql: `${pg === 'bytea' ? hexOf(hash) : hash} || '-' || ${index}`,
   order: [hash, index],
   parts: [
-    { column: hash, pg: 'text' },
+    { column: hash, pg },
     { column: index, pg: 'int4' },
   ],
 });

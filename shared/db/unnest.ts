@@ -1,3 +1,5 @@
+import { bytea } from './client.js';
+
 /**
  * Multi-row writes as one statement: each column travels as one typed array parameter and
  * `unnest` turns the arrays back into rows (`insert … select … from unnest($1::text[], …)`), so a
@@ -6,7 +8,8 @@
 
 /**
  * A column: its name, the SQL element type of its array parameter, how a row (of network
- * `chainId`, passed beside the rows rather than copied into each) supplies it, and
+ * `chainId`, passed beside the rows rather than copied into each) supplies it (for a 'bytea'
+ * column, its `0x…` hex: the helpers send it as bytea's text, shared/db/client.ts), and
  * optionally the cast that makes the unnested text `v` the stored type (`v::jsonb`, or `v::text[]`
  * from an array literal, since unnest flattens nested arrays). Only a cast: COPY (copy.ts) sends
  * the same text and lets the column's input function do it.
@@ -37,6 +40,8 @@ export function unnestInsert<TRow>(
   const selects = columns.map(([, , , convert], i) => (convert ? convert(`u.c${i}`) : `u.c${i}`)).join(', ');
   return {
     text: `insert into ${table} (${names}) select ${selects} from unnest(${arrays}) as u(${aliases}) ${tail}`,
-    values: columns.map(([, , value]) => rows.map((row) => value(row, chainId))),
+    values: columns.map(([, type, value]) =>
+      type === 'bytea' ? rows.map((row) => bytea(value(row, chainId) as string | null)) : rows.map((row) => value(row, chainId)),
+    ),
   };
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createDb, type Db } from '../../shared/db/client.js';
-import { listMigrations, migrate } from '../../shared/db/migrate.js';
+import { listMigrations, migrate, type Migration } from '../../shared/db/migrate.js';
 
 /**
  * Each test file gets its own migrated database: on real PostgreSQL when TEST_DATABASE_URL is set
@@ -58,20 +58,24 @@ async function ensureTemplate(admin: pg.Client): Promise<string> {
 
 export type TestDatabase = { db: Db; url?: string; drop(): Promise<void> };
 
-/** A fresh migrated database (the caller drops it). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh migrated database (the caller drops it). `migrations`: only these (an older schema, to
+ * migrate from); the default is all, cloned from the template on PostgreSQL.
+ */
+export async function createTestDatabase(options: { migrations?: Migration[] } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
     const db = await createDb({});
-    await migrate(db);
+    await migrate(db, options.migrations);
     return { db, drop: () => db.close() };
   }
   const name = `${TEST_DB_PREFIX}${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withAdmin(async (admin) => {
-    const template = await ensureTemplate(admin);
-    await admin.query(`create database ${name} template ${template}`);
+    const template = options.migrations ? undefined : await ensureTemplate(admin);
+    await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   });
   const url = withDatabase(TEST_DATABASE_URL, name);
   const db = await createDb({ databaseUrl: url, max: 5 });
+  if (options.migrations) await migrate(db, options.migrations);
   return {
     db,
     url,

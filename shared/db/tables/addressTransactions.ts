@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
@@ -59,7 +59,7 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
            order by block_number desc, tx_index desc limit $3 offset $4) a
      join bundle_transactions bt on bt.chain_id = $1 and bt.tx_hash = a.tx_hash
      order by a.block_number desc, a.tx_index desc`,
-    [chainId, address, page.first, page.skip],
+    [chainId, bytea(address), page.first, page.skip],
   );
   return rows.map(toTransaction);
 }
@@ -70,8 +70,8 @@ export type NewAddressTransaction = { address: string; txHash: string; blockNumb
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['address', 'text', (r) => r.address],
-  ['tx_hash', 'text', (r) => r.txHash],
+  ['address', 'bytea', (r) => r.address],
+  ['tx_hash', 'bytea', (r) => r.txHash],
   ['block_number', 'bigint', (r) => r.blockNumber],
   ['tx_index', 'integer', (r) => r.txIndex],
 ];

@@ -1,4 +1,5 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
+import { hexOf } from '../entityView.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 
@@ -60,18 +61,18 @@ export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction 
 
 const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
   bt.gas_used, bt.effective_gas_price, bt.fee, bt.l1_fee,
-  (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = bt.tx_hash) as ops_count`;
+  (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = ${hexOf('bt.tx_hash')}) as ops_count`;
 
 export async function findByHash(db: Queryable, chainId: number, txHash: string): Promise<BundleTransaction | null> {
   const { rows } = await db.query<BundleTransactionRow>(
     `select ${COLUMNS} from bundle_transactions bt where bt.chain_id = $1 and bt.tx_hash = $2`,
-    [chainId, txHash],
+    [chainId, bytea(txHash)],
   );
   return rows[0] ? toBundleTransaction(rows[0]) : null;
 }
 
 export async function exists(db: Queryable, chainId: number, txHash: string): Promise<boolean> {
-  const { rows } = await db.query(`select 1 from bundle_transactions where chain_id = $1 and tx_hash = $2`, [chainId, txHash]);
+  const { rows } = await db.query(`select 1 from bundle_transactions where chain_id = $1 and tx_hash = $2`, [chainId, bytea(txHash)]);
   return rows.length > 0;
 }
 
@@ -79,8 +80,8 @@ export async function exists(db: Queryable, chainId: number, txHash: string): Pr
 export async function listStored(db: Queryable, chainId: number, txHashes: string[]): Promise<Set<string>> {
   if (txHashes.length === 0) return new Set();
   const { rows } = await db.query<{ tx_hash: string }>(
-    `select tx_hash from bundle_transactions where chain_id = $1 and tx_hash = any($2::text[])`,
-    [chainId, txHashes],
+    `select tx_hash from bundle_transactions where chain_id = $1 and tx_hash = any($2::bytea[])`,
+    [chainId, txHashes.map((h) => bytea(h))],
   );
   return new Set(rows.map((r) => r.tx_hash));
 }
@@ -106,14 +107,14 @@ export type NewBundleTransaction = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['tx_hash', 'text', (t) => t.txHash],
+  ['tx_hash', 'bytea', (t) => t.txHash],
   ['block_number', 'bigint', (t) => t.blockNumber],
-  ['block_hash', 'text', (t) => t.blockHash],
+  ['block_hash', 'bytea', (t) => t.blockHash],
   ['block_time', 'bigint', (t) => t.blockTime],
   ['tx_index', 'integer', (t) => t.txIndex],
-  ['tx_from', 'text', (t) => t.from],
-  ['tx_to', 'text', (t) => t.to],
-  ['input', 'text', (t) => t.input],
+  ['tx_from', 'bytea', (t) => t.from],
+  ['tx_to', 'bytea', (t) => t.to],
+  ['input', 'bytea', (t) => t.input],
   ['status', 'boolean', (t) => t.status],
   ['gas_used', 'numeric', (t) => numeric(t.gasUsed)],
   ['effective_gas_price', 'numeric', (t) => numeric(t.effectiveGasPrice)],

@@ -55,7 +55,7 @@ export async function listLatest(db: Queryable, chainId: number, page: Page): Pr
                       where o.chain_id = b.chain_id and o.tx_hash = b.tx_hash and o.bundle_index = b.bundle_index),
                      '[]'::json) as user_ops
      from bundles b
-     left join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = b.tx_hash
+     left join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = opscan_hex_bytes(b.tx_hash)
      where b.chain_id = $1
      order by b.block_number desc, bt.tx_index desc, b.bundle_index desc
      limit $2 offset $3`,
@@ -147,7 +147,7 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 
 /** The subgraph's Bundle (server/graphql); its id is `<transactionHash>-<bundleIndex>`. */
 export const bundleView: EntityView = {
-  from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash',
+  from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = opscan_hex_bytes(t.tx_hash)',
   block: 't.block_number',
   id: hashIndexId('t.tx_hash', 't.bundle_index'),
   fields: {

@@ -172,7 +172,7 @@ export async function recompute(db: Queryable, chainId: number, kind: EntityKind
      select o.chain_id, $2, o.${role}, count(*), count(distinct (o.tx_hash, o.bundle_index)), count(o.factory),
             sum(o.actual_gas_cost),
             coalesce((select sum(t.fee) from bundle_transactions t where t.chain_id = o.chain_id
-                      and t.tx_hash in (select distinct tx_hash from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
+                      and t.tx_hash in (select distinct opscan_hex_bytes(tx_hash) from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
             min(o.block_number), min(o.block_time) / 86400, max(o.block_number)
      from user_ops o where o.chain_id = $1 and o.${role} = any($3::text[])
      group by o.chain_id, o.${role}`,

@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 import type { Log } from '../../models/log.js';
@@ -40,7 +40,7 @@ const COLUMNS = 'tx_hash, log_index, tx_log_index, block_number, address, topics
 export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<Log[]> {
   const { rows } = await db.query<LogRow>(`select ${COLUMNS} from logs where chain_id = $1 and user_op_hash = $2 order by log_index`, [
     chainId,
-    userOpHash,
+    bytea(userOpHash),
   ]);
   return rows.map(toLog);
 }
@@ -49,7 +49,7 @@ export async function listByUserOp(db: Queryable, chainId: number, userOpHash: s
 export async function find(db: Queryable, chainId: number, txHash: string, logIndex: number): Promise<Log | null> {
   const { rows } = await db.query<LogRow>(`select ${COLUMNS} from logs where chain_id = $1 and tx_hash = $2 and log_index = $3`, [
     chainId,
-    txHash,
+    bytea(txHash),
     logIndex,
   ]);
   return rows[0] ? toLog(rows[0]) : null;
@@ -70,15 +70,16 @@ export type NewLog = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewLog>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['tx_hash', 'text', (l) => l.txHash],
+  ['tx_hash', 'bytea', (l) => l.txHash],
   ['log_index', 'integer', (l) => l.logIndex],
   ['tx_log_index', 'integer', (l) => l.txLogIndex],
   ['block_number', 'bigint', (l) => l.blockNumber],
-  ['address', 'text', (l) => l.address],
-  // unnest flattens nested arrays: topics travel as an array literal (hex needs no quoting).
-  ['topics', 'text', (l) => `{${l.topics.join(',')}}`, (v) => `${v}::text[]`],
-  ['data', 'text', (l) => l.data],
-  ['user_op_hash', 'text', (l) => l.userOpHash],
+  ['address', 'bytea', (l) => l.address],
+  // unnest flattens nested arrays: topics travel as a bytea[] literal, each element bytea's text
+  // input (`\x…`, its backslash escaped for the array literal).
+  ['topics', 'text', (l) => `{${l.topics.map((topic) => `\\\\x${topic.slice(2)}`).join(',')}}`, (v) => `${v}::bytea[]`],
+  ['data', 'bytea', (l) => l.data],
+  ['user_op_hash', 'bytea', (l) => l.userOpHash],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */

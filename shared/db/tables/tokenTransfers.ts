@@ -1,7 +1,7 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
-import { column, type EntityView } from '../entityView.js';
+import { column, hexOf, type EntityView } from '../entityView.js';
 import type { Page } from '../page.js';
 import type { Erc20Transfer, NftTransfer } from '../../models/address.js';
 
@@ -95,7 +95,7 @@ async function listByParty(
      left join tokens t on t.chain_id = x.chain_id and t.address = x.token
      order by x.block_number desc, x.log_index desc, x.batch_index desc
      limit $5 offset $6`,
-    [where.chainId, where.address, where.standards, page.first + page.skip, page.first, page.skip],
+    [where.chainId, bytea(where.address), where.standards, page.first + page.skip, page.first, page.skip],
   );
   return rows;
 }
@@ -130,7 +130,7 @@ export async function listByUserOp(db: Queryable, chainId: number, userOpHash: s
      from token_transfers x left join tokens t on t.chain_id = x.chain_id and t.address = x.token
      where x.chain_id = $1 and x.user_op_hash = $2 and x.standard <> 'NATIVE'
      order by x.log_index, x.batch_index`,
-    [chainId, userOpHash],
+    [chainId, bytea(userOpHash)],
   );
   return rows.map((r) => ({
     standard: r.standard as UserOpTokenTransfer['standard'],
@@ -166,16 +166,16 @@ export type NewTokenTransfer = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['tx_hash', 'text', (t) => t.txHash],
+  ['tx_hash', 'bytea', (t) => t.txHash],
   ['log_index', 'integer', (t) => t.logIndex],
   ['batch_index', 'integer', (t) => t.batchIndex],
   ['block_number', 'bigint', (t) => t.blockNumber],
   ['block_time', 'bigint', (t) => t.blockTime],
-  ['user_op_hash', 'text', (t) => t.userOpHash],
+  ['user_op_hash', 'bytea', (t) => t.userOpHash],
   ['standard', 'text', (t) => t.standard],
-  ['token', 'text', (t) => t.token],
-  ['from_address', 'text', (t) => t.from],
-  ['to_address', 'text', (t) => t.to],
+  ['token', 'bytea', (t) => t.token],
+  ['from_address', 'bytea', (t) => t.from],
+  ['to_address', 'bytea', (t) => t.to],
   ['value', 'numeric', (t) => numeric(t.value)],
   ['token_id', 'numeric', (t) => numeric(t.tokenId)],
 ];
@@ -201,21 +201,21 @@ export const tokenTransferView: EntityView = {
   from: 'token_transfers t left join tokens tk on tk.chain_id = t.chain_id and tk.address = t.token',
   block: 't.block_number',
   id: {
-    sql: `t.tx_hash || '-' || t.log_index || '-' || t.batch_index`,
+    sql: `${hexOf('t.tx_hash')} || '-' || t.log_index || '-' || t.batch_index`,
     order: ['t.tx_hash', 't.log_index', 't.batch_index'],
   },
   fields: {
-    userOpHash: column('t.user_op_hash', 'Bytes', 'text', true),
+    userOpHash: column('t.user_op_hash', 'Bytes', 'bytea', true),
     standard: column('t.standard', 'String', 'text'),
-    contractAddress: column('t.token', 'Bytes', 'text', true),
-    from: column('t.from_address', 'Bytes', 'text'),
-    to: column('t.to_address', 'Bytes', 'text'),
+    contractAddress: column('t.token', 'Bytes', 'bytea', true),
+    from: column('t.from_address', 'Bytes', 'bytea'),
+    to: column('t.to_address', 'Bytes', 'bytea'),
     value: column('t.value', 'BigInt', 'numeric'),
     tokenId: column('t.token_id', 'BigInt', 'numeric', true),
     name: column('tk.name', 'String', 'text', true),
     symbol: column('tk.symbol', 'String', 'text', true),
     decimals: column('tk.decimals', 'Int', 'int4', true),
-    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     logIndex: column('t.log_index', 'Int', 'int4'),
   },

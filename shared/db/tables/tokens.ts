@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 
 /** Reads of `tokens`: metadata of the tokens seen in transfers. */
 
@@ -23,7 +23,7 @@ export async function listSeenBy(db: Queryable, chainId: number, address: string
            ) u group by token) s
      left join tokens t on t.chain_id = $1 and t.address = s.token
      order by s.token`,
-    [chainId, address],
+    [chainId, bytea(address)],
   );
   return rows;
 }
@@ -45,7 +45,7 @@ export async function listErc1155Holdings(
        union all
        select token, token_id, value from token_transfers where chain_id = $1 and to_address = $2 and standard = 'ERC1155'
      ) u group by token, token_id having sum(delta) <> 0 order by token, token_id`,
-    [chainId, address],
+    [chainId, bytea(address)],
   );
   return rows.map((r) => ({ token: r.token, tokenId: r.token_id, amount: r.amount }));
 }
@@ -55,9 +55,9 @@ export async function listErc1155Holdings(
 /** Which of `addresses` already have a row (their metadata was read). */
 export async function listKnown(db: Queryable, chainId: number, addresses: string[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set();
-  const { rows } = await db.query<{ address: string }>(`select address from tokens where chain_id = $1 and address = any($2::text[])`, [
+  const { rows } = await db.query<{ address: string }>(`select address from tokens where chain_id = $1 and address = any($2::bytea[])`, [
     chainId,
-    addresses,
+    addresses.map((a) => bytea(a)),
   ]);
   return new Set(rows.map((r) => r.address));
 }
@@ -66,10 +66,10 @@ export async function insertMany(db: Queryable, chainId: number, tokens: Token[]
   if (tokens.length === 0) return;
   await db.query(
     `insert into tokens (chain_id, address, standard, name, symbol, decimals)
-     select $1, * from unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::integer[]) on conflict do nothing`,
+     select $1, * from unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::integer[]) on conflict do nothing`,
     [
       chainId,
-      tokens.map((t) => t.address),
+      tokens.map((t) => bytea(t.address)),
       tokens.map((t) => t.standard),
       tokens.map((t) => t.name),
       tokens.map((t) => t.symbol),

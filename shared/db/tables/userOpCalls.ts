@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 
@@ -8,11 +8,11 @@ export type NewUserOpCall = { userOpHash: string; callIndex: number; target: str
 
 const COLUMNS: ReadonlyArray<Column<NewUserOpCall>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['user_op_hash', 'text', (c) => c.userOpHash],
+  ['user_op_hash', 'bytea', (c) => c.userOpHash],
   ['call_index', 'integer', (c) => c.callIndex],
-  ['target', 'text', (c) => c.target],
+  ['target', 'bytea', (c) => c.target],
   ['value', 'numeric', (c) => numeric(c.value)],
-  ['data', 'text', (c) => c.data],
+  ['data', 'bytea', (c) => c.data],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -29,5 +29,8 @@ export async function insertMany(db: Queryable, chainId: number, calls: NewUserO
 
 export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {
   if (userOpHashes.length === 0) return;
-  await db.query(`delete from user_op_calls where chain_id = $1 and user_op_hash = any($2::text[])`, [chainId, userOpHashes]);
+  await db.query(`delete from user_op_calls where chain_id = $1 and user_op_hash = any($2::bytea[])`, [
+    chainId,
+    userOpHashes.map((h) => bytea(h)),
+  ]);
 }

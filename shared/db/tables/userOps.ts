@@ -5,7 +5,7 @@ import type { Page } from '../page.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
-import { column, hashIndexId, type EntityView } from '../entityView.js';
+import { column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
 
 /**
  * Reads of `user_ops` (with what an answer needs from `bundle_transactions`, `user_op_calls` and
@@ -150,10 +150,10 @@ export function toUserOp(op: StoredUserOp): UserOp {
 function selectStored(inner: string): string {
   return `
     select o.*,
-      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
+      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)) as input,
       coalesce((
-        select json_agg(json_build_object('target', uc.target, 'value', uc.value::text, 'data', uc.data) order by uc.call_index)
-        from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = o.user_op_hash
+        select json_agg(json_build_object('target', ${hexOf('uc.target')}, 'value', uc.value::text, 'data', ${hexOf('uc.data')}) order by uc.call_index)
+        from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = opscan_hex_bytes(o.user_op_hash)
       ), '[]'::json) as calls,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
       (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
@@ -486,7 +486,7 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 
 /** A field of the op's first decoded call (the subgraph's `target`, `value`). */
 const firstCall = (column: string) =>
-  `(select c.${column} from user_op_calls c where c.chain_id = t.chain_id and c.user_op_hash = t.user_op_hash and c.call_index = 0)`;
+  `(select c.${column} from user_op_calls c where c.chain_id = t.chain_id and c.user_op_hash = opscan_hex_bytes(t.user_op_hash) and c.call_index = 0)`;
 
 const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
 const postOpReverted = "t.failure = 'postop_reverted'";
@@ -521,9 +521,9 @@ export const userOpView: EntityView = {
     logIndex: column('t.log_index', 'Int', 'int4'),
     bundleIndex: column('t.bundle_index', 'Int', 'int4'),
     input: column(
-      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)',
+      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = opscan_hex_bytes(t.tx_hash))',
       'Bytes',
-      'text',
+      'bytea',
       true,
     ),
     callData: column('t.call_data', 'Bytes', 'text', true),

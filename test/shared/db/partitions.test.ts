@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../../shared/db/client.js';
+import { bytea, createDb, type Db } from '../../../shared/db/client.js';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import { ensureChainPartitions, listChainPartitions } from '../../../shared/db/partitions.js';
 import { useIndexedDevnet } from '../../server/support/indexedDevnet.js';
@@ -73,10 +73,13 @@ describe('partitions by chain id', () => {
           'select * from user_ops where chain_id = $1 and sender = $2 order by block_number desc, log_index desc limit 10',
           [chainId(), op.sender],
         ],
-        getUserOpLogs: ['select * from logs where chain_id = $1 and user_op_hash = $2 order by log_index', [chainId(), op.userOpHash]],
+        getUserOpLogs: [
+          'select * from logs where chain_id = $1 and user_op_hash = $2 order by log_index',
+          [chainId(), bytea(op.userOpHash)],
+        ],
         getAddressERC20Transfers: [
           'select * from token_transfers where chain_id = $1 and from_address = $2 order by block_number desc limit 10',
-          [chainId(), op.sender],
+          [chainId(), bytea(op.sender)],
         ],
       } as const;
       // The plans a large table would get: sequential scans priced out, as on real data.

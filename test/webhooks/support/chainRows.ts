@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../../shared/db/client.js';
+import { bytea, type Queryable } from '../../../shared/db/client.js';
 import { OUTBOX_CHANNEL } from '../../../shared/outboxEvents.js';
 
 /**
@@ -71,11 +71,11 @@ export async function insertOp(
     ],
   );
   for (const [i, target] of op.targets.entries()) {
-    await db.query(`insert into user_op_calls (chain_id, user_op_hash, call_index, target, value, data) values ($1, $2, $3, $4, 0, '0x')`, [
+    await db.query(`insert into user_op_calls (chain_id, user_op_hash, call_index, target, value, data) values ($1, $2, $3, $4, 0, '')`, [
       chainId,
-      op.userOpHash,
+      bytea(op.userOpHash),
       i,
-      target,
+      bytea(target),
     ]);
   }
   const factory = op.deployedBy ?? options.factoryOfSender ?? null;
