@@ -1,0 +1,279 @@
+/**
+ * `npm run bench -- storage`: bytes per user op on disk, per table and per index (issue 34), with
+ * the previous release beside this tree in the same run.
+ *
+ * One realistic devnet (devnet/realistic: Alto bundlers, real accounts and paymasters) grows to each
+ * size of BENCH_STORAGE_OPS in turn. At each size two indexers catch up with it, each on its own
+ * PostgreSQL database, each with the shipped settings (only the chain, the store and the log level
+ * set; `node --max-old-space-size=256` as the Procfile runs it):
+ *  - before: the release at BENCH_STORAGE_PREVIOUS (default 80fb135), extracted with `git archive`
+ *    into bench/out/ (node_modules linked), migrated by its own bin/migrate.ts;
+ *  - after: this tree, migrated by this tree's migrations.
+ * When an indexer is at the head (its cursor at the chain's head, no known address waiting for its
+ * transfer backfill) it is stopped, the database is `VACUUM (ANALYZE)`d and every relation is
+ * measured: heap (main, free-space and visibility maps), TOAST (its heap and index) and each index,
+ * partitions summed into their parent table and index (tables are partitioned by chain, 0010).
+ * At the last size the previous release's database is then migrated in place by this tree's
+ * migrations (timed; per million ops extrapolated) and measured again.
+ *
+ * Per op = bytes / ops indexed. Fixed pages (an empty index is 8-16 kB, a table's first pages) weigh
+ * on a small database, so the marginal figure between two sizes is the one to extrapolate.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { generateRealistic, startRealisticDevnet, type RealisticDevnet } from '../devnet/realistic/index.js';
+import { createDb } from '../shared/db/client.js';
+import { migrate } from '../shared/db/migrate.js';
+import { emptyDatabase, round } from './indexer.js';
+import { ROOT } from './procfile.js';
+
+export type StorageBenchOptions = {
+  databaseUrl: string | undefined;
+  /** BENCH_STORAGE_OPS (default 1000,3000, ascending): the sizes measured. */
+  sizes?: number[];
+  /** BENCH_STORAGE_PREVIOUS (default 80fb135): the release measured as "before". */
+  previousCommit?: string;
+};
+
+/** One relation group as measured: a table (partitions summed) and its indexes. */
+export type TableBytes = { table: string; heap: number; toast: number; indexes: Record<string, number> };
+
+/** Sizes after VACUUM (ANALYZE), partitions summed into their root table and root index. */
+export async function measureTables(db: pg.Client): Promise<TableBytes[]> {
+  await db.query('vacuum (analyze)');
+  const tables = await db.query<{ table: string; heap: string; toast: string }>(
+    `select coalesce(pg_partition_root(c.oid), c.oid)::regclass::text as table,
+            sum(pg_relation_size(c.oid, 'main') + pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm')) as heap,
+            sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)) as toast
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind = 'r'
+      group by 1`,
+  );
+  const indexes = await db.query<{ table: string; index: string; bytes: string }>(
+    `select coalesce(pg_partition_root(x.indrelid), x.indrelid)::regclass::text as table,
+            coalesce(pg_partition_root(x.indexrelid), x.indexrelid)::regclass::text as index,
+            sum(pg_relation_size(x.indexrelid)) as bytes
+       from pg_index x join pg_class i on i.oid = x.indexrelid join pg_namespace n on n.oid = i.relnamespace
+      where n.nspname = 'public' and i.relkind = 'i'
+      group by 1, 2`,
+  );
+  return tables.rows
+    .map((t) => ({
+      table: t.table,
+      heap: Number(t.heap),
+      toast: Number(t.toast),
+      indexes: Object.fromEntries(indexes.rows.filter((i) => i.table === t.table).map((i) => [i.index, Number(i.bytes)])),
+    }))
+    .sort((a, b) => a.table.localeCompare(b.table));
+}
+
+const totalOf = (t: TableBytes): number => t.heap + t.toast + Object.values(t.indexes).reduce((s, b) => s + b, 0);
+
+/** A database of its own on the bench's server; `url` for the indexer, `client` for measuring. */
+async function freshDatabase(databaseUrl: string, name: string): Promise<{ url: string; client: pg.Client; drop(): Promise<void> }> {
+  const database = await emptyDatabase(databaseUrl, name);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  return {
+    url: database.url,
+    client,
+    async drop() {
+      await client.end();
+      await database.drop();
+    },
+  };
+}
+
+/** The tree of `commit` as files (no git metadata), node_modules linked to this tree's. */
+function extractRelease(commit: string): { root: string; cleanup(): void } {
+  mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
+  const root = mkdtempSync(join(ROOT, 'bench/out/release-'));
+  execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C ${root}`], { cwd: ROOT });
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  if (existsSync(join(ROOT, 'client/node_modules')) && existsSync(join(root, 'client')))
+    symlinkSync(join(ROOT, 'client/node_modules'), join(root, 'client/node_modules'));
+  return { root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** `node [flags] --import tsx <program>` in `root`: a tree's own code as its Procfile line runs it. */
+function runTs(root: string, program: string, env: NodeJS.ProcessEnv) {
+  return spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', program], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/**
+ * Runs the tree's indexer on the devnet until it is at `head` with every op indexed and no known
+ * address waiting for its transfer backfill, then stops it (SIGTERM, as a deploy would).
+ */
+async function indexUntilHead(
+  root: string,
+  db: { url: string; client: pg.Client },
+  chain: { rpcUrl: string; head: number; ops: number },
+): Promise<number> {
+  const { rpcUrl, head, ops } = chain;
+  const started = performance.now();
+  const child = runTs(root, 'indexer/main.ts', {
+    DATABASE_URL: db.url,
+    NETWORKS: 'devnet',
+    RPC_URL_DEVNET: rpcUrl,
+    START_BLOCK_DEVNET: '0',
+    LOG_LEVEL: 'warn',
+    LOG_FORMAT: 'json',
+    INDEXER_TRACES: '',
+    INDEXER_TRANSFERS: '',
+    METRICS_PORT: '',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    for (;;) {
+      const early = await Promise.race([exited, new Promise((r) => setTimeout(r, 500, 'polling'))]);
+      if (early !== 'polling') throw new Error(`the indexer in ${root} exited (${String(early)}) before block ${head}`);
+      const { rows } = await db.client.query<{ indexed: string | null; ops: string; waiting: string }>(
+        `select (select indexed_block from indexer_state limit 1) as indexed,
+                (select count(*) from user_ops) as ops,
+                (select count(*) from known_addresses where backfilled_to is null) as waiting`,
+      );
+      const at = rows[0]!;
+      if (at.indexed !== null && Number(at.indexed) >= head && Number(at.ops) === ops && Number(at.waiting) === 0) break;
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+type Measured = { label: string; ops: number; totalBytes: number; bytesPerOp: number; tables: TableBytes[] };
+
+function measured(label: string, ops: number, tables: TableBytes[]): Measured {
+  const totalBytes = tables.reduce((s, t) => s + totalOf(t), 0);
+  return { label, ops, totalBytes, bytesPerOp: Math.round(totalBytes / ops), tables };
+}
+
+/** Rows of the printed breakdown: per table and per index, bytes per op before and after, with shares. */
+function breakdown(before: Measured, after: Measured): Array<Record<string, string | number>> {
+  const names = [...new Set([...before.tables, ...after.tables].map((t) => t.table))];
+  const rowsOf = (m: Measured, table: string): Record<string, number> => {
+    const t = m.tables.find((x) => x.table === table);
+    if (!t) return {};
+    return {
+      [table]: totalOf(t),
+      [`  heap`]: t.heap,
+      [`  toast`]: t.toast,
+      ...Object.fromEntries(Object.entries(t.indexes).map(([i, b]) => [`  ${i}`, b])),
+    };
+  };
+  const rows: Array<Record<string, string | number>> = [];
+  for (const table of names) {
+    const b = rowsOf(before, table);
+    const a = rowsOf(after, table);
+    if ((b[table] ?? 0) + (a[table] ?? 0) < 0.001 * Math.min(before.totalBytes, after.totalBytes)) continue; // below 0.1 %
+    for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])]) {
+      if (key.trim() === 'toast' && !b[key] && !a[key]) continue;
+      rows.push({
+        relation: key,
+        beforePerOp: round((b[key] ?? 0) / before.ops, 0),
+        beforeShare: `${round((100 * (b[key] ?? 0)) / before.totalBytes, 1)} %`,
+        afterPerOp: round((a[key] ?? 0) / after.ops, 0),
+        afterShare: `${round((100 * (a[key] ?? 0)) / after.totalBytes, 1)} %`,
+      });
+    }
+  }
+  rows.push({ relation: 'total', beforePerOp: before.bytesPerOp, beforeShare: '100 %', afterPerOp: after.bytesPerOp, afterShare: '100 %' });
+  return rows;
+}
+
+/** Per table: bytes per op (all of its relations) and share of the total, for the summary. */
+function perTable(m: Measured): Record<string, number> {
+  return Object.fromEntries(m.tables.filter((t) => totalOf(t) >= 0.005 * m.totalBytes).map((t) => [t.table, round(totalOf(t) / m.ops, 0)]));
+}
+
+export async function runStorageBench(options: StorageBenchOptions): Promise<Record<string, unknown>> {
+  if (!options.databaseUrl) throw new Error('the storage bench runs on PostgreSQL: set BENCH_DATABASE_URL (or DATABASE_URL)');
+  const sizes = options.sizes ?? [1000, 3000];
+  const previousCommit = options.previousCommit ?? '80fb135';
+  const say = (text: string) => process.stderr.write(`[storage] ${text}\n`);
+  const release = extractRelease(previousCommit);
+  const before = await freshDatabase(options.databaseUrl, 'opscan_bench_storage_before');
+  const after = await freshDatabase(options.databaseUrl, 'opscan_bench_storage_after');
+  let rd: RealisticDevnet | undefined;
+  try {
+    // Each side migrated by its own code: the previous release's bin/migrate.ts, this tree's migrate().
+    await new Promise<void>((resolve, reject) =>
+      runTs(release.root, 'bin/migrate.ts', { DATABASE_URL: before.url, LOG_LEVEL: 'warn' }).once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`the previous release's migrate exited ${code}`)),
+      ),
+    );
+    const afterDb = await createDb({ databaseUrl: after.url, max: 1 });
+    await migrate(afterDb);
+    await afterDb.close();
+
+    rd = await startRealisticDevnet({ seed: 34 });
+    const runs: Measured[] = [];
+    const indexSeconds: Record<string, number> = {};
+    for (const size of sizes) {
+      const started = performance.now();
+      await generateRealistic(rd, { ops: size - rd.devnet.truth.userOps.length });
+      const ops = rd.devnet.truth.userOps.length;
+      const head = Number(await rd.devnet.rpc.call<string>('eth_blockNumber'));
+      say(`${ops} ops generated in ${round((performance.now() - started) / 1000, 0)} s (head ${head})`);
+      for (const [label, root, db] of [
+        ['before', release.root, before],
+        ['after', ROOT, after],
+      ] as const) {
+        indexSeconds[`${label}@${ops}`] = round(await indexUntilHead(root, db, { rpcUrl: rd.devnet.rpcUrl, head, ops }), 1);
+        runs.push(measured(`${label}@${ops}`, ops, await measureTables(db.client)));
+        say(`${label}@${ops}: ${runs.at(-1)!.bytesPerOp} bytes per op`);
+      }
+    }
+    // The previous release's database, migrated in place by this tree's migrations.
+    const opsAtEnd = rd.devnet.truth.userOps.length;
+    const beforeDb = await createDb({ databaseUrl: before.url, max: 1 });
+    const migrateStarted = performance.now();
+    const applied = await migrate(beforeDb);
+    const migrateSeconds = (performance.now() - migrateStarted) / 1000;
+    await beforeDb.close();
+    const migrated = measured(`migrated@${opsAtEnd}`, opsAtEnd, await measureTables(before.client));
+    runs.push(migrated);
+
+    const find = (label: string) => runs.find((r) => r.label === label)!;
+    const [first, last] = [sizes[0]!, sizes.at(-1)!];
+    const marginal = (side: string): number | null =>
+      first === last ? null : Math.round((find(`${side}@${last}`).totalBytes - find(`${side}@${first}`).totalBytes) / (last - first));
+    const beforeLast = find(`before@${last}`);
+    const afterLast = find(`after@${last}`);
+    console.log(`\nstorage per op at ${last} ops (bytes; share of the total), previous release ${previousCommit} against this tree:`);
+    console.table(breakdown(beforeLast, afterLast));
+    console.log(`previous release at ${last} ops, migrated in place by this tree (${round(migrateSeconds, 1)} s):`);
+    console.table(breakdown(beforeLast, migrated));
+    return {
+      summary: {
+        ops: last,
+        bytesPerOpBefore: beforeLast.bytesPerOp,
+        bytesPerOpAfter: afterLast.bytesPerOp,
+        bytesPerOpMigrated: migrated.bytesPerOp,
+        marginalBytesPerOpBefore: marginal('before'),
+        marginalBytesPerOpAfter: marginal('after'),
+        afterToBefore: round(afterLast.bytesPerOp / beforeLast.bytesPerOp),
+        migrateSeconds: round(migrateSeconds, 2),
+        migrateSecondsPerMillionOps: round((migrateSeconds / opsAtEnd) * 1e6, 0),
+      },
+      previousCommit,
+      sizes,
+      migrationsApplied: applied,
+      indexSeconds,
+      perTableBytesPerOp: { before: perTable(beforeLast), after: perTable(afterLast), migrated: perTable(migrated) },
+      runs,
+    };
+  } finally {
+    await rd?.stop();
+    await before.drop();
+    await after.drop();
+    release.cleanup();
+  }
+}
