@@ -2,8 +2,9 @@
  * `npm run bench -- storage`: bytes per user op on disk, per table and per index (issue 34), with
  * the previous release beside this tree in the same run.
  *
- * One realistic devnet (devnet/realistic: Alto bundlers, real accounts and paymasters) grows to each
- * size of BENCH_STORAGE_OPS in turn. At each size two indexers catch up with it, each on its own
+ * One realistic devnet (devnet/realistic: Alto bundlers, real accounts and paymasters) is generated
+ * to the largest size of BENCH_STORAGE_OPS; each size is the chain up to the block of its last op
+ * (a proxy caps the head the indexers see there). At each size two indexers catch up, each on its own
  * PostgreSQL database, each with the shipped settings (only the chain, the store and the log level
  * set; `node --max-old-space-size=256` as the Procfile runs it):
  *  - before: the release at BENCH_STORAGE_PREVIOUS (default 80fb135), extracted with `git archive`
@@ -23,6 +24,8 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { generateRealistic, startRealisticDevnet, type RealisticDevnet } from '../devnet/realistic/index.js';
@@ -180,6 +183,37 @@ async function matchAndPruneOutbox(db: { url: string; client: pg.Client }): Prom
   }
 }
 
+/**
+ * A loopback JSON-RPC proxy answering eth_blockNumber with at most `cap`: an indexer behind it sees
+ * the chain as it stood at block `cap` (it reads nothing above its head).
+ */
+async function startCappedHeadProxy(upstream: string, cap: number): Promise<{ url: string; stop(): Promise<void> }> {
+  type Call = { id?: unknown; method?: string };
+  type Answer = { id?: unknown; result?: unknown };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const calls = [JSON.parse(body.toString()) as Call | Call[]].flat();
+      const capped = new Set(calls.filter((c) => c.method === 'eth_blockNumber').map((c) => c.id));
+      fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (r) => {
+          const answer = (await r.json()) as Answer | Answer[];
+          for (const a of [answer].flat())
+            if (capped.has(a.id) && typeof a.result === 'string') a.result = `0x${Math.min(Number(a.result), cap).toString(16)}`;
+          res.writeHead(r.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        })
+        .catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 type Measured = { label: string; ops: number; totalBytes: number; bytesPerOp: number; tables: TableBytes[] };
 
 function measured(label: string, ops: number, tables: TableBytes[]): Measured {
@@ -251,38 +285,48 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
     const generationErrors: string[] = [];
     const indexSeconds: Record<string, number> = {};
     const outboxPruned: Record<string, number> = {};
-    for (const size of sizes) {
-      const started = performance.now();
-      while (rd.devnet.truth.userOps.length < size) {
-        try {
-          await generateRealistic(rd, { ops: size - rd.devnet.truth.userOps.length });
-        } catch (err) {
-          // A bundler's rare refusal (devnet/realistic/traffic.ts sendOp) ends a call; the chain stands
-          // and the next call goes on. What was mined is counted from the stores, not the truth.
-          generationErrors.push((err as Error).message.split('\n')[0]!);
-          say(`generation: ${generationErrors.at(-1)}`);
-          if (generationErrors.length > 5) throw err;
-        }
+    // One generation (the realistic generator does not always take a second call on the same chain
+    // well); each smaller size is the chain up to the block of its last op, the head the indexers
+    // see capped there by a proxy.
+    const started = performance.now();
+    const last = sizes.at(-1)!;
+    while (rd.devnet.truth.userOps.length < last) {
+      try {
+        await generateRealistic(rd, { ops: last - rd.devnet.truth.userOps.length });
+      } catch (err) {
+        // A bundler's rare refusal (devnet/realistic/traffic.ts sendOp) ends a call; the chain stands
+        // and the next call goes on. What was mined is counted from the stores, not the truth.
+        generationErrors.push((err as Error).message.split('\n')[0]!);
+        say(`generation: ${generationErrors.at(-1)}`);
+        if (generationErrors.length > 5) throw err;
       }
-      const ops = rd.devnet.truth.userOps.length;
-      const head = Number(await rd.devnet.rpc.call<string>('eth_blockNumber'));
-      say(`${ops} ops generated in ${round((performance.now() - started) / 1000, 0)} s (head ${head})`);
-      for (const [label, root, db] of [
-        ['before', release.root, before],
-        ['after', ROOT, after],
-      ] as const) {
-        const indexed = await indexUntilHead(root, db, { rpcUrl: rd.devnet.rpcUrl, head });
-        indexSeconds[`${label}@${size}`] = round(indexed.seconds, 1);
-        // The previous release never deleted outbox rows; this tree's dispatcher does, past its retention.
-        if (label === 'after') outboxPruned[`${label}@${size}`] = await matchAndPruneOutbox(db);
-        runs.push(measured(`${label}@${size}`, indexed.ops, await measureTables(db.client)));
-        say(`${label}@${size}: ${indexed.ops} ops, ${runs.at(-1)!.bytesPerOp} bytes per op`);
+    }
+    const chainHead = Number(await rd.devnet.rpc.call<string>('eth_blockNumber'));
+    const opBlocks = rd.devnet.truth.userOps.map((o) => o.blockNumber).sort((a, b) => a - b);
+    say(`${opBlocks.length} ops generated in ${round((performance.now() - started) / 1000, 0)} s (head ${chainHead})`);
+    for (const size of sizes) {
+      const head = size === last ? chainHead : opBlocks[size - 1]!;
+      const proxy = await startCappedHeadProxy(rd.devnet.rpcUrl, head);
+      try {
+        for (const [label, root, db] of [
+          ['before', release.root, before],
+          ['after', ROOT, after],
+        ] as const) {
+          const indexed = await indexUntilHead(root, db, { rpcUrl: proxy.url, head });
+          indexSeconds[`${label}@${size}`] = round(indexed.seconds, 1);
+          // The previous release never deleted outbox rows; this tree's dispatcher does, past its retention.
+          if (label === 'after') outboxPruned[`${label}@${size}`] = await matchAndPruneOutbox(db);
+          runs.push(measured(`${label}@${size}`, indexed.ops, await measureTables(db.client)));
+          say(`${label}@${size}: ${indexed.ops} ops to block ${head}, ${runs.at(-1)!.bytesPerOp} bytes per op`);
+        }
+      } finally {
+        await proxy.stop();
       }
       if (find(`before@${size}`).ops !== find(`after@${size}`).ops)
         throw new Error(`at ${size}: ${find(`before@${size}`).ops} ops stored before, ${find(`after@${size}`).ops} after`);
     }
     // The previous release's database, migrated in place by this tree's migrations.
-    const [first, last] = [sizes[0]!, sizes.at(-1)!];
+    const first = sizes[0]!;
     const opsAtEnd = find(`before@${last}`).ops;
     const beforeDb = await createDb({ databaseUrl: before.url, max: 1 });
     const migrateStarted = performance.now();

@@ -22,3 +22,11 @@ drop index if exists logs_block;
 create index logs_block on logs using brin (block_number);
 drop index if exists bundle_transactions_block;
 create index bundle_transactions_block on bundle_transactions using brin (block_number);
+
+-- An address's transactions are read newest first (chain_id, address, block_number desc, tx_index
+-- desc); the key (chain_id, address, tx_hash) only kept a row from being stored twice. Within a
+-- chain a transaction is one (block_number, tx_index), so the reading order is as unique a key: one
+-- index instead of two (a backward scan reads it newest first).
+alter table address_transactions drop constraint address_transactions_pkey;
+drop index if exists address_transactions_recent;
+alter table address_transactions add constraint address_transactions_pkey primary key (chain_id, address, block_number, tx_index);
