@@ -37,7 +37,7 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
   // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
-  // BENCH_STORAGE_OPS (default 1000,3000): realistic devnet sizes; BENCH_STORAGE_PREVIOUS: that release's commit.
+  // BENCH_STORAGE_OPS (default 300,1000): realistic devnet sizes; BENCH_STORAGE_PREVIOUS: that release's commit.
   storage: () =>
     runStorageBench({
       databaseUrl,
