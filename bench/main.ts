@@ -37,12 +37,14 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
   // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
-  // BENCH_STORAGE_OPS (default 300,1000): realistic devnet sizes; BENCH_STORAGE_PREVIOUS: that release's commit.
+  // BENCH_STORAGE_OPS (default 300,1000): sizes in ops; BENCH_STORAGE_CHAIN: realistic (default) or a
+  // chain simulator profile (base, …); BENCH_STORAGE_PREVIOUS: the previous release's commit.
   storage: () =>
     runStorageBench({
       databaseUrl,
       sizes: process.env.BENCH_STORAGE_OPS?.split(',').map(Number),
       previousCommit: process.env.BENCH_STORAGE_PREVIOUS || undefined,
+      chain: process.env.BENCH_STORAGE_CHAIN || undefined,
     }),
 };
 

@@ -4,7 +4,8 @@
  *
  * One realistic devnet (devnet/realistic: Alto bundlers, real accounts and paymasters) is generated
  * to the largest size of BENCH_STORAGE_OPS; each size is the chain up to the block of its last op
- * (a proxy caps the head the indexers see there). At each size two indexers catch up, each on its own
+ * (a proxy caps the head the indexers see there); with BENCH_STORAGE_CHAIN=<profile> the chain
+ * simulator's history of that profile (e.g. base) instead, as many blocks as the sizes need. At each size two indexers catch up, each on its own
  * PostgreSQL database, each with the shipped settings (only the chain, the store and the log level
  * set; `node --max-old-space-size=256` as the Procfile runs it):
  *  - before: the release at BENCH_STORAGE_PREVIOUS (default 80fb135), extracted with `git archive`
@@ -28,7 +29,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
-import { generateRealistic, startRealisticDevnet, type RealisticDevnet } from '../devnet/realistic/index.js';
+import { generateRealistic, startRealisticDevnet } from '../devnet/realistic/index.js';
+import { envSuffix } from '../shared/networks.js';
+import { findProfile } from '../simchain/profiles.js';
+import { startSimChain } from '../simchain/server.js';
 import { createDb } from '../shared/db/client.js';
 import { migrate } from '../shared/db/migrate.js';
 import { createLogger } from '../shared/log.js';
@@ -40,6 +44,8 @@ export type StorageBenchOptions = {
   databaseUrl: string | undefined;
   /** BENCH_STORAGE_OPS (default 300,1000, ascending): the sizes measured (the realistic generator refuses ops now and then past about 1,000). */
   sizes?: number[];
+  /** BENCH_STORAGE_CHAIN (default realistic): the realistic devnet, or a chain simulator profile (base, polygon, …). */
+  chain?: string;
   /** BENCH_STORAGE_PREVIOUS (default 80fb135): the release measured as "before". */
   previousCommit?: string;
 };
@@ -120,14 +126,14 @@ function runTs(root: string, program: string, env: NodeJS.ProcessEnv) {
 async function indexUntilHead(
   root: string,
   db: { url: string; client: pg.Client },
-  { rpcUrl, head }: { rpcUrl: string; head: number },
+  { network, startBlock, rpcUrl, head }: { network: string; startBlock: number; rpcUrl: string; head: number },
 ): Promise<{ seconds: number; ops: number }> {
   const started = performance.now();
   const child = runTs(root, 'indexer/main.ts', {
     DATABASE_URL: db.url,
-    NETWORKS: 'devnet',
-    RPC_URL_DEVNET: rpcUrl,
-    START_BLOCK_DEVNET: '0',
+    NETWORKS: network,
+    [`RPC_URL_${envSuffix(network)}`]: rpcUrl,
+    [`START_BLOCK_${envSuffix(network)}`]: String(startBlock),
     LOG_LEVEL: 'warn',
     LOG_FORMAT: 'json',
     INDEXER_TRACES: '',
@@ -159,8 +165,16 @@ async function indexUntilHead(
  * passed every outbox event, then its outbox pruning at OUTBOX_RETENTION_HOURS=0: what a database
  * holds once its ops are older than the retention window.
  */
-async function matchAndPruneOutbox(db: { url: string; client: pg.Client }): Promise<number> {
-  const child = runTs(ROOT, 'webhooks/main.ts', { DATABASE_URL: db.url, NETWORKS: 'devnet', LOG_LEVEL: 'warn', METRICS_PORT: '' });
+async function matchAndPruneOutbox(db: { url: string; client: pg.Client }, network: string): Promise<number> {
+  // Finality depth 0: the events of the last blocks are matched now rather than once the chain has
+  // moved on (this chain stands still); the outcome is the same for every event.
+  const child = runTs(ROOT, 'webhooks/main.ts', {
+    DATABASE_URL: db.url,
+    NETWORKS: network,
+    [`FINALITY_DEPTH_${envSuffix(network)}`]: '0',
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: '',
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
     for (;;) {
@@ -259,6 +273,68 @@ function perTable(m: Measured): Record<string, number> {
   return Object.fromEntries(m.tables.filter((t) => totalOf(t) >= 0.005 * m.totalBytes).map((t) => [t.table, round(totalOf(t) / m.ops, 0)]));
 }
 
+/** The chain measured: where the indexers read it, and its head when it holds `size` ops. */
+type Traffic = {
+  network: string;
+  startBlock: number;
+  rpcUrl: string;
+  headAt(size: number): number;
+  generationErrors: string[];
+  stop(): Promise<void>;
+};
+
+/**
+ * The realistic devnet generated once to `ops` (the generator does not always take a second call
+ * on the same chain well); a smaller size is the chain up to the block of its last op.
+ */
+async function realisticTraffic(ops: number, say: (text: string) => void): Promise<Traffic> {
+  const rd = await startRealisticDevnet({ seed: 34 });
+  const generationErrors: string[] = [];
+  const started = performance.now();
+  while (rd.devnet.truth.userOps.length < ops) {
+    try {
+      await generateRealistic(rd, { ops: ops - rd.devnet.truth.userOps.length });
+    } catch (err) {
+      // A bundler's rare refusal (devnet/realistic/traffic.ts sendOp) ends a call; the chain stands
+      // and the next call goes on. What was mined is counted from the stores, not the truth.
+      generationErrors.push((err as Error).message.split('\n')[0]!);
+      say(`generation: ${generationErrors.at(-1)}`);
+      if (generationErrors.length > 5) {
+        await rd.stop();
+        throw err;
+      }
+    }
+  }
+  const head = Number(await rd.devnet.rpc.call<string>('eth_blockNumber'));
+  const opBlocks = rd.devnet.truth.userOps.map((o) => o.blockNumber).sort((a, b) => a - b);
+  say(`${opBlocks.length} ops generated in ${round((performance.now() - started) / 1000, 0)} s (head ${head})`);
+  return {
+    network: 'devnet',
+    startBlock: 0,
+    rpcUrl: rd.devnet.rpcUrl,
+    headAt: (size) => (size >= opBlocks.length ? head : opBlocks[size - 1]!),
+    generationErrors,
+    stop: () => rd.stop(),
+  };
+}
+
+/** The chain simulator's `profile` (e.g. base): a fixed history ending at its real height, long enough for `ops`. */
+async function simulatedTraffic(profile: string, ops: number): Promise<Traffic> {
+  const { bundlesPerBlock, opsPerBundle, defaultFromBlock } = findProfile(profile);
+  const opsPerBlock = bundlesPerBlock * opsPerBundle;
+  const blocks = Math.ceil(ops / opsPerBlock);
+  const fromBlock = defaultFromBlock - blocks + 1;
+  const sim = await startSimChain({ profile, fromBlock, blocks, blockTimeMs: 0, port: 0 });
+  return {
+    network: profile,
+    startBlock: fromBlock,
+    rpcUrl: sim.url,
+    headAt: (size) => fromBlock + Math.ceil(size / opsPerBlock) - 1,
+    generationErrors: [],
+    stop: () => sim.close(),
+  };
+}
+
 export async function runStorageBench(options: StorageBenchOptions): Promise<Record<string, unknown>> {
   if (!options.databaseUrl) throw new Error('the storage bench runs on PostgreSQL: set BENCH_DATABASE_URL (or DATABASE_URL)');
   const sizes = options.sizes ?? [300, 1000];
@@ -267,7 +343,7 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
   const release = extractRelease(previousCommit);
   const before = await freshDatabase(options.databaseUrl, 'opscan_bench_storage_before');
   const after = await freshDatabase(options.databaseUrl, 'opscan_bench_storage_after');
-  let rd: RealisticDevnet | undefined;
+  let traffic: Traffic | undefined;
   try {
     // Each side migrated by its own code: the previous release's bin/migrate.ts, this tree's migrate().
     await new Promise<void>((resolve, reject) =>
@@ -279,43 +355,26 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
     await migrate(afterDb);
     await afterDb.close();
 
-    rd = await startRealisticDevnet({ seed: 34 });
     const runs: Measured[] = [];
     const find = (label: string) => runs.find((r) => r.label === label)!;
-    const generationErrors: string[] = [];
     const indexSeconds: Record<string, number> = {};
     const outboxPruned: Record<string, number> = {};
-    // One generation (the realistic generator does not always take a second call on the same chain
-    // well); each smaller size is the chain up to the block of its last op, the head the indexers
-    // see capped there by a proxy.
-    const started = performance.now();
     const last = sizes.at(-1)!;
-    while (rd.devnet.truth.userOps.length < last) {
-      try {
-        await generateRealistic(rd, { ops: last - rd.devnet.truth.userOps.length });
-      } catch (err) {
-        // A bundler's rare refusal (devnet/realistic/traffic.ts sendOp) ends a call; the chain stands
-        // and the next call goes on. What was mined is counted from the stores, not the truth.
-        generationErrors.push((err as Error).message.split('\n')[0]!);
-        say(`generation: ${generationErrors.at(-1)}`);
-        if (generationErrors.length > 5) throw err;
-      }
-    }
-    const chainHead = Number(await rd.devnet.rpc.call<string>('eth_blockNumber'));
-    const opBlocks = rd.devnet.truth.userOps.map((o) => o.blockNumber).sort((a, b) => a - b);
-    say(`${opBlocks.length} ops generated in ${round((performance.now() - started) / 1000, 0)} s (head ${chainHead})`);
+    const chain = options.chain ?? 'realistic';
+    traffic = chain === 'realistic' ? await realisticTraffic(last, say) : await simulatedTraffic(chain, last);
+    const { network, startBlock } = traffic;
     for (const size of sizes) {
-      const head = size === last ? chainHead : opBlocks[size - 1]!;
-      const proxy = await startCappedHeadProxy(rd.devnet.rpcUrl, head);
+      const head = traffic.headAt(size);
+      const proxy = await startCappedHeadProxy(traffic.rpcUrl, head);
       try {
         for (const [label, root, db] of [
           ['before', release.root, before],
           ['after', ROOT, after],
         ] as const) {
-          const indexed = await indexUntilHead(root, db, { rpcUrl: proxy.url, head });
+          const indexed = await indexUntilHead(root, db, { network, startBlock, rpcUrl: proxy.url, head });
           indexSeconds[`${label}@${size}`] = round(indexed.seconds, 1);
           // The previous release never deleted outbox rows; this tree's dispatcher does, past its retention.
-          if (label === 'after') outboxPruned[`${label}@${size}`] = await matchAndPruneOutbox(db);
+          if (label === 'after') outboxPruned[`${label}@${size}`] = await matchAndPruneOutbox(db, network);
           runs.push(measured(`${label}@${size}`, indexed.ops, await measureTables(db.client)));
           say(`${label}@${size}: ${indexed.ops} ops to block ${head}, ${runs.at(-1)!.bytesPerOp} bytes per op`);
         }
@@ -333,7 +392,7 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
     const applied = await migrate(beforeDb);
     const migrateSeconds = (performance.now() - migrateStarted) / 1000;
     await beforeDb.close();
-    outboxPruned[`migrated@${last}`] = await matchAndPruneOutbox(before);
+    outboxPruned[`migrated@${last}`] = await matchAndPruneOutbox(before, network);
     const migrated = measured(`migrated@${last}`, opsAtEnd, await measureTables(before.client));
     runs.push(migrated);
 
@@ -363,14 +422,15 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
       sizes,
       migrationsApplied: applied,
       indexSeconds,
-      generationErrors,
+      chain,
+      generationErrors: traffic?.generationErrors,
       outboxPruned,
       outboxRetention: 'after and migrated: OUTBOX_RETENTION_HOURS=0 (the steady state beyond the window); before: every row kept',
       perTableBytesPerOp: { before: perTable(beforeLast), after: perTable(afterLast), migrated: perTable(migrated) },
       runs,
     };
   } finally {
-    await rd?.stop();
+    await traffic?.stop();
     // BENCH_STORAGE_KEEP=1 leaves both databases for a look at their plans (EXPLAIN, pg_stat_user_indexes).
     if (process.env.BENCH_STORAGE_KEEP !== '1') await Promise.all([before.drop(), after.drop()]);
     release.cleanup();
