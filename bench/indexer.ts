@@ -164,22 +164,33 @@ export async function freshStore(databaseUrl: string | undefined, name: string):
       drop: () => Promise.resolve(rmSync(dataDir, { recursive: true, force: true })),
     };
   }
+  const database = await emptyDatabase(databaseUrl, name);
+  const db = await createDb({ databaseUrl: database.url, max: 2 });
+  await migrate(db);
+  const backend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+  return {
+    env: { DATABASE_URL: database.url },
+    postmasterPid: parentPid(backend),
+    countUserOps: async () => Number((await db.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n),
+    countTransfers: async () => Number((await db.query<{ n: string }>('select count(*) as n from token_transfers')).rows[0]!.n),
+    async drop() {
+      await db.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An empty database `name` on the server of `databaseUrl` (dropped first if it exists). */
+export async function emptyDatabase(databaseUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = new pg.Client({ connectionString: databaseUrl });
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.query(`create database ${name}`);
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
-  const db = await createDb({ databaseUrl: url.toString(), max: 2 });
-  await migrate(db);
-  const backend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   return {
-    env: { DATABASE_URL: url.toString() },
-    postmasterPid: parentPid(backend),
-    countUserOps: async () => Number((await db.query<{ n: string }>('select count(*) as n from user_ops')).rows[0]!.n),
-    countTransfers: async () => Number((await db.query<{ n: string }>('select count(*) as n from token_transfers')).rows[0]!.n),
+    url: url.toString(),
     async drop() {
-      await db.close();
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },

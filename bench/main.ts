@@ -13,6 +13,7 @@ import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
 import { runFreshnessBench } from './freshness.js';
 import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
+import { runStorageBench } from './storage.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
@@ -35,6 +36,16 @@ const PARTS: Record<string, () => Promise<unknown>> = {
     }),
   // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
+  // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
+  // BENCH_STORAGE_OPS (default 300,1000): sizes in ops; BENCH_STORAGE_CHAIN: realistic (default) or a
+  // chain simulator profile (base, …); BENCH_STORAGE_PREVIOUS: the previous release's commit.
+  storage: () =>
+    runStorageBench({
+      databaseUrl,
+      sizes: process.env.BENCH_STORAGE_OPS?.split(',').map(Number),
+      previousCommit: process.env.BENCH_STORAGE_PREVIOUS || undefined,
+      chain: process.env.BENCH_STORAGE_CHAIN || undefined,
+    }),
 };
 
 const RESULTS_FILE = new URL('./results.json', import.meta.url);

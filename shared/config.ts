@@ -237,6 +237,14 @@ export const dispatcherEnvSchema = baseEnvSchema.extend({
     .max(1000)
     .default(64)
     .describe('Webhook requests one dispatcher keeps in flight at once.'),
+  OUTBOX_RETENTION_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(8760)
+    .default(24)
+    .describe(
+      "How long outbox events are kept once the dispatcher has matched them (its chain's cursor passed them, so they are past the reorg window); deleted hourly in batches. Replay and the deliveries list read webhook_deliveries (kept 30 days), never the outbox. 0: deleted at the next pass.",
+    ),
 });
 
 /** `npm start`: every process of the Procfile in one, so it reads all of their variables, and its demo chain's. */

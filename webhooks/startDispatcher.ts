@@ -8,7 +8,7 @@ import { OUTBOX_CHANNEL } from '../shared/outboxEvents.js';
 import type { ResolveHost } from '../shared/webhookUrls.js';
 import { fanOutChain, type ChainToMatch } from './fanOut.js';
 import { createGuardedAgent } from './guardedAgent.js';
-import { pruneDeliveries, PRUNE_INTERVAL_MS } from './pruneDeliveries.js';
+import { pruneDeliveries, pruneOutbox, PRUNE_INTERVAL_MS } from './pruneDeliveries.js';
 import { runSender } from './runSender.js';
 import { createSuccessBatcher } from './successBatcher.js';
 import { Wakeup } from './wakeup.js';
@@ -20,7 +20,7 @@ const MATCH_BATCH_SIZE = 100;
 
 /** What the dispatcher reads from configuration (the web config of `npm start` has it too). */
 export type DispatcherSettings = Pick<DispatcherConfig, 'WEBHOOK_ALLOW_PRIVATE_URLS' | 'WEBHOOK_SECRET_KEY' | 'networks'> &
-  Partial<Pick<DispatcherConfig, 'WEBHOOK_CONCURRENCY'>>;
+  Partial<Pick<DispatcherConfig, 'WEBHOOK_CONCURRENCY' | 'OUTBOX_RETENTION_HOURS'>>;
 
 /** Knobs tests turn (short delays, a fake resolver); production uses the defaults. */
 export type DispatcherOptions = {
@@ -132,7 +132,12 @@ export async function startDispatcher(deps: {
       pollIntervalMs,
     },
   );
-  const prune = () => void pruneDeliveries(db, log).catch((err: unknown) => log.error({ err }, 'pruning webhook deliveries failed'));
+  const prune = () => {
+    void pruneDeliveries(db, log).catch((err: unknown) => log.error({ err }, 'pruning webhook deliveries failed'));
+    void pruneOutbox(db, log, new Date(), config.OUTBOX_RETENTION_HOURS).catch((err: unknown) =>
+      log.error({ err }, 'pruning matched outbox events failed'),
+    );
+  };
   const pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
   pruneTimer.unref();
   log.info({ chains: chains.map((c) => c.chainId) }, 'webhook dispatcher started');

@@ -28,3 +28,21 @@ export async function insertMany(db: Queryable, chainId: number, events: NewOutb
   await copyRows(db, 'outbox_events', NEW_COLUMNS, { rows: events, chainId: chainId });
   await db.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, String(chainId)]);
 }
+
+/**
+ * Deletes, per chain, up to `limit` events the webhook matcher has passed (id at or below the chain's
+ * webhook_outbox_cursors row) and recorded before `cutoff`; answers how many went. A chain without
+ * a cursor (no dispatcher ever ran) keeps its events: a dispatcher started later reads them.
+ */
+export async function deleteMatchedBefore(db: Queryable, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `delete from outbox_events e
+       using webhook_outbox_cursors c,
+             lateral (select o.id from outbox_events o
+                       where o.chain_id = c.chain_id and o.id <= c.last_event_id and o.created_at < $1
+                       order by o.id limit $2) passed
+      where e.chain_id = c.chain_id and e.id = passed.id`,
+    [cutoff, limit],
+  );
+  return rowCount;
+}
