@@ -141,6 +141,11 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           expect(spec.paymaster).to.equal(record.paymaster ?? ZERO_ADDRESS);
           expect(spec.factory).to.equal(record.factory ?? '0x');
           expect(spec.eip7702, 'the 7702 flag').to.equal(record.eip7702);
+          // The implementation the indexer named from the chain, against the one the generator built.
+          expect({ spec: spec.implementation, live: live.implementation }, `${type} ${record.userOpHash}: implementation`).to.deep.equal({
+            spec: record.implementation,
+            live: record.implementation,
+          });
           expect(spec.paymasterRevertReason ?? null, 'the paymaster postOp revert').to.equal(record.postOpRevertReason);
           // The bundler's receipt.
           const receipt = record.bundlerReceipt;
@@ -199,6 +204,30 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           if (record.expectedOutcome === 'success') {
             expect(live.executionTrace.next.map(asCall), what).to.deep.equal(record.calls.map((c) => [c.target, c.value, c.data]));
           }
+        }
+      });
+
+      it(`${type}: each account's detail in /v0 and its GraphQL Account name the generator's implementation`, async () => {
+        const senders = [
+          ...new Set(
+            records()
+              .filter((r) => r.accountType === type)
+              .map((r) => r.sender),
+          ),
+        ];
+        const implementationOf = new Map(records().map((r) => [r.sender, r.implementation]));
+        const res = await d
+          .api()
+          .post('/subgraphs/name/devnet')
+          .set('x-api-key', d.key)
+          .send({ query: `{ ${senders.map((s, i) => `a${i}: account(id: "${s}") { id implementation }`).join(' ')} }` });
+        expect(res.body.errors).to.equal(undefined);
+        expect(senders.map((_, i) => res.body.data[`a${i}`])).to.deep.equal(
+          senders.map((s) => ({ id: s, implementation: implementationOf.get(s) })),
+        );
+        for (const sender of senders) {
+          const detail = (await d.get('getAddressActivity', { network: 'devnet', address: sender })).body.accountDetail as Json;
+          expect(detail.implementation, `${type} ${sender}`).to.equal(implementationOf.get(sender));
         }
       });
 
