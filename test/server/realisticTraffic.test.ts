@@ -301,6 +301,19 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           expect(got.sort(), `${hook.filter} ${hook.x}`).to.deep.equal([...hook.expected].sort());
           for (const r of mine) verifySignature(hook.secret, r);
         }
+        // An op's (or deployment's) body names the sender's implementation as known when it was built:
+        // the generator's, or null when the naming pass had not reached the account yet; never another.
+        const implementationOf = new Map(records().map((r) => [r.userOpHash, r.implementation]));
+        let checked = 0;
+        for (const r of receiver.received) {
+          const body = JSON.parse(r.body) as Json;
+          const named = { user_operation: body.data.userOp as Json, account_deployed: body.data as Json }[body.type as string];
+          if (!named) continue;
+          const { userOpHash, implementation } = named;
+          expect([null, implementationOf.get(userOpHash)], `webhook body of ${userOpHash}`).to.include(implementation);
+          checked++;
+        }
+        expect(checked, 'op and deployment bodies').to.be.greaterThan(0);
         expect(await outboxDeadLetters.listByChain(h.db, rd!.devnet.chainId)).to.deep.equal([]);
       } finally {
         await indexer.current?.stop();
