@@ -1,15 +1,14 @@
 /**
  * Naming account implementations on a real chain: anvil with the vendors' contracts at their
- * mainnet addresses (the realaccounts recipe), one account deployed through each vendor's factory
- * (permissionless builds the factory calldata; sent as a plain transaction), EIP-7702 delegations,
+ * mainnet addresses (the realaccounts recipe, replayed by devnet/realistic/vendorContracts.ts), one
+ * account of each of the realistic devnet's vendor account types deployed through its factory (built
+ * as the devnet builds it, named as its ACCOUNT_KINDS entry says; the factory calldata sent as a plain
+ * transaction), other vendor builds permissionless knows, EIP-7702 delegations,
  * the devnet's own builds at other addresses (named by code hash), and one real op (a Safe set up
  * through Rhinestone's Safe7579 launchpad by EntryPoint v0.7's handleOps) indexed end to end: the
  * name in accounts, /v0, GraphQL and a webhook body.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import request from 'supertest';
 import {
@@ -28,22 +27,16 @@ import {
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { entryPoint07Abi, toPackedUserOperation, type SmartAccount } from 'viem/account-abstraction';
-import {
-  toBiconomySmartAccount,
-  toEtherspotSmartAccount,
-  toKernelSmartAccount,
-  toLightSmartAccount,
-  toNexusSmartAccount,
-  toSafeSmartAccount,
-  toSimpleSmartAccount,
-  toThirdwebSmartAccount,
-  toTrustSmartAccount,
-} from 'permissionless/accounts';
+import { toSafeSmartAccount, toSimpleSmartAccount } from 'permissionless/accounts';
 import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
+import { ACCOUNT_KINDS } from '../../devnet/realistic/accounts.js';
+import { VENDOR_ACCOUNT_TYPES, createVendorAccount, type VendorAccountType } from '../../devnet/realistic/vendorAccounts.js';
+import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
 import { startIndexer } from '../../indexer/index.js';
 import { identifyAccounts, nameAccounts, type NamingMemory } from '../../indexer/sync/nameAccounts.js';
 import { RpcClient } from '../../indexer/sync/rpcClient.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
+import { CANONICAL_ENTRYPOINTS } from '../../shared/networks.js';
 import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import * as webhookOps from '../../shared/db/tables/webhookOps.js';
 import { createApp } from '../../server/app.js';
@@ -53,28 +46,14 @@ import { useTestDb } from '../helpers/db.js';
 import { devnetConfig, quietLogger } from './support.js';
 
 const require = createRequire(import.meta.url);
-const here = dirname(fileURLToPath(import.meta.url));
-/** The recipe: copied into the repository by the realistic devnet, else the handbook's (beside the repo, or its home). */
-const RECIPE = [
-  resolve(here, '../../devnet/contracts/realaccounts.json'),
-  resolve(here, '../../../shared/realaccounts/deployments.json'),
-  '/work/shared/realaccounts/deployments.json',
-].find((p) => existsSync(p));
 
-const EP06 = { address: '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789', version: '0.6' } as const;
-const EP07 = { address: '0x0000000071727de22e5e9d8baf0edac6f37da032', version: '0.7' } as const;
-const EP08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108';
-const EP09 = '0x433709009b8330fda32311df1c2afa402ed8d009';
-const KERNEL_V2_LOGIC = {
-  '2.1': '0xf048ad83cb2dfd6037a43902a2a5be04e53cd2eb',
-  '2.2': '0x0da6a956b9488ed4dd761e59f52fdc6c8068e6b5',
-  '2.3': '0xd3f582f6b4814e989ee8e96bc3175320b5a540ab',
-  '2.4': '0xd3082872f8b06073a021b4602e022d5a070d7cfc',
-} as const;
+const EP = CANONICAL_ENTRYPOINTS as Readonly<Record<keyof typeof CANONICAL_ENTRYPOINTS, Address>>;
+const EP06 = { address: EP['v0.6'], version: '0.6' } as const;
+const EP07 = { address: EP['v0.7'], version: '0.7' } as const;
+const EP08 = EP['v0.8'];
+const EP09 = EP['v0.9'];
+/** The recipe's SIMPLE_ACCOUNT_IMPLEMENTATION_V08: Simple7702Account v0.8 (no account type of the devnet delegates to it). */
 const SIMPLE7702_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b';
-const SAFE_7579_MODULE = '0x7579ee8307284f293b1927136486880611f20002';
-const SAFE_7579_LAUNCHPAD = '0x7579011ab74c46090561ea277ba79d510c6c00ff';
-const RHINESTONE_ATTESTER = '0x000000333034e9f539ce08819e12c1b8cb29084d';
 
 type Artifact = { bytecode: Hex; deployedBytecode?: Hex };
 
@@ -87,7 +66,6 @@ describe('account implementations named from the chain', function () {
   let safe7579Op: { userOpHash: string; sender: string };
 
   before(async function () {
-    if (!RECIPE) this.skip();
     chain = await startChain();
     const viemChain = defineChain({
       id: 31337,
@@ -116,12 +94,8 @@ describe('account implementations named from the chain', function () {
         })
       ).contractAddress!;
 
-    // The recipe, step after step (anvil automines; its transactions come from anvil's first account).
-    const recipe = JSON.parse(readFileSync(RECIPE, 'utf8')) as { steps: Array<{ method: string; params: unknown[] }> };
-    for (const step of recipe.steps) {
-      const result = await chain.rpc.call<Hex>(step.method, step.params);
-      if (step.method === 'eth_sendTransaction') await client.waitForTransactionReceipt({ hash: result });
-    }
+    // On a fresh chain the recipe deploys the EntryPoints v0.6–v0.8 and Safe's contracts too.
+    await deployVendorContracts(chain.rpc);
 
     const owner = privateKeyToAccount(generatePrivateKey());
     const viaFactory = async (name: string, account: SmartAccount) => {
@@ -129,28 +103,22 @@ describe('account implementations named from the chain', function () {
       await send({ to: factory!, data: factoryData! });
       expected.set(account.address.toLowerCase(), name);
     };
-    for (const [minor, logic] of Object.entries(KERNEL_V2_LOGIC)) {
-      const account = await toKernelSmartAccount({
+    /** A vendor account as the realistic devnet builds it, for `owner` (its `index`-th account). */
+    const vendorAccount = (type: VendorAccountType, index: bigint, accountOwner = owner) =>
+      createVendorAccount(type, {
         client,
-        owners: [owner],
-        index: BigInt(minor.slice(2)),
-        entryPoint: EP06,
-        version: `0.${minor}` as '0.2.1',
-        accountLogicAddress: logic,
+        owner: accountOwner,
+        index,
+        entryPoint: EP[ACCOUNT_KINDS[type].entryPoint],
       });
-      await viaFactory(`Kernel v${minor}`, account);
-    }
-    for (const version of ['0.3.0-beta', '0.3.1', '0.3.2', '0.3.3'] as const)
-      await viaFactory(
-        `Kernel v${version.slice(2, 5)}`,
-        await toKernelSmartAccount({ client, owners: [owner], entryPoint: EP07, version }),
-      );
+    // Each vendor type through its factory; the Safe7579 account is set up by its first op (below).
+    for (const [i, type] of VENDOR_ACCOUNT_TYPES.entries())
+      if (type !== 'safe7579') await viaFactory(ACCOUNT_KINDS[type].implementation, await vendorAccount(type, BigInt(i)));
+    // Barz's code is the same for every account: a second owner's account is named alike.
+    await viaFactory(ACCOUNT_KINDS.trust.implementation, await vendorAccount('trust', 0n, privateKeyToAccount(generatePrivateKey())));
+    // Vendor builds no account type of the devnet runs: permissionless' defaults at their mainnet addresses.
     await viaFactory('SimpleAccount v0.6', await toSimpleSmartAccount({ client, owner, entryPoint: EP06 }));
     await viaFactory('SimpleAccount v0.7', await toSimpleSmartAccount({ client, owner, entryPoint: EP07 }));
-    await viaFactory('Biconomy Smart Account v2.0.0', await toBiconomySmartAccount({ client, owners: [owner], entryPoint: EP06 }));
-    await viaFactory('Nexus 1.0.0', await toNexusSmartAccount({ client, owners: [owner], version: '1.0.0', entryPoint: EP07 }));
-    await viaFactory('LightAccount v1.1.0', await toLightSmartAccount({ client, owner, version: '1.1.0', entryPoint: EP06 }));
-    await viaFactory('LightAccount v2.0.0', await toLightSmartAccount({ client, owner, version: '2.0.0', entryPoint: EP07 }));
     await viaFactory(
       'Safe 1.4.1 + Safe4337Module 0.2.0',
       await toSafeSmartAccount({ client, owners: [owner], version: '1.4.1', entryPoint: EP06 }),
@@ -163,15 +131,6 @@ describe('account implementations named from the chain', function () {
       'Safe 1.5.0 + Safe4337Module 0.3.0',
       await toSafeSmartAccount({ client, owners: [owner], version: '1.5.0', entryPoint: EP07 }),
     );
-    await viaFactory('Thirdweb Account v0.6', await toThirdwebSmartAccount({ client, owner, entryPoint: EP06 }));
-    await viaFactory('Thirdweb Account v0.7', await toThirdwebSmartAccount({ client, owner, entryPoint: EP07 }));
-    await viaFactory('Barz (Trust Wallet)', await toTrustSmartAccount({ client, owner, entryPoint: EP06 }));
-    // Barz's code is the same for every account: a second owner's account is named alike.
-    await viaFactory(
-      'Barz (Trust Wallet)',
-      await toTrustSmartAccount({ client, owner: privateKeyToAccount(generatePrivateKey()), entryPoint: EP06 }),
-    );
-    await viaFactory('Etherspot Modular Wallet 1.0.0', await toEtherspotSmartAccount({ client, owners: [owner], entryPoint: EP07 }));
 
     // SimpleAccountFactory v0.8 deploys only for the EntryPoint's SenderCreator.
     const simple08 = await toSimpleSmartAccount({ client, owner, entryPoint: { address: EP08, version: '0.8' } });
@@ -225,16 +184,7 @@ describe('account implementations named from the chain', function () {
 
     // A Safe set up through the Safe7579 launchpad: its first op (deployment and setup) sent to
     // EntryPoint v0.7's handleOps directly, as a bundler would.
-    const safe7579 = await toSafeSmartAccount({
-      client,
-      owners: [owner],
-      version: '1.4.1',
-      entryPoint: EP07,
-      safe4337ModuleAddress: SAFE_7579_MODULE,
-      erc7579LaunchpadAddress: SAFE_7579_LAUNCHPAD,
-      attesters: [RHINESTONE_ATTESTER],
-      attestersThreshold: 1,
-    });
+    const safe7579 = await vendorAccount('safe7579', 0n);
     await send({ to: safe7579.address, value: parseEther('1') });
     const args = await safe7579.getFactoryArgs();
     const unsigned = {
@@ -267,7 +217,7 @@ describe('account implementations named from the chain', function () {
       .find((e) => e?.eventName === 'UserOperationEvent');
     if (event?.eventName !== 'UserOperationEvent' || !event.args.success) throw new Error('the Safe7579 op did not succeed');
     safe7579Op = { userOpHash: event.args.userOpHash.toLowerCase(), sender: safe7579.address.toLowerCase() };
-    expected.set(safe7579Op.sender, 'Safe 1.4.1 + Safe7579 1.0.0');
+    expected.set(safe7579Op.sender, ACCOUNT_KINDS.safe7579.implementation);
   });
 
   after(async () => {

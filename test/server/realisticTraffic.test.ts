@@ -141,6 +141,11 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           expect(spec.paymaster).to.equal(record.paymaster ?? ZERO_ADDRESS);
           expect(spec.factory).to.equal(record.factory ?? '0x');
           expect(spec.eip7702, 'the 7702 flag').to.equal(record.eip7702);
+          // The implementation the indexer named from the chain, against the one the generator built.
+          expect({ spec: spec.implementation, live: live.implementation }, `${type} ${record.userOpHash}: implementation`).to.deep.equal({
+            spec: record.implementation,
+            live: record.implementation,
+          });
           expect(spec.paymasterRevertReason ?? null, 'the paymaster postOp revert').to.equal(record.postOpRevertReason);
           // The bundler's receipt.
           const receipt = record.bundlerReceipt;
@@ -199,6 +204,30 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           if (record.expectedOutcome === 'success') {
             expect(live.executionTrace.next.map(asCall), what).to.deep.equal(record.calls.map((c) => [c.target, c.value, c.data]));
           }
+        }
+      });
+
+      it(`${type}: each account's detail in /v0 and its GraphQL Account name the generator's implementation`, async () => {
+        const senders = [
+          ...new Set(
+            records()
+              .filter((r) => r.accountType === type)
+              .map((r) => r.sender),
+          ),
+        ];
+        const implementationOf = new Map(records().map((r) => [r.sender, r.implementation]));
+        const res = await d
+          .api()
+          .post('/subgraphs/name/devnet')
+          .set('x-api-key', d.key)
+          .send({ query: `{ ${senders.map((s, i) => `a${i}: account(id: "${s}") { id implementation }`).join(' ')} }` });
+        expect(res.body.errors).to.equal(undefined);
+        expect(senders.map((_, i) => res.body.data[`a${i}`])).to.deep.equal(
+          senders.map((s) => ({ id: s, implementation: implementationOf.get(s) })),
+        );
+        for (const sender of senders) {
+          const detail = (await d.get('getAddressActivity', { network: 'devnet', address: sender })).body.accountDetail as Json;
+          expect(detail.implementation, `${type} ${sender}`).to.equal(implementationOf.get(sender));
         }
       });
 
@@ -272,6 +301,19 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           expect(got.sort(), `${hook.filter} ${hook.x}`).to.deep.equal([...hook.expected].sort());
           for (const r of mine) verifySignature(hook.secret, r);
         }
+        // An op's (or deployment's) body names the sender's implementation as known when it was built:
+        // the generator's, or null when the naming pass had not reached the account yet; never another.
+        const implementationOf = new Map(records().map((r) => [r.userOpHash, r.implementation]));
+        let checked = 0;
+        for (const r of receiver.received) {
+          const body = JSON.parse(r.body) as Json;
+          const named = { user_operation: body.data.userOp as Json, account_deployed: body.data as Json }[body.type as string];
+          if (!named) continue;
+          const { userOpHash, implementation } = named;
+          expect([null, implementationOf.get(userOpHash)], `webhook body of ${userOpHash}`).to.include(implementation);
+          checked++;
+        }
+        expect(checked, 'op and deployment bodies').to.be.greaterThan(0);
         expect(await outboxDeadLetters.listByChain(h.db, rd!.devnet.chainId)).to.deep.equal([]);
       } finally {
         await indexer.current?.stop();

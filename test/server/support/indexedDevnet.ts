@@ -6,6 +6,7 @@ import request from 'supertest';
 import { generate, startDevnet, type Devnet, type GroundTruth } from '../../../devnet/index.js';
 import { indexerEnvSchema, loadConfig } from '../../../shared/config.js';
 import type { Db } from '../../../shared/db/client.js';
+import * as accounts from '../../../shared/db/tables/accounts.js';
 import { createLogger } from '../../../shared/log.js';
 import { startIndexer } from '../../../indexer/index.js';
 import { createApp } from '../../../server/app.js';
@@ -55,6 +56,12 @@ export function useIndexedDevnet(
     const indexer = startIndexer({ db: t.db, config, log });
     try {
       await indexer.syncNow();
+      // The naming pass runs at the head and syncNow() returns once it is complete, unless the node
+      // answered nothing (a stalled pass): then pass again, so no account is left unnamed (null).
+      for (let pass = 1; (await accounts.listUnnamed(t.db, devnet.chainId, 1)).length > 0; pass++) {
+        if (pass === 5) throw new Error('useIndexedDevnet: accounts still unnamed after 5 indexer passes');
+        await indexer.syncNow();
+      }
     } finally {
       await indexer.stop();
     }
