@@ -61,6 +61,7 @@ type Intent = {
 
 /** Plans, sends and records `ops` more ops on the realistic devnet. */
 export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onProgress?: (done: number) => void): Promise<void> {
+  await syncDeployedWithChain(rd);
   let done = 0;
   while (done < ops) {
     const intents = await planWave(rd, Math.min(WAVE_SIZE, ops - done));
@@ -77,6 +78,20 @@ export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onP
     done += sent.length;
     onProgress?.(done);
   }
+}
+
+/**
+ * Marks as deployed every account the chain has code for. An earlier call that failed mid-wave (a
+ * receipt that never came) leaves ops in the bundlers that may land later, deploying or delegating
+ * their accounts: an op planned with initCode or an EIP-7702 authorization for such an account is
+ * refused ("AA10 sender already constructed"). A 7702 account's code is its delegation designator.
+ */
+async function syncDeployedWithChain(rd: RealisticDevnet): Promise<void> {
+  const unknown = rd.accounts.filter((a) => !a.deployed);
+  const codes = await rd.devnet.rpc.batch<Hex>(unknown.map((a) => ['eth_getCode', [a.address, 'latest']]));
+  unknown.forEach((a, i) => {
+    if (codes[i] !== '0x') a.deployed = true;
+  });
 }
 
 async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
@@ -399,8 +414,23 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
     if (receipt) return receipt;
     if (Date.now() > deadline)
       throw new Error(
-        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; its last output:\n${bundler.recentOutput()}`,
+        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; ` +
+          `${await chainPoolState(rd)}\n${bundler.name}'s last output:\n${bundler.recentOutput()}`,
       );
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** What the chain holds unmined and where each executor's nonce stands: why a bundle did not land. */
+async function chainPoolState(rd: RealisticDevnet): Promise<string> {
+  const executors = rd.bundlers.flatMap((b) => b.executors);
+  const [pool, ...nonces] = await rd.devnet.rpc.batch<unknown>([
+    ['txpool_inspect', []],
+    ...executors.flatMap((e): Array<[string, unknown[]]> => [
+      ['eth_getTransactionCount', [e, 'latest']],
+      ['eth_getTransactionCount', [e, 'pending']],
+    ]),
+  ]);
+  const executorNonces = executors.map((e, i) => `${e} ${Number(nonces[2 * i])}/${Number(nonces[2 * i + 1])}`).join(', ');
+  return `the chain's pool: ${JSON.stringify(pool)}; executor nonces (latest/pending): ${executorNonces}`;
 }
