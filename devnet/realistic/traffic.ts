@@ -21,6 +21,8 @@ import type { RealisticDevnet } from './index.js';
 
 const WAVE_SIZE = 8;
 const RECEIPT_TIMEOUT_MS = 60_000;
+/** How long an op may go without a receipt before its bundlers are asked what became of it. */
+const LOOK_AFTER_MS = 15_000;
 const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
@@ -407,17 +409,57 @@ function multiSendCallData(calls: Call[]): Hex {
 }
 
 async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerReceipt> {
+  // Any bundler answers for an op another one included (Alto reads the receipt from the chain's logs).
   const bundler = rd.bundlers.find((b) => b.name === s.sentTo[0])!;
   const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  let nextLook = Date.now() + LOOK_AFTER_MS;
   for (;;) {
     const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
     if (receipt) return receipt;
     if (Date.now() > deadline)
       throw new Error(
-        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; ` +
+        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms (sent to ${s.sentTo.join(', ')}); ` +
           `${await chainPoolState(rd)}\n${bundler.name}'s last output:\n${bundler.recentOutput()}`,
       );
+    if (Date.now() > nextLook) {
+      await sendAgainIfLost(rd, s);
+      nextLook = Date.now() + LOOK_AFTER_MS;
+    }
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * What a wallet does with an op that has no receipt after a while: asks the bundlers it went to
+ * (pimlico_getUserOperationStatus) and, when none of them still means to include it (Alto drops an
+ * op whose bundle simulation failed for a reason of its own, an RPC timeout under load among them),
+ * sends the same signed op again; when the bundler has had it in a bundle transaction that did not
+ * land for that long (an Alto executor stuck on its nonce), it sends it to another bundler too. The
+ * first to include it answers; the op and its hash stay the same. Each re-send is reported on stderr.
+ */
+async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp): Promise<void> {
+  const holders = rd.bundlers.filter((b) => s.sentTo.includes(b.name));
+  const statuses = await Promise.all(
+    holders.map((b) =>
+      b.rpc.call<{ status: string } | null>('pimlico_getUserOperationStatus', [s.hash]).then((r) => r?.status ?? 'not_found'),
+    ),
+  );
+  if (statuses.includes('included') || statuses.includes('failed')) return; // on chain: the receipt comes next
+  const lost = statuses.every((st) => st === 'rejected' || st === 'reverted' || st === 'not_found');
+  const stuck = !lost && statuses.every((st) => st !== 'not_submitted');
+  if (!lost && !stuck) return; // waiting in a mempool for its bundle: nothing to do yet
+  const to = lost ? holders[0]! : rd.bundlers.find((b) => !s.sentTo.includes(b.name));
+  if (!to) return;
+  const why = lost
+    ? `dropped by ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`
+    : `stuck in a bundle of ${s.sentTo.join(', ')}`;
+  process.stderr.write(`realistic devnet: op ${s.hash} (${s.accountType}) ${why}: sending it again to ${to.name}\n`);
+  try {
+    await to.rpc.call<Hex>('eth_sendUserOperation', [formatUserOperationRequest(s.op), s.entryPoint]);
+    if (!s.sentTo.includes(to.name)) s.sentTo.push(to.name);
+  } catch (err) {
+    // Included meanwhile (AA25, "already known") or invalid now: the receipt, or the timeout, tells.
+    process.stderr.write(`realistic devnet: ${to.name} refused op ${s.hash} again: ${(err as Error).message.split('\n')[0]}\n`);
   }
 }
 
