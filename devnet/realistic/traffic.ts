@@ -433,8 +433,9 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
  * What a wallet does with an op that has no receipt after a while: asks the bundlers it went to
  * (pimlico_getUserOperationStatus) and, when none of them still means to include it (Alto drops an
  * op whose bundle simulation failed for a reason of its own, an RPC timeout under load among them),
- * sends the same signed op again; when the bundler has had it in a bundle transaction that did not
- * land for that long (an Alto executor stuck on its nonce), it sends it to another bundler too. The
+ * sends the same signed op again; when a bundler still holds it but has not landed it (a bundle
+ * transaction stuck on its executor's nonce, or an op left waiting in its mempool), it sends it to
+ * the other bundler too. The
  * first to include it answers; the op and its hash stay the same. Each re-send is reported on stderr.
  */
 async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp): Promise<void> {
@@ -446,13 +447,13 @@ async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp): Promise<void> {
   );
   if (statuses.includes('included') || statuses.includes('failed')) return; // on chain: the receipt comes next
   const lost = statuses.every((st) => st === 'rejected' || st === 'reverted' || st === 'not_found');
-  const stuck = !lost && statuses.every((st) => st !== 'not_submitted');
-  if (!lost && !stuck) return; // waiting in a mempool for its bundle: nothing to do yet
+  // Not lost, no receipt after LOOK_AFTER_MS: in a bundle transaction that did not land, or left in
+  // a mempool its bundler no longer bundles from (seen: `not_submitted` for a minute, nothing logged).
   const to = lost ? holders[0]! : rd.bundlers.find((b) => !s.sentTo.includes(b.name));
   if (!to) return;
   const why = lost
     ? `dropped by ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`
-    : `stuck in a bundle of ${s.sentTo.join(', ')}`;
+    : `stuck in ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`;
   process.stderr.write(`realistic devnet: op ${s.hash} (${s.accountType}) ${why}: sending it again to ${to.name}\n`);
   try {
     await to.rpc.call<Hex>('eth_sendUserOperation', [formatUserOperationRequest(s.op), s.entryPoint]);
