@@ -61,6 +61,8 @@ export async function startBundler(opts: BundlerOptions): Promise<Bundler> {
     ...['--min-bundle-interval', '100'],
     ...['--max-bundle-interval', '500'],
     ...['--log-level', 'warn'],
+    // One JSON object per line: a dropped op's log then carries the reason (the pretty printer shows only the message).
+    '--json',
   ];
   // Alto reads ALTO_* variables and a .env file in its working directory: give it neither.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ALTO_') && k !== 'SENTRY_DSN'));

@@ -21,6 +21,8 @@ import type { RealisticDevnet } from './index.js';
 
 const WAVE_SIZE = 8;
 const RECEIPT_TIMEOUT_MS = 60_000;
+/** How long an op may go without a receipt before its bundlers are asked what became of it. */
+const LOOK_AFTER_MS = 15_000;
 const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
@@ -61,6 +63,7 @@ type Intent = {
 
 /** Plans, sends and records `ops` more ops on the realistic devnet. */
 export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onProgress?: (done: number) => void): Promise<void> {
+  await syncDeployedWithChain(rd);
   let done = 0;
   while (done < ops) {
     const intents = await planWave(rd, Math.min(WAVE_SIZE, ops - done));
@@ -77,6 +80,20 @@ export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onP
     done += sent.length;
     onProgress?.(done);
   }
+}
+
+/**
+ * Marks as deployed every account the chain has code for. An earlier call that failed mid-wave (a
+ * receipt that never came) leaves ops in the bundlers that may land later, deploying or delegating
+ * their accounts: an op planned with initCode or an EIP-7702 authorization for such an account is
+ * refused ("AA10 sender already constructed"). A 7702 account's code is its delegation designator.
+ */
+async function syncDeployedWithChain(rd: RealisticDevnet): Promise<void> {
+  const unknown = rd.accounts.filter((a) => !a.deployed);
+  const codes = await rd.devnet.rpc.batch<Hex>(unknown.map((a) => ['eth_getCode', [a.address, 'latest']]));
+  unknown.forEach((a, i) => {
+    if (codes[i] !== '0x') a.deployed = true;
+  });
 }
 
 async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
@@ -392,15 +409,71 @@ function multiSendCallData(calls: Call[]): Hex {
 }
 
 async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerReceipt> {
+  // Any bundler answers for an op another one included (Alto reads the receipt from the chain's logs).
   const bundler = rd.bundlers.find((b) => b.name === s.sentTo[0])!;
   const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  let nextLook = Date.now() + LOOK_AFTER_MS;
   for (;;) {
     const receipt = await bundler.rpc.call<BundlerReceipt | null>('eth_getUserOperationReceipt', [s.hash]);
     if (receipt) return receipt;
     if (Date.now() > deadline)
       throw new Error(
-        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms; its last output:\n${bundler.recentOutput()}`,
+        `${s.accountType} op ${s.hash} (${s.mode}, ${s.expected}, paymaster ${s.paymasterMode ?? 'none'}): no receipt from bundler ${bundler.name} within ${RECEIPT_TIMEOUT_MS} ms (sent to ${s.sentTo.join(', ')}); ` +
+          `${await chainPoolState(rd)}\n${bundler.name}'s last output:\n${bundler.recentOutput()}`,
       );
+    if (Date.now() > nextLook) {
+      await sendAgainIfLost(rd, s);
+      nextLook = Date.now() + LOOK_AFTER_MS;
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * What a wallet does with an op that has no receipt after a while: asks the bundlers it went to
+ * (pimlico_getUserOperationStatus) and, when none of them still means to include it (Alto drops an
+ * op whose bundle simulation failed for a reason of its own, an RPC timeout under load among them),
+ * sends the same signed op again; when a bundler still holds it but has not landed it (a bundle
+ * transaction stuck on its executor's nonce, or an op left waiting in its mempool), it sends it to
+ * the other bundler too. The
+ * first to include it answers; the op and its hash stay the same. Each re-send is reported on stderr.
+ */
+async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp): Promise<void> {
+  const holders = rd.bundlers.filter((b) => s.sentTo.includes(b.name));
+  const statuses = await Promise.all(
+    holders.map((b) =>
+      b.rpc.call<{ status: string } | null>('pimlico_getUserOperationStatus', [s.hash]).then((r) => r?.status ?? 'not_found'),
+    ),
+  );
+  if (statuses.includes('included') || statuses.includes('failed')) return; // on chain: the receipt comes next
+  const lost = statuses.every((st) => st === 'rejected' || st === 'reverted' || st === 'not_found');
+  // Not lost, no receipt after LOOK_AFTER_MS: in a bundle transaction that did not land, or left in
+  // a mempool its bundler no longer bundles from (seen: `not_submitted` for a minute, nothing logged).
+  const to = lost ? holders[0]! : rd.bundlers.find((b) => !s.sentTo.includes(b.name));
+  if (!to) return;
+  const why = lost
+    ? `dropped by ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`
+    : `stuck in ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`;
+  process.stderr.write(`realistic devnet: op ${s.hash} (${s.accountType}) ${why}: sending it again to ${to.name}\n`);
+  try {
+    await to.rpc.call<Hex>('eth_sendUserOperation', [formatUserOperationRequest(s.op), s.entryPoint]);
+    if (!s.sentTo.includes(to.name)) s.sentTo.push(to.name);
+  } catch (err) {
+    // Included meanwhile (AA25, "already known") or invalid now: the receipt, or the timeout, tells.
+    process.stderr.write(`realistic devnet: ${to.name} refused op ${s.hash} again: ${(err as Error).message.split('\n')[0]}\n`);
+  }
+}
+
+/** What the chain holds unmined and where each executor's nonce stands: why a bundle did not land. */
+async function chainPoolState(rd: RealisticDevnet): Promise<string> {
+  const executors = rd.bundlers.flatMap((b) => b.executors);
+  const [pool, ...nonces] = await rd.devnet.rpc.batch<unknown>([
+    ['txpool_inspect', []],
+    ...executors.flatMap((e): Array<[string, unknown[]]> => [
+      ['eth_getTransactionCount', [e, 'latest']],
+      ['eth_getTransactionCount', [e, 'pending']],
+    ]),
+  ]);
+  const executorNonces = executors.map((e, i) => `${e} ${Number(nonces[2 * i])}/${Number(nonces[2 * i + 1])}`).join(', ');
+  return `the chain's pool: ${JSON.stringify(pool)}; executor nonces (latest/pending): ${executorNonces}`;
 }

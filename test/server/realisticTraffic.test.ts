@@ -321,4 +321,25 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
       }
     });
   });
+
+  describe('a second generateRealistic call on the same chain', () => {
+    before(traffic);
+
+    it("plans from the chain's accounts, not the generator's memory: those deployed or delegated there count as deployed, and its ops land", async () => {
+      // What a call that failed mid-wave leaves behind: accounts the chain has deployed (or whose
+      // EOA it has delegated) that the generator still believes new.
+      const forgotten = rd!.accounts.filter((a) => a.deployed);
+      expect(
+        forgotten.some((a) => a.delegate !== null),
+        'a 7702 account among them',
+      ).to.equal(true);
+      for (const a of forgotten) a.deployed = false;
+      const recordedBefore = rd!.records.length;
+      await generateRealistic(rd!, { ops: 8 });
+      expect(forgotten.filter((a) => !a.deployed).map((a) => a.address)).to.deep.equal([]);
+      const added = rd!.records.slice(recordedBefore);
+      expect(added).to.have.length(8);
+      expect(added.filter((r) => r.expectedOutcome === 'success' && !r.bundlerReceipt.success).map((r) => r.userOpHash)).to.deep.equal([]);
+    });
+  });
 });
