@@ -34,6 +34,11 @@ type AccountKind = {
   implementation: string;
   /** The ways its callData asks for calls, each of which the traffic sends. */
   modes: readonly ExecutionMode[];
+  /**
+   * false where permissionless 0.4.1 ignores getNonce({ key }) (it reads only the nonceKey the
+   * account was built with): its ops take the default key, never parallel ones.
+   */
+  parallelNonceKeys?: false;
 };
 
 const CALL_BATCH = ['single', 'batch'] as const;
@@ -52,15 +57,15 @@ export const ACCOUNT_KINDS = {
   oz7579: { entryPoint: 'v0.8', implementation: 'OpenZeppelin AccountERC7579', modes: ERC7579_MODES },
   // Kernel v2: execute(to, value, data, operation) and executeBatch(Call[]).
   // v2.1 has no executeBatch (its bytecode lacks 0x34fcd5be): one call per op.
-  'kernel-v2.1': { entryPoint: 'v0.6', implementation: 'Kernel v2.1', modes: ['single'] },
-  'kernel-v2.2': { entryPoint: 'v0.6', implementation: 'Kernel v2.2', modes: CALL_BATCH },
-  'kernel-v2.3': { entryPoint: 'v0.6', implementation: 'Kernel v2.3', modes: CALL_BATCH },
-  'kernel-v2.4': { entryPoint: 'v0.6', implementation: 'Kernel v2.4', modes: CALL_BATCH },
+  'kernel-v2.1': { entryPoint: 'v0.6', implementation: 'Kernel v2.1', modes: ['single'], parallelNonceKeys: false },
+  'kernel-v2.2': { entryPoint: 'v0.6', implementation: 'Kernel v2.2', modes: CALL_BATCH, parallelNonceKeys: false },
+  'kernel-v2.3': { entryPoint: 'v0.6', implementation: 'Kernel v2.3', modes: CALL_BATCH, parallelNonceKeys: false },
+  'kernel-v2.4': { entryPoint: 'v0.6', implementation: 'Kernel v2.4', modes: CALL_BATCH, parallelNonceKeys: false },
   // v3.0 (0.3.0-beta) runs a standard delegatecall (target ‖ data) without making its calls: none sent.
-  'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: CALL_BATCH },
-  'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: ERC7579_MODES },
-  'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: ERC7579_MODES },
-  'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: ERC7579_MODES },
+  'kernel-v3.0': { entryPoint: 'v0.7', implementation: 'Kernel v3.0', modes: CALL_BATCH, parallelNonceKeys: false },
+  'kernel-v3.1': { entryPoint: 'v0.7', implementation: 'Kernel v3.1', modes: ERC7579_MODES, parallelNonceKeys: false },
+  'kernel-v3.2': { entryPoint: 'v0.7', implementation: 'Kernel v3.2', modes: ERC7579_MODES, parallelNonceKeys: false },
+  'kernel-v3.3': { entryPoint: 'v0.7', implementation: 'Kernel v3.3', modes: ERC7579_MODES, parallelNonceKeys: false },
   'biconomy-v2': { entryPoint: 'v0.6', implementation: 'Biconomy Smart Account v2.0.0', modes: CALL_BATCH },
   nexus: { entryPoint: 'v0.7', implementation: 'Nexus 1.0.0', modes: ERC7579_MODES },
   'light-v1.1.0': { entryPoint: 'v0.6', implementation: 'LightAccount v1.1.0', modes: CALL_BATCH },
@@ -69,10 +74,13 @@ export const ACCOUNT_KINDS = {
   'thirdweb-v0.6': { entryPoint: 'v0.6', implementation: 'Thirdweb Account v0.6', modes: CALL_BATCH },
   'thirdweb-v0.7': { entryPoint: 'v0.7', implementation: 'Thirdweb Account v0.7', modes: CALL_BATCH },
   trust: { entryPoint: 'v0.6', implementation: 'Barz (Trust Wallet)', modes: CALL_BATCH },
-  etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES },
+  etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES, parallelNonceKeys: false },
 } as const satisfies Record<string, AccountKind>;
 export type AccountType = keyof typeof ACCOUNT_KINDS;
 export const ACCOUNT_TYPES = Object.keys(ACCOUNT_KINDS) as AccountType[];
+
+/** Whether the type's ops may take parallel nonce keys (see AccountKind.parallelNonceKeys). */
+export const takesParallelNonceKeys = (type: AccountType): boolean => (ACCOUNT_KINDS[type] as AccountKind).parallelNonceKeys !== false;
 
 /** The EntryPoint each account type runs on. */
 export const ENTRY_POINT_OF = Object.fromEntries(ACCOUNT_TYPES.map((t) => [t, ACCOUNT_KINDS[t].entryPoint])) as Record<

@@ -10,7 +10,14 @@
 import { concat, encodeFunctionData, encodePacked, http, pad, parseAbi, size, type Address, type Hex } from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
-import { ACCOUNT_KINDS, ACCOUNT_TYPES, createRealAccount, type AccountType, type ExecutionMode, type RealAccount } from './accounts.js';
+import {
+  ACCOUNT_KINDS,
+  ACCOUNT_TYPES,
+  createRealAccount,
+  takesParallelNonceKeys,
+  type ExecutionMode,
+  type RealAccount,
+} from './accounts.js';
 import type { RpcReceipt } from '../mining.js';
 import { TOPICS, decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
@@ -31,21 +38,6 @@ const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
 const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
 /** Call type 0xff (delegatecall), exec type 0x00 (revert on failure), no selector or payload. */
 const ERC7579_DELEGATECALL_MODE = pad('0xff', { dir: 'right', size: 32 });
-/**
- * Account types whose permissionless 0.4.1 SDK ignores getNonce({ key }) (it reads only the
- * nonceKey it was built with): their ops take the default key, never parallel ones.
- */
-const NONCE_KEY_IGNORED = new Set<AccountType>([
-  'kernel-v2.1',
-  'kernel-v2.2',
-  'kernel-v2.3',
-  'kernel-v2.4',
-  'kernel-v3.0',
-  'kernel-v3.1',
-  'kernel-v3.2',
-  'kernel-v3.3',
-  'etherspot',
-]);
 const DEAD: Address = '0x000000000000000000000000000000000000dead';
 
 type Intent = {
@@ -120,7 +112,7 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     const bundler = rng.pick(rd.bundlers);
     const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
-    if (account.deployed && !NONCE_KEY_IGNORED.has(type) && rng.chance(0.15) && size - intents.length >= 2) {
+    if (account.deployed && takesParallelNonceKeys(type) && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
       for (let k = 0; k < count; k++)
         intents.push({
