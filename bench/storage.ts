@@ -273,6 +273,16 @@ function perTable(m: Measured): Record<string, number> {
   return Object.fromEntries(m.tables.filter((t) => totalOf(t) >= 0.005 * m.totalBytes).map((t) => [t.table, round(totalOf(t) / m.ops, 0)]));
 }
 
+/** Per table, the bytes added per op between two sizes of one side (what a larger database pays). */
+function marginalPerTable(small: Measured, large: Measured): Record<string, number> {
+  const bytesOf = (m: Measured, table: string) => {
+    const t = m.tables.find((x) => x.table === table);
+    return t ? totalOf(t) : 0;
+  };
+  const grown = large.tables.map((t) => [t.table, (bytesOf(large, t.table) - bytesOf(small, t.table)) / (large.ops - small.ops)] as const);
+  return Object.fromEntries(grown.filter(([, perOp]) => Math.abs(perOp) >= 8).map(([table, perOp]) => [table, round(perOp, 0)]));
+}
+
 /** The chain measured: where the indexers read it, and its head when it holds `size` ops. */
 type Traffic = {
   network: string;
@@ -402,10 +412,28 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
     };
     const beforeLast = find(`before@${last}`);
     const afterLast = find(`after@${last}`);
+    const marginalPerTableBytes =
+      first === last
+        ? null
+        : {
+            before: marginalPerTable(find(`before@${first}`), beforeLast),
+            after: marginalPerTable(find(`after@${first}`), afterLast),
+          };
     console.log(`\nstorage per op at ${last} ops (bytes; share of the total), previous release ${previousCommit} against this tree:`);
     console.table(breakdown(beforeLast, afterLast));
     console.log(`previous release at ${last} ops, migrated in place by this tree (${round(migrateSeconds, 1)} s):`);
     console.table(breakdown(beforeLast, migrated));
+    if (marginalPerTableBytes) {
+      console.log(`marginal bytes per op, ${first} → ${last} ops, per table (tables that grow 8 bytes per op or more):`);
+      const tables = [...new Set([...Object.keys(marginalPerTableBytes.before), ...Object.keys(marginalPerTableBytes.after)])];
+      console.table(
+        tables.map((table) => ({
+          table,
+          before: marginalPerTableBytes.before[table] ?? 0,
+          after: marginalPerTableBytes.after[table] ?? 0,
+        })),
+      );
+    }
     return {
       summary: {
         ops: opsAtEnd,
@@ -427,6 +455,7 @@ export async function runStorageBench(options: StorageBenchOptions): Promise<Rec
       outboxPruned,
       outboxRetention: 'after and migrated: OUTBOX_RETENTION_HOURS=0 (the steady state beyond the window); before: every row kept',
       perTableBytesPerOp: { before: perTable(beforeLast), after: perTable(afterLast), migrated: perTable(migrated) },
+      marginalPerTableBytesPerOp: marginalPerTableBytes,
       runs,
     };
   } finally {
