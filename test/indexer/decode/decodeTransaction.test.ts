@@ -243,7 +243,15 @@ describe('decode/decodeTransaction', () => {
       ctx,
     );
     expect(d.userOps[0]).to.include({ execLogFrom: 4, execLogTo: 6, aggregator: addr(0xa1), factory: addr(0xf1) });
-    expect(logOwners(d.userOps, d.bundleTx.firstLogIndex, d.bundleTx.logs.length)).to.deep.equal([null, null, null, null, hash(1), hash(1), null]);
+    expect(logOwners(d.userOps, d.bundleTx.firstLogIndex, d.bundleTx.logs.length)).to.deep.equal([
+      null,
+      null,
+      null,
+      null,
+      hash(1),
+      hash(1),
+      null,
+    ]);
     expect(d.transfers).to.have.length(1);
     expect(d.transfers[0]).to.include({ userOpHash: hash(1), standard: 'ERC20', value: 3n });
   });
