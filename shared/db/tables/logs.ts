@@ -86,14 +86,14 @@ type TransactionLogsRow = {
 };
 
 /**
- * The ops of the transaction whose hash (as user_ops stores it) is `txHash`, as arrays in one row,
- * read by user_ops_tx; `where` narrows them (see logOwners).
+ * The ops of the transaction whose hash (as user_ops stores it) is `txHash`, on chain $1, as arrays
+ * in one row, read by user_ops_tx; `where` narrows them (see logOwners).
  */
 const opsOfTransaction = (txHash: string, where = 'true') => `
   (select array_agg(s.user_op_hash) as op_hashes, array_agg(s.log_index) as op_log_indexes,
           array_agg(s.exec_log_from) as op_exec_log_froms, array_agg(s.exec_log_to) as op_exec_log_tos
    from user_ops s
-   where s.chain_id = bt.chain_id and s.tx_hash = ${txHash} and ${where}) ops`;
+   where s.chain_id = $1 and s.tx_hash = ${txHash} and ${where}) ops`;
 
 /** The transaction's logs as answered, each with its op. */
 function logsOf(r: TransactionLogsRow): Log[] {
