@@ -1,4 +1,4 @@
-import { bytea, type Queryable } from '../client.js';
+import { bytea, prepared, type Queryable } from '../client.js';
 import { hexOf } from '../entityView.js';
 import type { Log } from '../../models/log.js';
 
@@ -121,28 +121,30 @@ function logsOf(r: TransactionLogsRow): Log[] {
   }));
 }
 
+/**
+ * Both reads are prepared: planning the join and the ops' look-up took longer than running them
+ * (0.25 ms against 0.13 ms on the previous release's fixture).
+ */
+const LIST_BY_USER_OP = prepared(`select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
+  from user_ops o
+  join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)
+  -- Only ops whose event precedes the op's can claim its logs first.
+  cross join lateral ${opsOfTransaction('o.tx_hash', 's.log_index <= o.log_index')}
+  where o.chain_id = $1 and o.user_op_hash = $2`);
+
+const FIND = prepared(`select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
+  from bundle_transactions bt
+  cross join lateral ${opsOfTransaction(hexOf('bt.tx_hash'))}
+  where bt.chain_id = $1 and bt.tx_hash = $2 and bt.first_log_index <= $3`);
+
 /** The logs of an op's execution slice that are its own (not an inner op's), in order. */
 export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<Log[]> {
-  const { rows } = await db.query<TransactionLogsRow>(
-    `select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
-     from user_ops o
-     join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)
-     -- Only ops whose event precedes the op's can claim its logs first.
-     cross join lateral ${opsOfTransaction('o.tx_hash', 's.log_index <= o.log_index')}
-     where o.chain_id = $1 and o.user_op_hash = $2`,
-    [chainId, userOpHash],
-  );
+  const { rows } = await db.query<TransactionLogsRow>(LIST_BY_USER_OP, [chainId, userOpHash]);
   return rows.flatMap(logsOf).filter((log) => log.userOpHash === userOpHash);
 }
 
 /** The log at a block-level index in a transaction, or null. */
 export async function find(db: Queryable, chainId: number, txHash: string, logIndex: number): Promise<Log | null> {
-  const { rows } = await db.query<TransactionLogsRow>(
-    `select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
-     from bundle_transactions bt
-     cross join lateral ${opsOfTransaction(hexOf('bt.tx_hash'))}
-     where bt.chain_id = $1 and bt.tx_hash = $2 and bt.first_log_index <= $3`,
-    [chainId, bytea(txHash), logIndex],
-  );
+  const { rows } = await db.query<TransactionLogsRow>(FIND, [chainId, bytea(txHash), logIndex]);
   return rows.flatMap(logsOf).find((log) => log.logIndex === String(logIndex)) ?? null;
 }
