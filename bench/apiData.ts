@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../shared/db/client.js';
 import * as indexerState from '../shared/db/tables/indexerState.js';
+import type { TransactionLog } from '../shared/db/tables/logs.js';
 import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import { emptyBatch, persistBatch, type DecodedBatch, type DecodedUserOp } from '../indexer/index.js';
 
@@ -21,6 +22,7 @@ const GENESIS_TIME = Math.floor(Date.UTC(2025, 0, 1) / 1000);
 const ENTRY_POINT = CANONICAL_ENTRYPOINTS['v0.7'];
 const USER_OP_EVENT = '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f';
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const BEFORE_EXECUTION = '0xbb47ee3e183a558b1a2ff0874b079f3fc5478b7454eacf2bfc5af2ff5878f972';
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
 const word = (value: bigint | number | string) => BigInt(value).toString(16).padStart(64, '0');
@@ -84,7 +86,8 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
       const bundler = bundlerOf(skewed(30, random()));
       const ops: DecodedUserOp[] = [];
       const parties = new Set([bundler]);
-      logIndex++; // BeforeExecution
+      const firstLogIndex = logIndex++;
+      const txLogs: TransactionLog[] = [{ address: ENTRY_POINT, topics: [BEFORE_EXECUTION], data: '0x' }];
       for (let i = 0; i < OPS_PER_BUNDLE; i++) {
         const n = (block - 1) * OPS_PER_BLOCK + b * OPS_PER_BUNDLE + i;
         const accountIndex = Math.floor(random() * Math.max(1, n / OPS_PER_ACCOUNT));
@@ -101,16 +104,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         const opLogFrom = logIndex;
         const transfers = random() < 0.5;
         if (transfers) {
-          batch.logs.push({
-            txHash,
-            logIndex,
-            txLogIndex: logIndex,
-            blockNumber: block,
-            address: token,
-            topics: [TRANSFER, `0x${word(sender)}`, `0x${word(recipient)}`],
-            data: `0x${word(amount)}`,
-            userOpHash,
-          });
+          txLogs.push({ address: token, topics: [TRANSFER, `0x${word(sender)}`, `0x${word(recipient)}`], data: `0x${word(amount)}` });
           batch.transfers.push({
             txHash,
             logIndex,
@@ -128,15 +122,10 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           logIndex++;
         }
         const eventLog = logIndex++;
-        batch.logs.push({
-          txHash,
-          logIndex: eventLog,
-          txLogIndex: eventLog,
-          blockNumber: block,
+        txLogs.push({
           address: ENTRY_POINT,
           topics: [USER_OP_EVENT, userOpHash, `0x${word(sender)}`, `0x${word(paymaster ?? 0)}`],
           data: `0x${word(n)}${word(1)}${word(cost)}${word(150_000)}`,
-          userOpHash: null,
         });
         ops.push({
           userOpHash,
@@ -206,6 +195,8 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         effectiveGasPrice: 2_000_000_000n,
         fee: gasUsed * 2_000_000_000n,
         l1Fee: null,
+        firstLogIndex,
+        logs: txLogs,
       });
       batch.bundles.push({
         txHash,
@@ -222,7 +213,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
       });
       batch.userOps.push(...ops);
-      for (const address of parties) batch.addressTxs.push({ address, txHash, blockNumber: block, txIndex: b });
+      for (const address of parties) batch.addressTxs.push({ address, blockNumber: block, txIndex: b });
     }
   }
   return batch;

@@ -106,7 +106,6 @@ export function decodeRange(
     batch.bundleTxs.push(d.bundleTx);
     batch.bundles.push(...d.bundles);
     batch.userOps.push(...d.userOps);
-    batch.logs.push(...d.logs);
     batch.transfers.push(...d.transfers);
     batch.traces.push(...d.traces);
     batch.addressTxs.push(...d.addressTxs);

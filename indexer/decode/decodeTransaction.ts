@@ -18,7 +18,6 @@ import type {
   DecodedAddressTx,
   DecodedBundle,
   DecodedBundleTx,
-  DecodedLog,
   DecodedTrace,
   DecodedTransfer,
   DecodedUserOp,
@@ -27,12 +26,12 @@ import { decoderFor, type CalldataOp, type HandleOpsCall } from './entryPointDec
 import { decodeRevertMessage } from './revertReason.js';
 import { delegatedAuthorities, hasEip7702InitCode } from './eip7702.js';
 import { transfersOf } from './transfers.js';
+import { logOwners, type TransactionLog } from '../../shared/db/tables/logs.js';
 
 export type DecodedTx = {
   bundleTx: DecodedBundleTx;
   bundles: DecodedBundle[];
   userOps: DecodedUserOp[];
-  logs: DecodedLog[];
   transfers: DecodedTransfer[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
@@ -186,7 +185,24 @@ function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
     effectiveGasPrice,
     fee: gasUsed * effectiveGasPrice + (l1Fee ?? 0n),
     l1Fee,
+    ...receiptLogs(r),
   };
+}
+
+/**
+ * The receipt's logs as stored with the transaction: by the block-level index of the first, the
+ * others following it (a transaction's logs are contiguous in its block, which the stored form
+ * relies on: a receipt that breaks it is refused rather than answered wrong).
+ */
+function receiptLogs(receipt: RpcReceipt): { firstLogIndex: number; logs: TransactionLog[] } {
+  const firstLogIndex = receipt.logs[0] ? hexToNumber(receipt.logs[0].logIndex) : 0;
+  const logs = receipt.logs.map((l, i) => {
+    if (hexToNumber(l.logIndex) !== firstLogIndex + i) {
+      throw new Error(`the logs of transaction ${receipt.transactionHash} are not numbered in sequence (log ${i} has index ${l.logIndex})`);
+    }
+    return { address: l.address.toLowerCase(), topics: l.topics.map((t) => t.toLowerCase()), data: l.data.toLowerCase() };
+  });
+  return { firstLogIndex, logs };
 }
 
 export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): DecodedTx {
@@ -218,47 +234,23 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
   const delegated = delegatedAuthorities(raw.tx, ctx.chainId);
   for (const op of userOps) op.eip7702 ||= delegated.has(op.sender);
 
-  const logs = assignLogs(raw, userOps);
-  const transfers = collectTransfers(raw, bundleTx, logs, userOps);
+  const transfers = collectTransfers(raw, bundleTx, userOps);
   return {
     bundleTx,
     bundles,
     userOps,
-    logs,
     transfers,
     traces: ctx.traces === 'off' ? [] : opTraces(raw, userOps, ctx),
     addressTxs: addressTransactions(bundleTx, userOps, transfers),
   };
 }
 
-/** Every receipt log, tagged with the op whose execution slice holds it (innermost op first). */
-function assignLogs(raw: RawBundleTx, userOps: DecodedUserOp[]): DecodedLog[] {
-  const logs: DecodedLog[] = raw.receipt.logs.map((l, i) => ({
-    txHash: raw.receipt.transactionHash.toLowerCase(),
-    logIndex: hexToNumber(l.logIndex),
-    txLogIndex: i,
-    blockNumber: hexToNumber(l.blockNumber),
-    address: l.address.toLowerCase(),
-    topics: l.topics.map((t) => t.toLowerCase()),
-    data: l.data.toLowerCase(),
-    userOpHash: null,
-  }));
-  const byIndex = new Map(logs.map((l) => [l.logIndex, l]));
-  // Nested bundles: an inner op's event precedes the outer op's, so inner ops claim their logs first.
-  for (const op of [...userOps].sort((a, b) => a.logIndex - b.logIndex)) {
-    for (let i = op.execLogFrom; i < op.execLogTo; i++) {
-      const log = byIndex.get(i);
-      if (log && log.userOpHash === null) log.userOpHash = op.userOpHash;
-    }
-  }
-  return logs;
-}
-
-function collectTransfers(raw: RawBundleTx, tx: DecodedBundleTx, logs: DecodedLog[], userOps: DecodedUserOp[]): DecodedTransfer[] {
-  const opOfLog = new Map(logs.map((l) => [l.logIndex, l.userOpHash]));
+/** The transaction's token transfers, each with the op its log belongs to, and its ops' native value transfers. */
+function collectTransfers(raw: RawBundleTx, tx: DecodedBundleTx, userOps: DecodedUserOp[]): DecodedTransfer[] {
+  const owners = logOwners(userOps, tx.firstLogIndex, tx.logs.length);
   const base = { txHash: tx.txHash, blockNumber: tx.blockNumber, blockTime: tx.blockTime };
   const transfers: DecodedTransfer[] = raw.receipt.logs.flatMap((log) =>
-    transfersOf(log).map((t) => ({ ...base, ...t, userOpHash: opOfLog.get(t.logIndex) ?? null })),
+    transfersOf(log).map((t) => ({ ...base, ...t, userOpHash: owners[t.logIndex - tx.firstLogIndex] ?? null })),
   );
   // Native value leaves the account only when the op's execution succeeded.
   for (const op of userOps) {
@@ -305,5 +297,5 @@ function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], tran
     addresses.add(t.to);
   }
   addresses.delete(ZERO_ADDRESS);
-  return [...addresses].map((address) => ({ address, txHash: tx.txHash, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
+  return [...addresses].map((address) => ({ address, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
 }

@@ -4,7 +4,6 @@
  * bigint, block numbers and unix seconds numbers.
  */
 import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransactions.js';
-import type { NewLog } from '../../shared/db/tables/logs.js';
 import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { AccountCall } from '../../shared/calldata/accountCalls.js';
@@ -47,9 +46,6 @@ export type DecodedBundle = {
   actualGasCostSum: bigint;
 };
 
-/** A log of a bundle transaction as logs.insertMany stores it. */
-export type DecodedLog = NewLog;
-
 export type TransferStandard = TokenStandard | 'NATIVE';
 
 export type DecodedTransfer = {
@@ -85,7 +81,7 @@ export type DecodedDeposit = {
 
 export type DecodedTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: CallFrame | null };
 
-export type DecodedAddressTx = { address: string; txHash: string; blockNumber: number; txIndex: number };
+export type DecodedAddressTx = { address: string; blockNumber: number; txIndex: number };
 
 export type TokenMetadata = {
   address: string;
@@ -104,7 +100,6 @@ export type DecodedBatch = {
   bundleTxs: DecodedBundleTx[];
   bundles: DecodedBundle[];
   userOps: DecodedUserOp[];
-  logs: DecodedLog[];
   transfers: DecodedTransfer[];
   deposits: DecodedDeposit[];
   traces: DecodedTrace[];
@@ -130,7 +125,6 @@ export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, 
     bundleTxs: [],
     bundles: [],
     userOps: [],
-    logs: [],
     transfers: [],
     deposits: [],
     traces: [],

@@ -21,7 +21,6 @@ import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
-import * as logs from '../../shared/db/tables/logs.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
@@ -113,7 +112,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     await userOps.appendMany(tx, chainId, batch.userOps);
     await bundles.appendMany(tx, chainId, batch.bundles);
     await userOpCalls.appendMany(tx, chainId, callsOf(batch.userOps));
-    await logs.appendMany(tx, chainId, batch.logs);
     await tokenTransfers.appendMany(tx, chainId, batch.transfers);
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
     await userOpTraces.appendMany(tx, chainId, batch.traces);
@@ -125,7 +123,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
   const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
   await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
-  await logs.insertMany(tx, chainId, batch.logs);
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
   await userOpTraces.insertMany(

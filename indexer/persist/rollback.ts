@@ -17,7 +17,6 @@ import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
-import * as logs from '../../shared/db/tables/logs.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
@@ -39,7 +38,6 @@ export async function rollbackTo(db: Db, chainId: number, ancestor: { number: nu
     await userOpTraces.deleteByUserOps(tx, chainId, hashes);
     const bundleDays = await bundles.deleteAbove(tx, chainId, ancestor.number);
     await bundleTransactions.deleteAbove(tx, chainId, ancestor.number);
-    await logs.deleteAbove(tx, chainId, ancestor.number);
     await tokenTransfers.deleteAbove(tx, chainId, ancestor.number);
     await knownAddresses.deleteAbove(tx, chainId, ancestor.number);
     await entryPointDeposits.deleteAbove(tx, chainId, ancestor.number);

@@ -5,7 +5,8 @@ import type { Page } from '../page.js';
 import type { Transaction } from '../../models/address.js';
 
 /**
- * Reads of `address_transactions`: the bundle transactions an address took part in, answered in the
+ * Reads of `address_transactions`: the bundle transactions an address took part in (each by its
+ * block number and index, where bundle_transactions_position finds it), answered in the
  * spec's (Covalent-style) Transaction shape. Labels and price quotes are left null here; the API
  * fills them from its label list and price source.
  */
@@ -54,10 +55,10 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
   const { rows } = await db.query<AddressTransactionRow>(
     `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
             bt.gas_used, bt.effective_gas_price, bt.fee
-     from (select tx_hash, block_number, tx_index from address_transactions
+     from (select block_number, tx_index from address_transactions
            where chain_id = $1 and address = $2
            order by block_number desc, tx_index desc limit $3 offset $4) a
-     join bundle_transactions bt on bt.chain_id = $1 and bt.tx_hash = a.tx_hash
+     join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
      order by a.block_number desc, a.tx_index desc`,
     [chainId, bytea(address), page.first, page.skip],
   );
@@ -66,12 +67,11 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
 
 // Writes (the indexer).
 
-export type NewAddressTransaction = { address: string; txHash: string; blockNumber: number; txIndex: number };
+export type NewAddressTransaction = { address: string; blockNumber: number; txIndex: number };
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewAddressTransaction>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['address', 'bytea', (r) => r.address],
-  ['tx_hash', 'bytea', (r) => r.txHash],
   ['block_number', 'bigint', (r) => r.blockNumber],
   ['tx_index', 'integer', (r) => r.txIndex],
 ];

@@ -2,8 +2,12 @@ import { bytea, type Queryable } from '../client.js';
 import { hexOf } from '../entityView.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
+import { packLogs, type TransactionLog } from './logs.js';
 
-/** Reads of `bundle_transactions`: the transactions that carry at least one bundle. */
+/**
+ * Reads of `bundle_transactions`: the transactions that carry at least one bundle. Their logs, kept
+ * here packed, are read through logs.ts.
+ */
 
 export type BundleTransaction = {
   txHash: string;
@@ -103,6 +107,10 @@ export type NewBundleTransaction = {
   /** gasUsed × effectiveGasPrice + l1Fee: what the sender paid. */
   fee: bigint;
   l1Fee: bigint | null;
+  /** Block-level index of the first of `logs` (0 when there are none). */
+  firstLogIndex: number;
+  /** The receipt's logs, in order (stored packed: logs.ts). */
+  logs: TransactionLog[];
 };
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
@@ -120,6 +128,8 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
   ['effective_gas_price', 'numeric', (t) => numeric(t.effectiveGasPrice)],
   ['fee', 'numeric', (t) => numeric(t.fee)],
   ['l1_fee', 'numeric', (t) => numeric(t.l1Fee)],
+  ['first_log_index', 'integer', (t) => t.firstLogIndex],
+  ['logs', 'bytea', (t) => packLogs(t.logs)],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { AbiCoder, Interface, id } from 'ethers';
 import { decodeTransaction } from '../../../indexer/decode/decodeTransaction.js';
 import { decodeRange } from '../../../indexer/decode/decodeRange.js';
+import { logOwners } from '../../../shared/db/tables/logs.js';
 import { SELECTORS } from '../../../indexer/decode/abi.js';
 import { ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
 import {
@@ -242,14 +243,23 @@ describe('decode/decodeTransaction', () => {
       ctx,
     );
     expect(d.userOps[0]).to.include({ execLogFrom: 4, execLogTo: 6, aggregator: addr(0xa1), factory: addr(0xf1) });
-    expect(d.logs.map((l) => l.userOpHash)).to.deep.equal([null, null, null, null, hash(1), hash(1), null]);
+    expect(logOwners(d.userOps, d.bundleTx.firstLogIndex, d.bundleTx.logs.length)).to.deep.equal([
+      null,
+      null,
+      null,
+      null,
+      hash(1),
+      hash(1),
+      null,
+    ]);
     expect(d.transfers).to.have.length(1);
     expect(d.transfers[0]).to.include({ userOpHash: hash(1), standard: 'ERC20', value: 3n });
   });
 
   it('nested bundle: logs of an inner bundle executed by an op belong to the inner ops', () => {
     // Outer v0.7 op 1 executes a v0.6 handleOps holding op 2.
-    const b = new TxBuilder().beforeExecution(EP07);
+    // The transaction's logs start at block-level index 20.
+    const b = new TxBuilder(hash(0xabc), 100, 20).beforeExecution(EP07);
     b.beforeExecution(EP06)
       .log(addr(0x70), 'Transfer', [addr(2), addr(9), 1n])
       .opEvent(EP06, { hash: hash(2), sender: addr(2), nonce: 0n });
@@ -262,6 +272,17 @@ describe('decode/decodeTransaction', () => {
     expect(d.transfers.map((t) => [t.value, t.userOpHash])).to.deep.equal([
       [1n, hash(2)],
       [2n, hash(1)],
+    ]);
+    // Outer BeforeExecution, inner BeforeExecution (in op 1's execution), Transfer, op 2's event,
+    // Transfer, op 1's event: each op's slice ends with its own event.
+    expect(d.bundleTx).to.include({ firstLogIndex: 20 });
+    expect(logOwners(d.userOps, d.bundleTx.firstLogIndex, d.bundleTx.logs.length)).to.deep.equal([
+      null,
+      hash(1),
+      hash(2),
+      hash(2),
+      hash(1),
+      hash(1),
     ]);
   });
 

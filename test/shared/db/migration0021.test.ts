@@ -6,7 +6,6 @@
 import { expect } from 'chai';
 import { bytea, createDb } from '../../../shared/db/client.js';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
-import * as addressTransactions from '../../../shared/db/tables/addressTransactions.js';
 
 const CHAIN = 31337;
 const A = '0x' + 'a'.repeat(40);
@@ -47,11 +46,19 @@ describe('migration 0021 on a populated database', function () {
       const orderBefore = [await newestFirst(A), await newestFirst(B)];
       expect(orderBefore[0]).to.deep.equal([tx(3), tx(2), tx(1), tx(4)]);
 
-      await migrate(db, all);
+      // Up to 0022 (0023 drops address_transactions.tx_hash, read here, and logs_block's table).
+      await migrate(
+        db,
+        all.filter((m) => m.name < '0023'),
+      );
 
       expect([await newestFirst(A, bytea), await newestFirst(B, bytea)]).to.deep.equal(orderBefore);
-      // The indexer writes a range again after a crash: nothing is stored twice.
-      await addressTransactions.insertMany(db, CHAIN, ROWS);
+      // The indexer writes a range again after a crash (as it did up to 0022): nothing is stored twice.
+      for (const r of ROWS)
+        await db.query(
+          `insert into address_transactions (chain_id, address, tx_hash, block_number, tx_index) values ($1, $2, $3, $4, $5) on conflict do nothing`,
+          [CHAIN, bytea(r.address), bytea(r.txHash), r.blockNumber, r.txIndex],
+        );
       const { rows } = await db.query<{ n: string }>(`select count(*) as n from address_transactions`);
       expect(Number(rows[0]!.n)).to.equal(ROWS.length);
 
