@@ -25,7 +25,6 @@ import * as logs from '../../shared/db/tables/logs.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedBatch, DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
@@ -88,10 +87,6 @@ type NewRows = { newOps: DecodedUserOp[]; newBundles: DecodedBundle[] };
 /** unique_violation: a key the batch appends is stored already. */
 const UNIQUE_VIOLATION = '23505';
 
-/** The user_op_calls rows of decoded ops (numbered per op). */
-export const callsOf = (ops: DecodedUserOp[]) =>
-  ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
-
 /**
  * How the base rows go in: 'append' with COPY, failing on a duplicate key; 'skipStored' with
  * inserts that skip the rows stored already.
@@ -112,7 +107,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     await bundleTransactions.appendMany(tx, chainId, batch.bundleTxs);
     await userOps.appendMany(tx, chainId, batch.userOps);
     await bundles.appendMany(tx, chainId, batch.bundles);
-    await userOpCalls.appendMany(tx, chainId, callsOf(batch.userOps));
     await logs.appendMany(tx, chainId, batch.logs);
     await tokenTransfers.appendMany(tx, chainId, batch.transfers);
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
@@ -124,7 +118,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
   const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
   const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
-  await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
   await logs.insertMany(tx, chainId, batch.logs);
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
