@@ -24,7 +24,6 @@ import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedBatch, DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
@@ -87,10 +86,6 @@ type NewRows = { newOps: DecodedUserOp[]; newBundles: DecodedBundle[] };
 /** unique_violation: a key the batch appends is stored already. */
 const UNIQUE_VIOLATION = '23505';
 
-/** The user_op_calls rows of decoded ops (numbered per op). */
-export const callsOf = (ops: DecodedUserOp[]) =>
-  ops.flatMap((o) => o.calls.map((c, callIndex) => ({ userOpHash: o.userOpHash, callIndex, ...c })));
-
 /**
  * How the base rows go in: 'append' with COPY, failing on a duplicate key; 'skipStored' with
  * inserts that skip the rows stored already.
@@ -111,7 +106,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     await bundleTransactions.appendMany(tx, chainId, batch.bundleTxs);
     await userOps.appendMany(tx, chainId, batch.userOps);
     await bundles.appendMany(tx, chainId, batch.bundles);
-    await userOpCalls.appendMany(tx, chainId, callsOf(batch.userOps));
     await tokenTransfers.appendMany(tx, chainId, batch.transfers);
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
     await userOpTraces.appendMany(tx, chainId, batch.traces);
@@ -122,7 +116,6 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
   const newHashes = await userOps.insertMany(tx, chainId, batch.userOps);
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
   const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
-  await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);
   await entryPointDeposits.insertMany(tx, chainId, batch.deposits);
   await userOpTraces.insertMany(

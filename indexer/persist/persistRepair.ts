@@ -12,12 +12,10 @@ import * as addressTransactions from '../../shared/db/tables/addressTransactions
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedTx } from '../decode/decodeTransaction.js';
 import { entityIncrements } from './aggregates.js';
-import { callsOf } from './persistBatch.js';
 
 /** Returns how many ops it decoded. */
 export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[]): Promise<number> {
@@ -30,7 +28,6 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
     const txHashes = new Set(newOps.map((o) => o.txHash));
     const repairedTxs = decoded.filter((d) => txHashes.has(d.bundleTx.txHash));
 
-    await userOpCalls.insertMany(tx, chainId, callsOf(newOps));
     await bundles.updateDecoded(
       tx,
       chainId,

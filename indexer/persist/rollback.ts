@@ -19,7 +19,6 @@ import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import * as userOpCalls from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import { dayOf } from './aggregates.js';
@@ -34,7 +33,6 @@ export async function rollbackTo(db: Db, chainId: number, ancestor: { number: nu
     await indexerState.findCursor(tx, chainId, true);
     const removed = await userOps.deleteAbove(tx, chainId, ancestor.number);
     const hashes = removed.map((o) => o.userOpHash);
-    await userOpCalls.deleteByUserOps(tx, chainId, hashes);
     await userOpTraces.deleteByUserOps(tx, chainId, hashes);
     const bundleDays = await bundles.deleteAbove(tx, chainId, ancestor.number);
     await bundleTransactions.deleteAbove(tx, chainId, ancestor.number);

@@ -21,6 +21,13 @@ export type Column<TRow> = readonly [
   convert?: (v: string) => string,
 ];
 
+/**
+ * A bytea[] column's value as an array literal of bytea's text input (`{\\x…,…}`, each backslash
+ * escaped for the literal): unnest flattens nested arrays, so such a column travels as text with a
+ * `::bytea[]` cast, and COPY reads the same literal.
+ */
+export const byteaArray = (hexes: readonly string[]): string => `{${hexes.map((hex) => `\\\\x${hex.slice(2)}`).join(',')}}`;
+
 /** bigint → decimal string (numeric), null kept; what every uint256 column is sent as. */
 export const numeric = (v: bigint | null | undefined): string | null => (v === null || v === undefined ? null : v.toString());
 

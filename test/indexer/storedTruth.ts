@@ -36,7 +36,9 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
   const q = async (sql: string): Promise<Row[]> => (await db.query<Row>(sql, [chainId])).rows;
   const calls = new Map<string, Array<{ target: string; value: string; data: string }>>();
   for (const c of await q(
-    'select user_op_hash, target, value::text, data from user_op_calls where chain_id = $1 order by user_op_hash, call_index',
+    `select u.user_op_hash, c.target, c.value::text as value, c.data
+     from user_ops u, unnest(u.calls_target, u.calls_value, u.calls_data) with ordinality as c(target, value, data, i)
+     where u.chain_id = $1 order by u.user_op_hash, c.i`,
   )) {
     const list = calls.get(str(c.user_op_hash)) ?? [];
     list.push({ target: str(c.target), value: str(c.value), data: str(c.data) });
@@ -71,7 +73,7 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     preVerificationGas: str(o.pre_verification_gas),
     maxFeePerGas: str(o.max_fee_per_gas),
     maxPriorityFeePerGas: str(o.max_priority_fee_per_gas),
-    // The first call's target as the op row keeps it (user_ops.target), the rest from user_op_calls:
+    // The first call's target as the op row keeps it (user_ops.target), the rest from calls_target:
     // the truth's calls then check both.
     calls: (calls.get(str(o.user_op_hash)) ?? []).map((c, i) => (i === 0 ? { ...c, target: o.target as string } : c)),
   }));

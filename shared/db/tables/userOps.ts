@@ -1,15 +1,15 @@
 import type { Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
-import { numeric, unnestInsert, type Column } from '../unnest.js';
+import { byteaArray, numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
+import type { AccountCall } from '../../calldata/accountCalls.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
 import { column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
 
 /**
- * Reads of `user_ops` (with what an answer needs from `bundle_transactions`, `user_op_calls` and
- * `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
+ * Reads of `user_ops` (with what an answer needs from `bundle_transactions` and `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
  * webhook payloads both use it.
  */
 
@@ -152,8 +152,8 @@ function selectStored(inner: string): string {
     select o.*,
       (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)) as input,
       coalesce((
-        select json_agg(json_build_object('target', ${hexOf('uc.target')}, 'value', uc.value::text, 'data', ${hexOf('uc.data')}) order by uc.call_index)
-        from user_op_calls uc where uc.chain_id = o.chain_id and uc.user_op_hash = opscan_hex_bytes(o.user_op_hash)
+        select json_agg(json_build_object('target', ${hexOf('c.target')}, 'value', c.value::text, 'data', ${hexOf('c.data')}) order by c.i)
+        from unnest(o.calls_target, o.calls_value, o.calls_data) with ordinality as c(target, value, data, i)
       ), '[]'::json) as calls,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
       (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
@@ -310,6 +310,8 @@ export type NewUserOp = {
   paymasterSignature: string | null;
   /** The target of the account's first call (the subgraph's `target`); null when no call was decoded. */
   target: string | null;
+  /** The account calls decoded from callData, in order (stored as three arrays on the op's row). */
+  calls: AccountCall[];
 };
 
 const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
@@ -357,6 +359,10 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['eip7702', 'boolean', (o) => o.eip7702],
   ['paymaster_signature', 'text', (o) => o.paymasterSignature],
   ['target', 'text', (o) => o.target],
+  // unnest flattens nested arrays: the calls travel as array literals, cast back to arrays.
+  ['calls_target', 'text', (o) => byteaArray(o.calls.map((c) => c.target)), (v) => `${v}::bytea[]`],
+  ['calls_value', 'text', (o) => `{${o.calls.map((c) => c.value.toString()).join(',')}}`, (v) => `${v}::numeric[]`],
+  ['calls_data', 'text', (o) => byteaArray(o.calls.map((c) => c.data)), (v) => `${v}::bytea[]`],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -419,6 +425,9 @@ const DECODED_FIELDS = new Set([
   'eip7702',
   'paymaster_signature',
   'target',
+  'calls_target',
+  'calls_value',
+  'calls_data',
 ]);
 
 /**
@@ -484,10 +493,6 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 // The subgraph's UserOp (server/graphql). Fields the op row lacks come from correlated subqueries,
 // evaluated only for the fields a query selects.
 
-/** A field of the op's first decoded call (the subgraph's `target`, `value`). */
-const firstCall = (column: string) =>
-  `(select c.${column} from user_op_calls c where c.chain_id = t.chain_id and c.user_op_hash = opscan_hex_bytes(t.user_op_hash) and c.call_index = 0)`;
-
 const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
 const postOpReverted = "t.failure = 'postop_reverted'";
 
@@ -501,7 +506,8 @@ export const userOpView: EntityView = {
     sender: column('t.sender', 'Bytes', 'text'),
     // The first call's target, kept on the op (migration 0017) so that it filters and sorts like the sender.
     target: column('t.target', 'Bytes', 'text', true),
-    value: column(firstCall('value'), 'BigInt', 'numeric', true),
+    // The first decoded call's value (null without calls: an array read past its end is null).
+    value: column('t.calls_value[1]', 'BigInt', 'numeric', true),
     // The EntryPoint's event names the zero address when an op had no paymaster; so does the subgraph.
     paymaster: {
       ...column(`coalesce(t.paymaster, '${ZERO_ADDRESS}')`, 'Bytes', 'text'),

@@ -6,7 +6,7 @@ import { useIndexedDevnet } from '../../server/support/indexedDevnet.js';
 
 /** The per-network tables are list-partitioned by chain id (migration 0010). */
 
-const TABLES = ['user_ops', 'user_op_calls', 'token_transfers', 'address_transactions', 'user_op_traces', 'outbox_events'];
+const TABLES = ['user_ops', 'token_transfers', 'address_transactions', 'user_op_traces', 'outbox_events'];
 
 const partitionsOf = async (db: Db, table: string) =>
   (

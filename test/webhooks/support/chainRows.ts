@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { bytea, type Queryable } from '../../../shared/db/client.js';
+import type { Queryable } from '../../../shared/db/client.js';
+import { byteaArray } from '../../../shared/db/unnest.js';
 import { OUTBOX_CHANNEL } from '../../../shared/outboxEvents.js';
 
 /**
@@ -70,13 +71,13 @@ export async function insertOp(
       op.deployedBy,
     ],
   );
-  for (const [i, target] of op.targets.entries()) {
-    await db.query(`insert into user_op_calls (chain_id, user_op_hash, call_index, target, value, data) values ($1, $2, $3, $4, 0, '')`, [
-      chainId,
-      bytea(op.userOpHash),
-      i,
-      bytea(target),
-    ]);
+  if (op.targets.length > 0) {
+    await db.query(
+      `update user_ops set calls_target = $3::text::bytea[], calls_value = array_fill(0::numeric, array[$4::int]),
+              calls_data = array_fill(''::bytea, array[$4::int])
+       where chain_id = $1 and user_op_hash = $2`,
+      [chainId, op.userOpHash, byteaArray(op.targets), op.targets.length],
+    );
   }
   const factory = op.deployedBy ?? options.factoryOfSender ?? null;
   if (op.deployedBy) {
