@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { createApp } from '../../server/app.js';
 import { listMigrations, migrate } from '../../shared/db/migrate.js';
+import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { ask, readPreviousRelease, restoreTables, withoutAddedFields, type PreviousRelease } from './previousRelease.js';
@@ -49,8 +50,10 @@ describe('a database of the previous release, migrated in place', function () {
     const { rows } = await t.db.query<{ tab: string; name: string; compression: string }>(
       `select a.attrelid::regclass::text as tab, a.attname as name, a.attcompression as compression
        from pg_attribute a join pg_class c on c.oid = a.attrelid
-       where (c.relname in ('logs', 'token_transfers', 'user_op_calls', 'bundle_transactions')
-              or c.oid in (select inhrelid from pg_inherits where inhparent::regclass::text in ('logs', 'token_transfers', 'user_op_calls')))
+       where (c.relname in ('logs', 'token_transfers', 'user_op_calls', 'bundle_transactions', 'user_ops', 'bundles', 'user_op_traces',
+                            'accounts', 'entity_stats')
+              or c.oid in (select inhrelid from pg_inherits
+                           where inhparent::regclass::text in ('logs', 'token_transfers', 'user_op_calls', 'user_ops', 'user_op_traces')))
          and a.attnum > 0 and not a.attisdropped and a.attstorage in ('x', 'm')`,
     );
     expect(rows.length, 'columns of the tables and their partitions').to.be.greaterThan(10);
@@ -59,6 +62,16 @@ describe('a database of the previous release, migrated in place', function () {
       `select pg_column_compression(input) as compression from bundle_transactions order by length(input) desc limit 1`,
     );
     expect(stored[0]?.compression, 'a rewritten value').to.equal('lz4');
+  });
+
+  it("sets toast_tuple_target 128 on user_ops' partitions, those made later too", async () => {
+    await ensureChainPartitions(t.db, 99_999);
+    const { rows } = await t.db.query<{ partition: string; options: string[] | null }>(
+      `select c.relname as partition, c.reloptions as options from pg_inherits i join pg_class c on c.oid = i.inhrelid
+       where i.inhparent = 'user_ops'::regclass order by 1`,
+    );
+    expect(rows.map((r) => r.partition)).to.include.members(['user_ops_default', 'user_ops_99999']);
+    expect(rows.filter((r) => !r.options?.includes('toast_tuple_target=128')).map((r) => r.partition)).to.deep.equal([]);
   });
 
   it('answers every recorded question as the previous release did', async () => {
