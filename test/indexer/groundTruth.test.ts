@@ -253,8 +253,8 @@ function defineTests(t: { readonly db: Db }) {
       expect(Number(rows[0]!.tagged)).to.be.greaterThan(truth.userOps.length);
       // Each op's UserOperationEvent lies in its own slice.
       const { rows: own } = await t.db.query<{ n: string }>(
-        `select count(*) as n from user_ops o join logs l on l.chain_id = o.chain_id and l.tx_hash = opscan_hex_bytes(o.tx_hash) and l.log_index = o.log_index
-         where o.chain_id = $1 and l.user_op_hash = opscan_hex_bytes(o.user_op_hash)`,
+        `select count(*) as n from user_ops o join logs l on l.chain_id = o.chain_id and l.tx_hash = o.tx_hash and l.log_index = o.log_index
+         where o.chain_id = $1 and l.user_op_hash = o.user_op_hash`,
         [devnet.chainId],
       );
       expect(Number(own[0]!.n)).to.equal(truth.userOps.length);

@@ -305,7 +305,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
         tx_from: string;
       }>(
         `select b.beneficiary, b.bundler, b.ops_count, bt.fee::text, bt.l1_fee::text, bt.tx_from from bundles b
-         join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = opscan_hex_bytes(b.tx_hash) where b.chain_id = $1`,
+         join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = b.tx_hash where b.chain_id = $1`,
         [chainId],
       );
       const handleOps = handleOpsAbi(fixture.version).decodeFunctionData('handleOps', handleOpsInput(recording, entryPoint));
