@@ -5,7 +5,6 @@
 import { expect } from 'chai';
 import { createApp } from '../../server/app.js';
 import { listMigrations, migrate } from '../../shared/db/migrate.js';
-import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { ask, readPreviousRelease, restoreTables, withoutAddedFields, type PreviousRelease } from './previousRelease.js';
@@ -62,16 +61,6 @@ describe('a database of the previous release, migrated in place', function () {
       `select pg_column_compression(input) as compression from bundle_transactions order by length(input) desc limit 1`,
     );
     expect(stored[0]?.compression, 'a rewritten value').to.equal('lz4');
-  });
-
-  it("sets toast_tuple_target 128 on user_ops' partitions, those made later too", async () => {
-    await ensureChainPartitions(t.db, 99_999);
-    const { rows } = await t.db.query<{ partition: string; options: string[] | null }>(
-      `select c.relname as partition, c.reloptions as options from pg_inherits i join pg_class c on c.oid = i.inhrelid
-       where i.inhparent = 'user_ops'::regclass order by 1`,
-    );
-    expect(rows.map((r) => r.partition)).to.include.members(['user_ops_default', 'user_ops_99999']);
-    expect(rows.filter((r) => !r.options?.includes('toast_tuple_target=128')).map((r) => r.partition)).to.deep.equal([]);
   });
 
   it('answers every recorded question as the previous release did', async () => {

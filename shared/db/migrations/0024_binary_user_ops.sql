@@ -13,22 +13,6 @@ exception when others then
   null;
 end $$;
 
--- PostgreSQL compresses a row's values only once the row passes 2 KB (TOAST_TUPLE_THRESHOLD, fixed
--- at build time), and then only until the row is under toast_tuple_target (2 KB by default): a
--- long op kept most of its calldata, signature and paymasterAndData uncompressed. At 128 bytes every
--- compressible value of such a row is compressed (or moved out of line), −13 % on user_ops measured
--- with hex text. Set before the rewrite below so that the rewritten rows get it too. A partitioned
--- table takes no storage parameters: each partition gets it, those made later by
--- opscan_ensure_chain_partitions (at the end).
-do $$
-declare
-  part regclass;
-begin
-  for part in select inhrelid::regclass from pg_inherits where inhparent = 'user_ops'::regclass loop
-    execute format('alter table %s set (toast_tuple_target = 128)', part);
-  end loop;
-end $$;
-
 alter table user_ops
   alter column user_op_hash type bytea using opscan_hex_bytes(user_op_hash),
   alter column entry_point type bytea using opscan_hex_bytes(entry_point),
@@ -85,26 +69,7 @@ exception when feature_not_supported or invalid_parameter_value then
   null;
 end $$;
 
--- As 0011's, plus the user_ops partition's toast_tuple_target (LIKE copies no storage parameters).
-create or replace function opscan_ensure_chain_partitions(chain bigint) returns void language plpgsql as $$
-declare
-  t text;
-  part text;
-begin
-  foreach t in array opscan_partitioned_tables() loop
-    part := t || '_' || chain;
-    continue when to_regclass(part) is not null;
-    -- One creator at a time per table; the default partition is locked while rows move out of it.
-    perform pg_advisory_xact_lock(hashtext('opscan_partition:' || t));
-    continue when to_regclass(part) is not null;
-    execute format('lock table %I in access exclusive mode', t || '_default');
-    execute format('create table %I (like %I including defaults including constraints including generated including compression)', part, t);
-    if t = 'user_ops' then
-      execute format('alter table %I set (toast_tuple_target = 128)', part);
-    end if;
-    execute format('insert into %I select * from %I where chain_id = %s', part, t || '_default', chain);
-    execute format('delete from %I where chain_id = %s', t || '_default', chain);
-    execute format('alter table %I attach partition %I for values in (%s)', t, part, chain);
-  end loop;
-end
-$$;
+-- No toast_tuple_target on user_ops: PostgreSQL compresses a row's values only once the row passes
+-- 2 KB (TOAST_TUPLE_THRESHOLD, fixed at build time), whatever the target; as bytea almost every op
+-- row is under it, and a target of 128 only pushed the values of the few longer rows out of line
+-- (+85 bytes per op on the realistic devnet: notes/opsbytea.md).
