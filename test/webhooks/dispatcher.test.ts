@@ -149,7 +149,10 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     // An outbox event whose op now sits in another block describes data that is gone: never sent.
     const stale = makeOp({ sender, blockNumber: 8 });
     await insertOp(h.db, stale);
-    await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [bytea(stale.userOpHash), bytea(`0x${'88'.repeat(32)}`)]);
+    await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [
+      bytea(stale.userOpHash),
+      bytea(`0x${'88'.repeat(32)}`),
+    ]);
     await setIndexedBlock(h.db, 8);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.current.received).to.have.length(4);
