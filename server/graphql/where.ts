@@ -203,6 +203,7 @@ function containsTest(field: ViewField, value: unknown, name: string, params: Pa
  */
 function compileIdCondition({ view, params }: Compilation, op: Operator, value: unknown): string {
   if (!OPERATORS.ID.includes(op)) return fail(`Unknown filter "id${op}"`);
+  if (view.id.bytes) return compileBytesIdCondition(params, view.id, op, value);
   const parts = view.id.parts;
   if (!parts || (op !== '' && op !== '_in') || value === null) {
     return compileFieldCondition(params, { name: 'id', kind: 'String', pg: 'text', sql: view.id.sql }, op, value);
@@ -220,6 +221,39 @@ function compileIdCondition({ view, params }: Compilation, op: Operator, value: 
   return `(${parts.map((p) => p.column).join(', ')}) in (select * from unnest(${arrays.join(', ')}))`;
 }
 
+/** Lower-case hex of whole bytes: the only form of an id that is a bytea column's hex. */
+const ID_HEX = /^0x(?:[0-9a-f]{2})*$/;
+
+/**
+ * Conditions on an id that is one bytea column's hex (an address): equality, membership and order
+ * with a value of the id's form compare the column (through its index), exactly as comparing the
+ * id's text would; any other value is compared with the id's text (an equality matches nothing).
+ */
+function compileBytesIdCondition(params: Params, id: EntityView['id'], op: Operator, value: unknown): string {
+  const asText = () => compileFieldCondition(params, { name: 'id', kind: 'String', pg: 'text', sql: id.sql }, op, value);
+  const column = id.bytes!;
+  const isIdHex = (v: unknown): v is string => ID_HEX.test(valueOf('String', 'text', v, 'id') as string);
+  if (value === null) return asText();
+  switch (op) {
+    case '':
+      return isIdHex(value) ? `${column} = ${params.add(value, 'bytea')}` : 'false';
+    case '_in': {
+      const ids = listOf(value, 'id_in').filter(isIdHex);
+      return ids.length > 0 ? `${column} = any(${params.add(ids, 'bytea[]')})` : 'false';
+    }
+    case '_gt':
+    case '_gte':
+    case '_lt':
+    case '_lte': {
+      if (!isIdHex(value)) return asText();
+      const comparison = { _gt: '>', _gte: '>=', _lt: '<', _lte: '<=' }[op];
+      return `${column} ${comparison} ${params.add(value, 'bytea')}`;
+    }
+    default:
+      return asText();
+  }
+}
+
 function splitId(parts: NonNullable<EntityView['id']['parts']>, id: string): unknown[] | null {
   const pieces = id.split('-');
   if (pieces.length !== parts.length) return null;
@@ -228,6 +262,8 @@ function splitId(parts: NonNullable<EntityView['id']['parts']>, id: string): unk
     const piece = pieces[i]!;
     if (part.pg === 'text' || part.pg === 'bytea') {
       if (!/^0x[0-9a-fA-F]+$/.test(piece)) return null;
+      // An odd number of digits is no bytea value (and no stored hash): it names no row.
+      if (part.pg === 'bytea' && piece.length % 2 === 1) return null;
       values.push(piece.toLowerCase());
     } else {
       if (!/^\d{1,9}$/.test(piece)) return null;

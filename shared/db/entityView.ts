@@ -39,6 +39,11 @@ export type EntityView = {
      * equality becomes equalities on them, which an index can answer.
      */
     parts?: Array<{ column: string; pg: PgType }>;
+    /**
+     * When the id is one bytea column's 0x-hex (an address), that column: comparisons with
+     * lower-case hex of whole bytes (the only form an id takes) go to the column and its index.
+     */
+    bytes?: string;
   };
   fields: Record<string, ViewField>;
   /**
@@ -54,6 +59,12 @@ export const column = (sql: string, kind: FieldKind, pg: PgType, nullable = fals
 
 /** A bytea column's value as the 0x-hex text answers carry (for SQL that builds text from it). */
 export const hexOf = (bytes: string): string => `'0x' || encode(${bytes}, 'hex')`;
+
+/** A constant `0x…` as a bytea literal (a default a bytea field answers with, e.g. the zero address). */
+export const byteaLiteral = (hex: string): string => `'\\x${hex.slice(2)}'::bytea`;
+
+/** The id of rows keyed by one bytea column (an address): its 0x-hex. */
+export const bytesId = (bytes: string): EntityView['id'] => ({ sql: hexOf(bytes), order: [bytes], bytes });
 
 /**
  * The id `<hash>-<index>` of rows keyed by a hash and an integer (an op and its log, a bundle in its

@@ -47,8 +47,11 @@ export function unnestInsert<TRow>(
   const selects = columns.map(([, , , convert], i) => (convert ? convert(`u.c${i}`) : `u.c${i}`)).join(', ');
   return {
     text: `insert into ${table} (${names}) select ${selects} from unnest(${arrays}) as u(${aliases}) ${tail}`,
-    values: columns.map(([, type, value]) =>
-      type === 'bytea' ? rows.map((row) => bytea(value(row, chainId) as string | null)) : rows.map((row) => value(row, chainId)),
-    ),
+    values: columns.map((column) => columnArray(column, { rows, chainId })),
   };
+}
+
+/** The array parameter of one column for `rows` (a 'bytea' column's hex sent as bytea's text). */
+export function columnArray<TRow>([, type, value]: Column<TRow>, { rows, chainId }: { rows: readonly TRow[]; chainId: number }): unknown[] {
+  return type === 'bytea' ? rows.map((row) => bytea(value(row, chainId) as string | null)) : rows.map((row) => value(row, chainId));
 }

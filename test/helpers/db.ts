@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDb, type Db } from '../../shared/db/client.js';
+import { bytea, createDb, type Db, type Queryable } from '../../shared/db/client.js';
 import { listMigrations, migrate, type Migration } from '../../shared/db/migrate.js';
 
 /**
@@ -119,4 +119,21 @@ export async function dropStaleTestDatabases(): Promise<void> {
       if (created < cutoff) await admin.query(`drop database if exists ${datname} with (force)`);
     }
   });
+}
+
+/**
+ * Keeps an op's user_ops row, for a test that deletes it (as a reorg would), and returns what puts
+ * it back. The row is kept as JSON text in the database's own forms (bytea as `\x…`, numerics
+ * exact), so no value passes through JavaScript.
+ */
+export async function keepUserOpRow(db: Queryable, userOpHash: string): Promise<{ restore(): Promise<void> }> {
+  const { rows } = await db.query<{ row: string }>(`select to_jsonb(u)::text as row from user_ops u where user_op_hash = $1`, [
+    bytea(userOpHash),
+  ]);
+  const row = rows[0]!.row;
+  return {
+    async restore() {
+      await db.query(`insert into user_ops select * from jsonb_populate_record(null::user_ops, $1::jsonb)`, [row]);
+    },
+  };
 }

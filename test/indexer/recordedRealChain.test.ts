@@ -18,7 +18,7 @@ import { hasEip7702InitCode } from '../../indexer/decode/eip7702.js';
 import { decoderFor } from '../../indexer/decode/entryPointDecoder.js';
 import { userOpHashOf } from '../../indexer/decode/userOpHash.js';
 import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
-import type { Db } from '../../shared/db/client.js';
+import { bytea, type Db } from '../../shared/db/client.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { CANONICAL_ENTRYPOINTS, envSuffix, findNetworkByChainId, type EntryPointVersion } from '../../shared/networks.js';
 import request from 'supertest';
@@ -289,7 +289,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
           `select c.target, c.value::text as value, c.data
            from user_ops u, unnest(u.calls_target, u.calls_value, u.calls_data) with ordinality as c(target, value, data, i)
            where u.chain_id = $1 and u.user_op_hash = $2 order by c.i`,
-          [chainId, op.user_op_hash],
+          [chainId, bytea(op.user_op_hash)],
         );
         const want = expectedCalls(op.sender, op.call_data);
         expect(want.length, 'the recording’s callData decodes with a known account ABI').to.be.greaterThan(0);
@@ -307,7 +307,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
         tx_from: string;
       }>(
         `select b.beneficiary, b.bundler, b.ops_count, bt.fee::text, bt.l1_fee::text, bt.tx_from from bundles b
-         join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = opscan_hex_bytes(b.tx_hash) where b.chain_id = $1`,
+         join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = b.tx_hash where b.chain_id = $1`,
         [chainId],
       );
       const handleOps = handleOpsAbi(fixture.version).decodeFunctionData('handleOps', handleOpsInput(recording, entryPoint));

@@ -83,7 +83,7 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     opsByBundle.set(key, [...(opsByBundle.get(key) ?? []), o.userOpHash]);
   }
   const bundles: TruthBundle[] = (
-    await q(`select b.*, t.status, t.fee::text as fee from bundles b join bundle_transactions t on t.chain_id = b.chain_id and t.tx_hash = opscan_hex_bytes(b.tx_hash)
+    await q(`select b.*, t.status, t.fee::text as fee from bundles b join bundle_transactions t on t.chain_id = b.chain_id and t.tx_hash = b.tx_hash
              where b.chain_id = $1 order by b.block_number, t.tx_index, b.bundle_index`)
   ).map((b) => ({
     transactionHash: str(b.tx_hash),

@@ -12,8 +12,9 @@ import { createResponseCache } from '../../server/cache/responseCache.js';
 import type { Deps } from '../../server/context.js';
 import { createIndexerView } from '../../server/indexerView.js';
 import { createRedis } from '../../server/redis.js';
-import type { Db } from '../../shared/db/client.js';
+import { bytea, type Db } from '../../shared/db/client.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
+import { keepUserOpRow } from '../helpers/db.js';
 import { freePort } from '../helpers/freePort.js';
 import { createMigratedDatabase, postgresServerBinaries, startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/pgReplica.js';
 import { TEST_REDIS_URL, useTestRedis } from '../helpers/redis.js';
@@ -188,11 +189,11 @@ describe('read replicas (a real streaming replica)', function () {
     const newest = [...devnet!.truth.userOps].sort((a, b) => b.blockNumber - a.blockNumber)[0]!;
     await cluster!.caughtUp();
     await cluster!.pauseReplay();
-    const saved = await db.query(`select * from user_ops where user_op_hash = $1`, [newest.userOpHash]);
+    const saved = await keepUserOpRow(db, newest.userOpHash);
     try {
       // A reorg replaces the newest op's block: the indexer deletes its rows and bumps the epoch in one transaction.
       await db.transaction(async (tx) => {
-        await tx.query(`delete from user_ops where user_op_hash = $1`, [newest.userOpHash]);
+        await tx.query(`delete from user_ops where user_op_hash = $1`, [bytea(newest.userOpHash)]);
         await tx.query(`update indexer_state set reorg_epoch = reorg_epoch + 1 where chain_id = $1`, [CHAIN_ID]);
       });
       const fromPrimary = await onPrimary.latestHashes(50);
@@ -206,12 +207,7 @@ describe('read replicas (a real streaming replica)', function () {
       expect(again.headers['x-cache']).to.equal('hit');
     } finally {
       await cluster!.resumeReplay();
-      const row = saved.rows[0]!;
-      const columns = Object.keys(row);
-      await db.query(
-        `insert into user_ops (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-        columns.map((c) => row[c]),
-      );
+      await saved.restore();
       await cluster!.caughtUp();
     }
   });

@@ -6,7 +6,9 @@ import type { Deps } from '../../server/context.js';
 import { createIndexerView } from '../../server/indexerView.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import type { IndexerState } from '../../shared/db/tables/indexerState.js';
+import { bytea } from '../../shared/db/client.js';
 import { testConfig, testDeps } from '../helpers/app.js';
+import { keepUserOpRow } from '../helpers/db.js';
 import { TEST_REDIS_URL, useTestRedis } from '../helpers/redis.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
@@ -67,9 +69,9 @@ describe('response cache', () => {
         deps.services.indexer = createIndexerView(deps.db, deps.config.networks, { log: deps.log, maxAgeMs: 0 });
         for (const op of [oldOp, recentOp]) expect((await get('getUserOp', { hash: op.userOpHash })).headers['x-cache']).to.equal('miss');
         // A reorg: the indexer deletes the replaced block's rows and bumps the epoch in one transaction.
-        const saved = await d.db.query(`select * from user_ops where user_op_hash = $1`, [recentOp.userOpHash]);
+        const saved = await keepUserOpRow(d.db, recentOp.userOpHash);
         await d.db.transaction(async (tx) => {
-          await tx.query(`delete from user_ops where user_op_hash = $1`, [recentOp.userOpHash]);
+          await tx.query(`delete from user_ops where user_op_hash = $1`, [bytea(recentOp.userOpHash)]);
           await tx.query(`update indexer_state set reorg_epoch = reorg_epoch + 1 where chain_id = 31337`);
         });
         try {
@@ -80,12 +82,7 @@ describe('response cache', () => {
           expect(old.headers['x-cache']).to.equal('hit');
           expect(deps.services.cache.stats.stale).to.equal(1);
         } finally {
-          const row = saved.rows[0]!;
-          const columns = Object.keys(row);
-          await d.db.query(
-            `insert into user_ops (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
-            columns.map((c) => row[c]),
-          );
+          await saved.restore();
         }
       });
 

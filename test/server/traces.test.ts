@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { TruthUserOp } from '../../devnet/index.js';
 import { createApp } from '../../server/app.js';
 import type { Deps } from '../../server/context.js';
+import { bytea } from '../../shared/db/client.js';
 import { traceSchema, type Trace } from '../../shared/models/trace.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
@@ -220,12 +221,12 @@ describe('trace endpoints on indexed devnet traffic', () => {
   it('traces an op not traced while indexing on its first request and stores it for every op of its transaction; a node without a debug API gets a clear answer', async () => {
     const op = d.truth.userOps.find((o) => o.success && opsOf(o.transactionHash).length > 1)!;
     const txOps = opsOf(op.transactionHash).map((o) => o.userOpHash);
-    await d.db.query('delete from user_op_traces where user_op_hash = any($1::text[])', [txOps]);
+    await d.db.query('delete from user_op_traces where user_op_hash = any($1::bytea[])', [txOps.map((h) => bytea(h))]);
     const stored = async () =>
       (
         await d.db.query<{ user_op_hash: string; status: string }>(
-          'select user_op_hash, status from user_op_traces where user_op_hash = any($1::text[]) order by user_op_hash',
-          [txOps],
+          'select user_op_hash, status from user_op_traces where user_op_hash = any($1::bytea[]) order by user_op_hash',
+          [txOps.map((h) => bytea(h))],
         )
       ).rows;
     const query = { userOpHash: op.userOpHash, network: 'devnet' };

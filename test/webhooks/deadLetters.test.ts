@@ -4,6 +4,7 @@
  * is dead-lettered with its reason, and the events around it are delivered.
  */
 import { expect } from 'chai';
+import { bytea } from '../../shared/db/client.js';
 import * as outboxDeadLetters from '../../shared/db/tables/outboxDeadLetters.js';
 import { DEVNET, insertOp, insertOutbox, makeOp, randomAddress, randomHash, setIndexedBlock } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
@@ -54,7 +55,7 @@ describe('webhook dispatcher: outbox events it cannot process are dead-lettered'
     );
     // Well-formed, but its op's stored block time cannot be turned into the body's timestamp.
     await insertOp(h.db, deployer);
-    await h.db.query(`update user_ops set block_time = 99999999999999 where user_op_hash = $1`, [deployer.userOpHash]);
+    await h.db.query(`update user_ops set block_time = 99999999999999 where user_op_hash = $1`, [bytea(deployer.userOpHash)]);
     await setIndexedBlock(h.db, 3);
 
     const dispatcher = await h.startDispatcher();

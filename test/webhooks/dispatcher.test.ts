@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { bytea } from '../../shared/db/client.js';
 import { userOpSchema } from '../../shared/models/userOp.js';
 import { DEVNET, insertOp, insertOutbox, makeOp, randomAddress, setIndexedBlock, type FakeOp } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
@@ -127,7 +128,7 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     await receiver.current.waitFor(() => receiver.current.received.length === 2);
 
     // The indexer rolls block 6 back and writes it again with another hash: the op moved to block 7.
-    await h.db.query(`delete from user_ops where user_op_hash = $1`, [removed.userOpHash]);
+    await h.db.query(`delete from user_ops where user_op_hash = $1`, [bytea(removed.userOpHash)]);
     await insertOutbox(h.db, {
       type: 'reorg',
       blockNumber: 5,
@@ -148,7 +149,10 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     // An outbox event whose op now sits in another block describes data that is gone: never sent.
     const stale = makeOp({ sender, blockNumber: 8 });
     await insertOp(h.db, stale);
-    await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [stale.userOpHash, `0x${'88'.repeat(32)}`]);
+    await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [
+      bytea(stale.userOpHash),
+      bytea(`0x${'88'.repeat(32)}`),
+    ]);
     await setIndexedBlock(h.db, 8);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.current.received).to.have.length(4);

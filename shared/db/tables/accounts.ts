@@ -1,6 +1,6 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
-import { column, type EntityView } from '../entityView.js';
+import { byteaLiteral, bytesId, column, hexOf, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 
@@ -44,7 +44,10 @@ const COLUMNS = `address, factory, created_user_op_hash, created_tx_hash, create
   user_ops_count, implementation`;
 
 export async function find(db: Queryable, chainId: number, address: string): Promise<Account | null> {
-  const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [chainId, address]);
+  const { rows } = await db.query<AccountRow>(`select ${COLUMNS} from accounts where chain_id = $1 and address = $2`, [
+    chainId,
+    bytea(address),
+  ]);
   return rows[0] ? toAccount(rows[0]) : null;
 }
 
@@ -58,9 +61,9 @@ export async function findWithDeposit(
   address: string,
 ): Promise<{ account: Account | null; totalDeposit: string | null }> {
   const { rows } = await db.query<{ [K in keyof AccountRow]: AccountRow[K] | null } & { total_deposit: string | null }>(
-    `select ${COLUMNS}, ${latestTotalDepositSql('$1', '$2::text')} as total_deposit
+    `select ${COLUMNS}, ${latestTotalDepositSql('$1', hexOf('$2::bytea'))} as total_deposit
      from (select) given left join accounts on chain_id = $1 and address = $2`,
-    [chainId, address],
+    [chainId, bytea(address)],
   );
   const row = rows[0]!;
   return { account: row.address === null ? null : toAccount(row as AccountRow), totalDeposit: row.total_deposit };
@@ -71,7 +74,7 @@ export async function listByFactory(db: Queryable, chainId: number, factory: str
   const { rows } = await db.query<AccountRow>(
     `select ${COLUMNS} from accounts where chain_id = $1 and factory = $2
      order by created_block_number desc, address limit $3 offset $4`,
-    [chainId, factory, page.first, page.skip],
+    [chainId, bytea(factory), page.first, page.skip],
   );
   return rows.map(toAccount);
 }
@@ -96,7 +99,7 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
   await db.query(
     `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
        created_tx_hash, created_block_number, created_block_time, eip7702)
-     select $1, * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+     select $1, * from unnest($2::bytea[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bytea[], $7::bytea[], $8::bytea[],
        $9::bigint[], $10::bigint[], $11::boolean[])
      on conflict (chain_id, address) do update set
        user_ops_count = accounts.user_ops_count + excluded.user_ops_count,
@@ -110,13 +113,13 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
        created_block_time = coalesce(accounts.created_block_time, excluded.created_block_time)`,
     [
       chainId,
-      rows.map((r) => r.address),
+      rows.map((r) => bytea(r.address)),
       rows.map((r) => r.userOps),
       rows.map((r) => r.firstOpBlock),
       rows.map((r) => r.lastOpBlock),
-      rows.map((r) => d(r)?.factory ?? null),
-      rows.map((r) => d(r)?.userOpHash ?? null),
-      rows.map((r) => d(r)?.txHash ?? null),
+      rows.map((r) => bytea(d(r)?.factory)),
+      rows.map((r) => bytea(d(r)?.userOpHash)),
+      rows.map((r) => bytea(d(r)?.txHash)),
       rows.map((r) => d(r)?.blockNumber ?? null),
       rows.map((r) => d(r)?.blockTime ?? null),
       rows.map((r) => r.eip7702),
@@ -127,9 +130,9 @@ export async function upsertActivity(db: Queryable, chainId: number, rows: Accou
 /** Marks accounts shown to be EIP-7702 delegated EOAs by calldata decoded later (the repair pass). */
 export async function markEip7702(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
-  await db.query(`update accounts set eip7702 = true where chain_id = $1 and address = any($2::text[]) and not eip7702`, [
+  await db.query(`update accounts set eip7702 = true where chain_id = $1 and address = any($2::bytea[]) and not eip7702`, [
     chainId,
-    addresses,
+    addresses.map((a) => bytea(a)),
   ]);
 }
 
@@ -137,8 +140,8 @@ export async function markEip7702(db: Queryable, chainId: number, addresses: str
 export async function listFactories(db: Queryable, chainId: number, addresses: string[]): Promise<Map<string, string>> {
   if (addresses.length === 0) return new Map();
   const { rows } = await db.query<{ address: string; factory: string }>(
-    `select address, factory from accounts where chain_id = $1 and address = any($2::text[]) and factory is not null`,
-    [chainId, addresses],
+    `select address, factory from accounts where chain_id = $1 and address = any($2::bytea[]) and factory is not null`,
+    [chainId, addresses.map((a) => bytea(a))],
   );
   return new Map(rows.map((r) => [r.address, r.factory]));
 }
@@ -168,16 +171,17 @@ export async function setImplementations(
   if (named.length === 0) return;
   await db.query(
     `update accounts a set implementation = n.implementation
-     from unnest($2::text[], $3::text[]) as n(address, implementation)
+     from unnest($2::bytea[], $3::text[]) as n(address, implementation)
      where a.chain_id = $1 and a.address = n.address and a.implementation is null`,
-    [chainId, named.map((n) => n.address), named.map((n) => n.implementation)],
+    [chainId, named.map((n) => bytea(n.address)), named.map((n) => n.implementation)],
   );
 }
 
 /** Rebuilds `addresses` from user_ops (after a reorg removed rows); an account left without ops disappears. */
 export async function recompute(db: Queryable, chainId: number, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
-  await db.query(`delete from accounts where chain_id = $1 and address = any($2::text[])`, [chainId, addresses]);
+  const addressParam = addresses.map((a) => bytea(a));
+  await db.query(`delete from accounts where chain_id = $1 and address = any($2::bytea[])`, [chainId, addressParam]);
   await db.query(
     `insert into accounts (chain_id, address, user_ops_count, first_op_block, last_op_block, factory, created_user_op_hash,
        created_tx_hash, created_block_number, created_block_time, eip7702)
@@ -189,27 +193,27 @@ export async function recompute(db: Queryable, chainId: number, addresses: strin
        where x.chain_id = o.chain_id and x.sender = o.sender and x.factory is not null
        order by x.block_number, x.log_index limit 1
      ) d on true
-     where o.chain_id = $1 and o.sender = any($2::text[])
+     where o.chain_id = $1 and o.sender = any($2::bytea[])
      group by o.chain_id, o.sender, d.factory, d.user_op_hash, d.tx_hash, d.block_number, d.block_time`,
-    [chainId, addresses],
+    [chainId, addressParam],
   );
 }
 
 /** The subgraph's Account (server/graphql): id = address; deployment fields null when none was indexed. */
 export const accountView: EntityView = {
   from: 'accounts t',
-  id: { sql: 't.address', order: ['t.address'] },
+  id: bytesId('t.address'),
   fields: {
-    address: column('t.address', 'Bytes', 'text'),
-    factory: column('t.factory', 'Bytes', 'text', true),
+    address: column('t.address', 'Bytes', 'bytea'),
+    factory: column('t.factory', 'Bytes', 'bytea', true),
     paymaster: column(
-      `(select coalesce(u.paymaster, '${ZERO_ADDRESS}') from user_ops u where u.chain_id = t.chain_id and u.user_op_hash = t.created_user_op_hash)`,
+      `(select coalesce(u.paymaster, ${byteaLiteral(ZERO_ADDRESS)}) from user_ops u where u.chain_id = t.chain_id and u.user_op_hash = t.created_user_op_hash)`,
       'Bytes',
-      'text',
+      'bytea',
       true,
     ),
-    userOpHash: column('t.created_user_op_hash', 'Bytes', 'text', true),
-    transactionHash: column('t.created_tx_hash', 'Bytes', 'text', true),
+    userOpHash: column('t.created_user_op_hash', 'Bytes', 'bytea', true),
+    transactionHash: column('t.created_tx_hash', 'Bytes', 'bytea', true),
     blockNumber: column('t.created_block_number', 'BigInt', 'int8', true),
     blockTime: column('t.created_block_time', 'BigInt', 'int8', true),
     userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),

@@ -1,5 +1,4 @@
 import { bytea, type Queryable } from '../client.js';
-import { hexOf } from '../entityView.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import { packLogs, type TransactionLog } from './logs.js';
@@ -65,7 +64,7 @@ export const toBundleTransaction = (r: BundleTransactionRow): BundleTransaction 
 
 const COLUMNS = `bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.input, bt.status,
   bt.gas_used, bt.effective_gas_price, bt.fee, bt.l1_fee,
-  (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = ${hexOf('bt.tx_hash')}) as ops_count`;
+  (select coalesce(sum(b.ops_count), 0) from bundles b where b.chain_id = bt.chain_id and b.tx_hash = bt.tx_hash) as ops_count`;
 
 export async function findByHash(db: Queryable, chainId: number, txHash: string): Promise<BundleTransaction | null> {
   const { rows } = await db.query<BundleTransactionRow>(

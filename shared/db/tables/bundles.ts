@@ -1,10 +1,10 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Bundle } from '../../models/entities.js';
 import { findNetworkByChainId } from '../../networks.js';
-import { column, hashIndexId, type EntityView } from '../entityView.js';
+import { column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
 
 /** Reads of `bundles` (one row per bundle; a transaction may hold several), with their transaction. */
 
@@ -49,13 +49,13 @@ export async function listLatest(db: Queryable, chainId: number, page: Page): Pr
   const { rows } = await db.query<BundleRow>(
     `select b.chain_id, b.tx_hash, b.bundle_index, b.block_number, b.block_time, b.entry_point, b.bundler,
             b.beneficiary, b.ops_count, bt.tx_to, bt.status, bt.fee,
-            coalesce((select json_agg(json_build_object('id', o.user_op_hash || '-' || o.log_index, 'userOpHash', o.user_op_hash)
+            coalesce((select json_agg(json_build_object('id', ${hexOf('o.user_op_hash')} || '-' || o.log_index, 'userOpHash', ${hexOf('o.user_op_hash')})
                                       order by o.log_index)
                       from user_ops o
                       where o.chain_id = b.chain_id and o.tx_hash = b.tx_hash and o.bundle_index = b.bundle_index),
                      '[]'::json) as user_ops
      from bundles b
-     left join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = opscan_hex_bytes(b.tx_hash)
+     left join bundle_transactions bt on bt.chain_id = b.chain_id and bt.tx_hash = b.tx_hash
      where b.chain_id = $1
      order by b.block_number desc, bt.tx_index desc, b.bundle_index desc
      limit $2 offset $3`,
@@ -83,14 +83,14 @@ export type NewBundle = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundle>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['tx_hash', 'text', (b) => b.txHash],
+  ['tx_hash', 'bytea', (b) => b.txHash],
   ['bundle_index', 'integer', (b) => b.bundleIndex],
   ['block_number', 'bigint', (b) => b.blockNumber],
   ['block_time', 'bigint', (b) => b.blockTime],
-  ['entry_point', 'text', (b) => b.entryPoint],
+  ['entry_point', 'bytea', (b) => b.entryPoint],
   ['entry_point_version', 'text', (b) => b.entryPointVersion],
-  ['bundler', 'text', (b) => b.bundler],
-  ['beneficiary', 'text', (b) => b.beneficiary],
+  ['bundler', 'bytea', (b) => b.bundler],
+  ['beneficiary', 'bytea', (b) => b.beneficiary],
   ['aggregated', 'boolean', (b) => b.aggregated],
   ['ops_count', 'integer', (b) => b.opsCount],
   ['ops_failed', 'integer', (b) => b.opsFailed],
@@ -124,13 +124,13 @@ export async function updateDecoded(
   if (bundles.length === 0) return;
   await db.query(
     `update bundles b set beneficiary = coalesce(b.beneficiary, v.beneficiary), aggregated = b.aggregated or v.aggregated
-     from unnest($2::text[], $3::integer[], $4::text[], $5::boolean[]) as v(tx_hash, bundle_index, beneficiary, aggregated)
+     from unnest($2::bytea[], $3::integer[], $4::bytea[], $5::boolean[]) as v(tx_hash, bundle_index, beneficiary, aggregated)
      where b.chain_id = $1 and b.tx_hash = v.tx_hash and b.bundle_index = v.bundle_index`,
     [
       chainId,
-      bundles.map((b) => b.txHash),
+      bundles.map((b) => bytea(b.txHash)),
       bundles.map((b) => b.bundleIndex),
-      bundles.map((b) => b.beneficiary),
+      bundles.map((b) => bytea(b.beneficiary)),
       bundles.map((b) => b.aggregated),
     ],
   );
@@ -147,20 +147,20 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 
 /** The subgraph's Bundle (server/graphql); its id is `<transactionHash>-<bundleIndex>`. */
 export const bundleView: EntityView = {
-  from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = opscan_hex_bytes(t.tx_hash)',
+  from: 'bundles t left join bundle_transactions bt on bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash',
   block: 't.block_number',
-  id: hashIndexId('t.tx_hash', 't.bundle_index'),
+  id: hashIndexId('t.tx_hash', 't.bundle_index', 'bytea'),
   fields: {
-    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
     bundleIndex: column('t.bundle_index', 'Int', 'int4'),
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     blockTime: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
     // The first subgraph's name for the block time.
     timestamp: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
     userOpsLength: column('t.ops_count', 'BigInt', 'int4'),
-    bundler: column('t.bundler', 'Bytes', 'text'),
-    beneficiary: column('t.beneficiary', 'Bytes', 'text', true),
-    entryPoint: column('t.entry_point', 'Bytes', 'text'),
+    bundler: column('t.bundler', 'Bytes', 'bytea'),
+    beneficiary: column('t.beneficiary', 'Bytes', 'bytea', true),
+    entryPoint: column('t.entry_point', 'Bytes', 'bytea'),
     success: column('coalesce(bt.status, true)', 'Boolean', 'bool'),
     transactionFee: column('bt.fee', 'BigInt', 'numeric', true),
   },

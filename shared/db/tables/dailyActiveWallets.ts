@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.js';
+import { hexOf } from '../entityView.js';
 
 /** `daily_active_wallets`: the distinct senders of each UTC day (feeds daily_stats.active_wallets). */
 
@@ -23,7 +24,7 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
   await db.query(`delete from daily_active_wallets where chain_id = $1 and day = any($2::integer[])`, [chainId, days]);
   await db.query(
     `insert into daily_active_wallets (chain_id, day, address)
-     select distinct chain_id, (block_time / 86400)::integer, sender from user_ops
+     select distinct chain_id, (block_time / 86400)::integer, ${hexOf('sender')} from user_ops
      where chain_id = $1 and (block_time / 86400)::integer = any($2::integer[])`,
     [chainId, days],
   );

@@ -1,6 +1,6 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
-import { column, type EntityView } from '../entityView.js';
+import { bytesId, column, hexOf, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
 
 /** Reads of `entity_stats`: running totals per bundler, paymaster, factory and beneficiary. */
@@ -52,7 +52,7 @@ const COLUMNS = `chain_id, kind, address, user_ops_count, bundles_count, account
 export async function find(db: Queryable, chainId: number, kind: EntityKind, address: string): Promise<EntityStats | null> {
   const { rows } = await db.query<EntityStatsRow>(
     `select ${COLUMNS} from entity_stats where chain_id = $1 and kind = $2 and address = $3`,
-    [chainId, kind, address],
+    [chainId, kind, bytea(address)],
   );
   return rows[0] ? toEntityStats(rows[0]) : null;
 }
@@ -61,7 +61,7 @@ export async function find(db: Queryable, chainId: number, kind: EntityKind, add
 export async function listKindsOf(db: Queryable, chainId: number, address: string): Promise<EntityKind[]> {
   const { rows } = await db.query<{ kind: EntityKind }>(`select kind from entity_stats where chain_id = $1 and address = $2`, [
     chainId,
-    address,
+    bytea(address),
   ]);
   return rows.map((r) => r.kind);
 }
@@ -85,7 +85,7 @@ export async function listTopByUserOpsWithDeposits(
 ): Promise<Array<EntityStats & { totalDeposit: string | null }>> {
   const { rows } = await db.query<EntityStatsRow & { total_deposit: string | null }>(
     // The deposit is looked up outside the page's subquery: rows skipped by the offset would be projected too.
-    `select page.*, ${latestTotalDepositSql('$1', 'page.address')} as total_deposit from (${TOP_BY_USER_OPS}) page
+    `select page.*, ${latestTotalDepositSql('$1', hexOf('page.address'))} as total_deposit from (${TOP_BY_USER_OPS}) page
      order by page.user_ops_count desc, page.address`,
     [chainId, kind, page.first, page.skip],
   );
@@ -127,7 +127,7 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Ent
   await db.query(
     `insert into entity_stats (chain_id, kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum,
        tx_fee_sum, first_seen_block, first_seen_day, last_seen_block)
-     select $1, * from unnest($2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::numeric[], $8::numeric[],
+     select $1, * from unnest($2::text[], $3::bytea[], $4::bigint[], $5::bigint[], $6::bigint[], $7::numeric[], $8::numeric[],
        $9::bigint[], $10::integer[], $11::bigint[])
      on conflict (chain_id, kind, address) do update set
        user_ops_count = entity_stats.user_ops_count + excluded.user_ops_count,
@@ -141,7 +141,7 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Ent
     [
       chainId,
       rows.map((r) => r.kind),
-      rows.map((r) => r.address),
+      rows.map((r) => bytea(r.address)),
       rows.map((r) => r.userOps),
       rows.map((r) => r.bundles),
       rows.map((r) => r.accounts),
@@ -165,18 +165,23 @@ const ROLE_COLUMN: Record<EntityKind, string> = {
 export async function recompute(db: Queryable, chainId: number, kind: EntityKind, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
   const role = ROLE_COLUMN[kind];
-  await db.query(`delete from entity_stats where chain_id = $1 and kind = $2 and address = any($3::text[])`, [chainId, kind, addresses]);
+  const addressParam = addresses.map((a) => bytea(a));
+  await db.query(`delete from entity_stats where chain_id = $1 and kind = $2 and address = any($3::bytea[])`, [
+    chainId,
+    kind,
+    addressParam,
+  ]);
   await db.query(
     `insert into entity_stats (chain_id, kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum,
        tx_fee_sum, first_seen_block, first_seen_day, last_seen_block)
      select o.chain_id, $2, o.${role}, count(*), count(distinct (o.tx_hash, o.bundle_index)), count(o.factory),
             sum(o.actual_gas_cost),
             coalesce((select sum(t.fee) from bundle_transactions t where t.chain_id = o.chain_id
-                      and t.tx_hash in (select distinct opscan_hex_bytes(tx_hash) from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
+                      and t.tx_hash in (select distinct tx_hash from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
             min(o.block_number), min(o.block_time) / 86400, max(o.block_number)
-     from user_ops o where o.chain_id = $1 and o.${role} = any($3::text[])
+     from user_ops o where o.chain_id = $1 and o.${role} = any($3::bytea[])
      group by o.chain_id, o.${role}`,
-    [chainId, kind, addresses],
+    [chainId, kind, addressParam],
   );
 }
 
@@ -185,9 +190,9 @@ export async function recompute(db: Queryable, chainId: number, kind: EntityKind
 const statsView = (kind: EntityKind, fields: EntityView['fields']): EntityView => ({
   from: 'entity_stats t',
   where: `t.kind = '${kind}'`,
-  id: { sql: 't.address', order: ['t.address'] },
+  id: bytesId('t.address'),
   fields: {
-    address: column('t.address', 'Bytes', 'text'),
+    address: column('t.address', 'Bytes', 'bytea'),
     userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),
     firstSeenBlock: column('t.first_seen_block', 'BigInt', 'int8'),
     lastSeenBlock: column('t.last_seen_block', 'BigInt', 'int8'),
@@ -198,12 +203,7 @@ const statsView = (kind: EntityKind, fields: EntityView['fields']): EntityView =
 export const paymasterView = statsView('paymaster', {
   gasSponsored: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
   // As of its latest Deposited event, as getTopPaymasters answers it.
-  totalDeposit: column(
-    `coalesce((select d.total_deposit from entry_point_deposits d where d.chain_id = t.chain_id and d.account = t.address
-       and d.event = 'Deposited' order by d.block_number desc, d.log_index desc limit 1), 0)`,
-    'BigInt',
-    'numeric',
-  ),
+  totalDeposit: column(`coalesce(${latestTotalDepositSql('t.chain_id', hexOf('t.address'))}, 0)`, 'BigInt', 'numeric'),
 });
 
 export const factoryView = statsView('factory', {

@@ -1,5 +1,4 @@
 import { bytea, prepared, type Queryable } from '../client.js';
-import { hexOf } from '../entityView.js';
 import type { Log } from '../../models/log.js';
 
 /**
@@ -127,19 +126,19 @@ function logsOf(r: TransactionLogsRow): Log[] {
  */
 const LIST_BY_USER_OP = prepared(`select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
   from user_ops o
-  join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)
+  join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
   -- Only ops whose event precedes the op's can claim its logs first.
   cross join lateral ${opsOfTransaction('o.tx_hash', 's.log_index <= o.log_index')}
   where o.chain_id = $1 and o.user_op_hash = $2`);
 
 const FIND = prepared(`select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
   from bundle_transactions bt
-  cross join lateral ${opsOfTransaction(hexOf('bt.tx_hash'))}
+  cross join lateral ${opsOfTransaction('bt.tx_hash')}
   where bt.chain_id = $1 and bt.tx_hash = $2 and bt.first_log_index <= $3`);
 
 /** The logs of an op's execution slice that are its own (not an inner op's), in order. */
 export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<Log[]> {
-  const { rows } = await db.query<TransactionLogsRow>(LIST_BY_USER_OP, [chainId, userOpHash]);
+  const { rows } = await db.query<TransactionLogsRow>(LIST_BY_USER_OP, [chainId, bytea(userOpHash)]);
   return rows.flatMap(logsOf).filter((log) => log.userOpHash === userOpHash);
 }
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 
@@ -24,7 +24,7 @@ export type UserOpTrace = { status: 'ok' | 'unavailable'; trace: CallFrame | nul
 export async function find(db: Queryable, chainId: number, userOpHash: string): Promise<UserOpTrace | null> {
   const { rows } = await db.query<{ status: 'ok' | 'unavailable'; trace: CallFrame | null }>(
     `select status, trace from user_op_traces where chain_id = $1 and user_op_hash = $2`,
-    [chainId, userOpHash],
+    [chainId, bytea(userOpHash)],
   );
   return rows[0] ? { status: rows[0].status, trace: rows[0].trace } : null;
 }
@@ -35,7 +35,7 @@ export type NewUserOpTrace = { userOpHash: string; status: 'ok' | 'unavailable';
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['user_op_hash', 'text', (t) => t.userOpHash],
+  ['user_op_hash', 'bytea', (t) => t.userOpHash],
   ['status', 'text', (t) => t.status],
   ['trace', 'text', (t) => (t.trace === null ? null : JSON.stringify(t.trace)), (v) => `${v}::jsonb`],
 ];
@@ -61,14 +61,17 @@ export async function storeTraced(db: Queryable, chainId: number, traces: Array<
   if (traces.length === 0) return;
   await db.query(
     `insert into user_op_traces (chain_id, user_op_hash, status, trace)
-     select $1, u.hash, 'ok', u.trace::jsonb from unnest($2::text[], $3::text[]) as u(hash, trace)
+     select $1, u.hash, 'ok', u.trace::jsonb from unnest($2::bytea[], $3::text[]) as u(hash, trace)
      where exists (select 1 from user_ops o where o.chain_id = $1 and o.user_op_hash = u.hash)
      on conflict (chain_id, user_op_hash) do update set status = 'ok', trace = excluded.trace where user_op_traces.status <> 'ok'`,
-    [chainId, traces.map((t) => t.userOpHash), traces.map((t) => JSON.stringify(t.trace))],
+    [chainId, traces.map((t) => bytea(t.userOpHash)), traces.map((t) => JSON.stringify(t.trace))],
   );
 }
 
 export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {
   if (userOpHashes.length === 0) return;
-  await db.query(`delete from user_op_traces where chain_id = $1 and user_op_hash = any($2::text[])`, [chainId, userOpHashes]);
+  await db.query(`delete from user_op_traces where chain_id = $1 and user_op_hash = any($2::bytea[])`, [
+    chainId,
+    userOpHashes.map((h) => bytea(h)),
+  ]);
 }

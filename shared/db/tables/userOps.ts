@@ -1,12 +1,12 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
-import { byteaArray, numeric, unnestInsert, type Column } from '../unnest.js';
+import { byteaArray, columnArray, numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { AccountCall } from '../../calldata/accountCalls.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
-import { column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
+import { byteaLiteral, column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
 
 /**
  * Reads of `user_ops` (with what an answer needs from `bundle_transactions` and `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
@@ -150,7 +150,7 @@ export function toUserOp(op: StoredUserOp): UserOp {
 function selectStored(inner: string): string {
   return `
     select o.*,
-      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = opscan_hex_bytes(o.tx_hash)) as input,
+      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
       coalesce((
         select json_agg(json_build_object('target', ${hexOf('c.target')}, 'value', c.value::text, 'data', ${hexOf('c.data')}) order by c.i)
         from unnest(o.calls_target, o.calls_value, o.calls_data) with ordinality as c(target, value, data, i)
@@ -166,8 +166,8 @@ function selectStored(inner: string): string {
 /** The stored ops with these hashes (any order), with everything toUserOp needs. */
 export async function listStoredByHashes(db: Queryable, chainId: number, hashes: string[]): Promise<StoredUserOp[]> {
   if (hashes.length === 0) return [];
-  const inner = `select * from user_ops where chain_id = $1 and user_op_hash = any($2::text[])`;
-  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [chainId, hashes]);
+  const inner = `select * from user_ops where chain_id = $1 and user_op_hash = any($2::bytea[])`;
+  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [chainId, hashes.map((h) => bytea(h))]);
   return rows;
 }
 
@@ -184,7 +184,7 @@ async function listWhere(db: Queryable, where: string, params: unknown[], page: 
 export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<UserOp | null> {
   const { rows } = await db.query<StoredUserOp>(selectStored(`select * from user_ops where chain_id = $1 and user_op_hash = $2`), [
     chainId,
-    hash,
+    bytea(hash),
   ]);
   return rows[0] ? toUserOp(rows[0]) : null;
 }
@@ -193,7 +193,7 @@ export async function findByHash(db: Queryable, chainId: number, hash: string): 
 export async function listByHash(db: Queryable, chainIds: number[], hash: string): Promise<UserOp[]> {
   const { rows } = await db.query<StoredUserOp>(
     selectStored(`select * from user_ops where user_op_hash = $1 and chain_id = any($2::bigint[])`),
-    [hash, chainIds],
+    [bytea(hash), chainIds],
   );
   return rows.map(toUserOp);
 }
@@ -203,19 +203,19 @@ export function listLatest(db: Queryable, chainId: number, page: Page): Promise<
 }
 
 export function listBySender(db: Queryable, chainId: number, sender: string, page: Page): Promise<UserOp[]> {
-  return listWhere(db, 'chain_id = $1 and sender = $2', [chainId, sender], page);
+  return listWhere(db, 'chain_id = $1 and sender = $2', [chainId, bytea(sender)], page);
 }
 
 export function listByPaymaster(db: Queryable, chainId: number, paymaster: string, page: Page): Promise<UserOp[]> {
-  return listWhere(db, 'chain_id = $1 and paymaster = $2', [chainId, paymaster], page);
+  return listWhere(db, 'chain_id = $1 and paymaster = $2', [chainId, bytea(paymaster)], page);
 }
 
 export function listByBundler(db: Queryable, chainId: number, bundler: string, page: Page): Promise<UserOp[]> {
-  return listWhere(db, 'chain_id = $1 and bundler = $2', [chainId, bundler], page);
+  return listWhere(db, 'chain_id = $1 and bundler = $2', [chainId, bytea(bundler)], page);
 }
 
 export function listByTransaction(db: Queryable, chainId: number, txHash: string, page: Page): Promise<UserOp[]> {
-  return listWhere(db, 'chain_id = $1 and tx_hash = $2', [chainId, txHash], page);
+  return listWhere(db, 'chain_id = $1 and tx_hash = $2', [chainId, bytea(txHash)], page);
 }
 
 export function listByBlock(db: Queryable, chainId: number, blockNumber: number, page: Page): Promise<UserOp[]> {
@@ -243,8 +243,8 @@ export async function listIdsByTransactions(
 ): Promise<Array<{ txHash: string; bundleIndex: number; id: string; userOpHash: string }>> {
   const { rows } = await db.query<{ tx_hash: string; bundle_index: number; user_op_hash: string; log_index: number }>(
     `select tx_hash, bundle_index, user_op_hash, log_index from user_ops
-     where chain_id = $1 and tx_hash = any($2::text[]) order by log_index`,
-    [chainId, txHashes],
+     where chain_id = $1 and tx_hash = any($2::bytea[]) order by log_index`,
+    [chainId, txHashes.map((h) => bytea(h))],
   );
   return rows.map((r) => ({
     txHash: r.tx_hash,
@@ -256,7 +256,7 @@ export async function listIdsByTransactions(
 
 /** Whether an op with this hash exists on the network (searchEntry). */
 export async function exists(db: Queryable, chainId: number, hash: string): Promise<boolean> {
-  const { rows } = await db.query(`select 1 from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, hash]);
+  const { rows } = await db.query(`select 1 from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, bytea(hash)]);
   return rows.length > 0;
 }
 
@@ -316,36 +316,36 @@ export type NewUserOp = {
 
 const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['user_op_hash', 'text', (o) => o.userOpHash],
-  ['entry_point', 'text', (o) => o.entryPoint],
+  ['user_op_hash', 'bytea', (o) => o.userOpHash],
+  ['entry_point', 'bytea', (o) => o.entryPoint],
   ['entry_point_version', 'text', (o) => o.entryPointVersion],
-  ['sender', 'text', (o) => o.sender],
-  ['paymaster', 'text', (o) => o.paymaster],
+  ['sender', 'bytea', (o) => o.sender],
+  ['paymaster', 'bytea', (o) => o.paymaster],
   ['nonce', 'numeric', (o) => numeric(o.nonce)],
   ['success', 'boolean', (o) => o.success],
   ['actual_gas_cost', 'numeric', (o) => numeric(o.actualGasCost)],
   ['actual_gas_used', 'numeric', (o) => numeric(o.actualGasUsed)],
   ['failure', 'text', (o) => o.failure],
-  ['revert_reason', 'text', (o) => o.revertReason],
+  ['revert_reason', 'bytea', (o) => o.revertReason],
   ['revert_message', 'text', (o) => o.revertMessage],
   ['block_number', 'bigint', (o) => o.blockNumber],
-  ['block_hash', 'text', (o) => o.blockHash],
+  ['block_hash', 'bytea', (o) => o.blockHash],
   ['block_time', 'bigint', (o) => o.blockTime],
-  ['tx_hash', 'text', (o) => o.txHash],
+  ['tx_hash', 'bytea', (o) => o.txHash],
   ['tx_index', 'integer', (o) => o.txIndex],
   ['bundle_index', 'integer', (o) => o.bundleIndex],
   ['op_index', 'integer', (o) => o.opIndex],
   ['log_index', 'integer', (o) => o.logIndex],
   ['exec_log_from', 'integer', (o) => o.execLogFrom],
   ['exec_log_to', 'integer', (o) => o.execLogTo],
-  ['bundler', 'text', (o) => o.bundler],
-  ['beneficiary', 'text', (o) => o.beneficiary],
-  ['factory', 'text', (o) => o.factory],
-  ['aggregator', 'text', (o) => o.aggregator],
-  ['init_code', 'text', (o) => o.initCode],
-  ['call_data', 'text', (o) => o.callData],
-  ['signature', 'text', (o) => o.signature],
-  ['paymaster_and_data', 'text', (o) => o.paymasterAndData],
+  ['bundler', 'bytea', (o) => o.bundler],
+  ['beneficiary', 'bytea', (o) => o.beneficiary],
+  ['factory', 'bytea', (o) => o.factory],
+  ['aggregator', 'bytea', (o) => o.aggregator],
+  ['init_code', 'bytea', (o) => o.initCode],
+  ['call_data', 'bytea', (o) => o.callData],
+  ['signature', 'bytea', (o) => o.signature],
+  ['paymaster_and_data', 'bytea', (o) => o.paymasterAndData],
   ['call_gas_limit', 'numeric', (o) => numeric(o.callGasLimit)],
   ['verification_gas_limit', 'numeric', (o) => numeric(o.verificationGasLimit)],
   ['pre_verification_gas', 'numeric', (o) => numeric(o.preVerificationGas)],
@@ -353,12 +353,12 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['max_priority_fee_per_gas', 'numeric', (o) => numeric(o.maxPriorityFeePerGas)],
   ['paymaster_verification_gas_limit', 'numeric', (o) => numeric(o.paymasterVerificationGasLimit)],
   ['paymaster_post_op_gas_limit', 'numeric', (o) => numeric(o.paymasterPostOpGasLimit)],
-  ['account_gas_limits', 'text', (o) => o.accountGasLimits],
-  ['gas_fees', 'text', (o) => o.gasFees],
+  ['account_gas_limits', 'bytea', (o) => o.accountGasLimits],
+  ['gas_fees', 'bytea', (o) => o.gasFees],
   ['decode_status', 'text', (o) => o.decodeStatus],
   ['eip7702', 'boolean', (o) => o.eip7702],
-  ['paymaster_signature', 'text', (o) => o.paymasterSignature],
-  ['target', 'text', (o) => o.target],
+  ['paymaster_signature', 'bytea', (o) => o.paymasterSignature],
+  ['target', 'bytea', (o) => o.target],
   // unnest flattens nested arrays: the calls travel as array literals, cast back to arrays.
   ['calls_target', 'text', (o) => byteaArray(o.calls.map((c) => c.target)), (v) => `${v}::bytea[]`],
   ['calls_value', 'text', (o) => `{${o.calls.map((c) => c.value.toString()).join(',')}}`, (v) => `${v}::numeric[]`],
@@ -390,7 +390,9 @@ export async function listTraceNeededTransactions(
   limit: number,
 ): Promise<Array<{ txHash: string; blockNumber: number; blockHash: string; blockTime: number }>> {
   const { rows } = await db.query<{ tx_hash: string; block_number: string; block_hash: string; block_time: string }>(
-    `select tx_hash, min(block_number) as block_number, min(block_hash) as block_hash, min(block_time) as block_time
+    // (PostgreSQL 15 has no min(bytea): the first block hash in byte order is what min(text) gave.)
+    `select tx_hash, min(block_number) as block_number, (array_agg(block_hash order by block_hash))[1] as block_hash,
+       min(block_time) as block_time
      from user_ops where chain_id = $1 and decode_status = 'trace_needed'
      group by tx_hash order by min(block_number), tx_hash limit $2`,
     [chainId, limit],
@@ -448,7 +450,7 @@ export async function updateDecoded(db: Queryable, chainId: number, ops: NewUser
      from unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')}) as v(${columns.map((_, i) => `c${i}`).join(', ')})
      where u.chain_id = $1 and u.user_op_hash = v.c0 and u.decode_status = 'trace_needed'
      returning u.user_op_hash`,
-    [chainId, ...columns.map(([, , value]) => ops.map((o) => value(o, chainId)))],
+    [chainId, ...columns.map((column) => columnArray(column, { rows: ops, chainId }))],
   );
   return new Set(rows.map((r) => r.user_op_hash));
 }
@@ -499,19 +501,19 @@ const postOpReverted = "t.failure = 'postop_reverted'";
 export const userOpView: EntityView = {
   from: 'user_ops t',
   block: 't.block_number',
-  id: hashIndexId('t.user_op_hash', 't.log_index'),
+  id: hashIndexId('t.user_op_hash', 't.log_index', 'bytea'),
   fields: {
-    userOpHash: column('t.user_op_hash', 'Bytes', 'text'),
-    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
-    sender: column('t.sender', 'Bytes', 'text'),
+    userOpHash: column('t.user_op_hash', 'Bytes', 'bytea'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
+    sender: column('t.sender', 'Bytes', 'bytea'),
     // The first call's target, kept on the op (migration 0017) so that it filters and sorts like the sender.
-    target: column('t.target', 'Bytes', 'text', true),
+    target: column('t.target', 'Bytes', 'bytea', true),
     // The first decoded call's value (null without calls: an array read past its end is null).
     value: column('t.calls_value[1]', 'BigInt', 'numeric', true),
     // The EntryPoint's event names the zero address when an op had no paymaster; so does the subgraph.
     paymaster: {
-      ...column(`coalesce(t.paymaster, '${ZERO_ADDRESS}')`, 'Bytes', 'text'),
-      equals: (param) => `(t.paymaster = ${param} or (t.paymaster is null and ${param} = '${ZERO_ADDRESS}'))`,
+      ...column(`coalesce(t.paymaster, ${byteaLiteral(ZERO_ADDRESS)})`, 'Bytes', 'bytea'),
+      equals: (param) => `(t.paymaster = ${param} or (t.paymaster is null and ${param} = ${byteaLiteral(ZERO_ADDRESS)}))`,
     },
     nonce: column('t.nonce', 'BigInt', 'numeric'),
     success: column('t.success', 'Boolean', 'bool'),
@@ -519,34 +521,34 @@ export const userOpView: EntityView = {
     actualGasUsed: column('t.actual_gas_used', 'BigInt', 'numeric'),
     actualGasPrice: column(gasPrice, 'BigInt', 'numeric', true),
     gasPrice: column(gasPrice, 'BigInt', 'numeric', true),
-    revertReason: column(`case when ${postOpReverted} then null else t.revert_reason end`, 'Bytes', 'text', true),
-    paymasterRevertReason: column(`case when ${postOpReverted} then t.revert_reason end`, 'Bytes', 'text', true),
+    revertReason: column(`case when ${postOpReverted} then null else t.revert_reason end`, 'Bytes', 'bytea', true),
+    paymasterRevertReason: column(`case when ${postOpReverted} then t.revert_reason end`, 'Bytes', 'bytea', true),
     // Block time never decreases along the chain: the (indexed) block number sorts like it.
     blockTime: { ...column('t.block_time', 'BigInt', 'int8'), order: 't.block_number' },
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     logIndex: column('t.log_index', 'Int', 'int4'),
     bundleIndex: column('t.bundle_index', 'Int', 'int4'),
     input: column(
-      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = opscan_hex_bytes(t.tx_hash))',
+      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)',
       'Bytes',
       'bytea',
       true,
     ),
-    callData: column('t.call_data', 'Bytes', 'text', true),
-    beneficiary: column('t.beneficiary', 'Bytes', 'text', true),
-    bundler: column('t.bundler', 'Bytes', 'text'),
+    callData: column('t.call_data', 'Bytes', 'bytea', true),
+    beneficiary: column('t.beneficiary', 'Bytes', 'bytea', true),
+    bundler: column('t.bundler', 'Bytes', 'bytea'),
     // The subgraph answers `0x` for an op that deployed nothing.
-    factory: column(`coalesce(t.factory, '0x')`, 'Bytes', 'text'),
-    initCode: column('t.init_code', 'Bytes', 'text', true),
-    signature: column('t.signature', 'Bytes', 'text', true),
-    paymasterAndData: column('t.paymaster_and_data', 'Bytes', 'text', true),
+    factory: column(`coalesce(t.factory, ${byteaLiteral('0x')})`, 'Bytes', 'bytea'),
+    initCode: column('t.init_code', 'Bytes', 'bytea', true),
+    signature: column('t.signature', 'Bytes', 'bytea', true),
+    paymasterAndData: column('t.paymaster_and_data', 'Bytes', 'bytea', true),
     callGasLimit: column('t.call_gas_limit', 'BigInt', 'numeric', true),
     verificationGasLimit: column('t.verification_gas_limit', 'BigInt', 'numeric', true),
     preVerificationGas: column('t.pre_verification_gas', 'BigInt', 'numeric', true),
     maxFeePerGas: column('t.max_fee_per_gas', 'BigInt', 'numeric', true),
     maxPriorityFeePerGas: column('t.max_priority_fee_per_gas', 'BigInt', 'numeric', true),
-    accountGasLimits: column('t.account_gas_limits', 'Bytes', 'text', true),
-    gasFees: column('t.gas_fees', 'Bytes', 'text', true),
+    accountGasLimits: column('t.account_gas_limits', 'Bytes', 'bytea', true),
+    gasFees: column('t.gas_fees', 'Bytes', 'bytea', true),
     // As toUserOp: the op's gas limits summed (v0.7+ adds the paymaster's), null until decoded.
     gasLimit: column(
       `t.call_gas_limit + t.verification_gas_limit + t.pre_verification_gas + case when t.entry_point_version = 'v0.6' then 0
@@ -557,7 +559,7 @@ export const userOpView: EntityView = {
     ),
     // Not recorded per op (the subgraph's is the block's base fee).
     baseFeePerGas: column('null::numeric', 'BigInt', 'numeric', true),
-    entryPoint: column('t.entry_point', 'Bytes', 'text'),
+    entryPoint: column('t.entry_point', 'Bytes', 'bytea'),
     entryPointVersion: column('t.entry_point_version', 'String', 'text'),
   },
 };

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { UserOp } from '../../models/userOp.js';
 import { listStoredByHashes, toUserOp } from './userOps.js';
+import { listFactories } from './accounts.js';
 
 /**
  * Batch read of ops for webhook payloads: many hashes in one query, each op in the spec's UserOp
@@ -15,11 +16,4 @@ export async function listByHashes(db: Queryable, chainId: number, hashes: strin
 }
 
 /** accounts.factory of each address deployed through an indexed AccountDeployed. */
-export async function listAccountFactories(db: Queryable, chainId: number, addresses: string[]): Promise<Map<string, string>> {
-  if (addresses.length === 0) return new Map();
-  const { rows } = await db.query<{ address: string; factory: string }>(
-    `select address, factory from accounts where chain_id = $1 and address = any($2::text[]) and factory is not null`,
-    [chainId, addresses],
-  );
-  return new Map(rows.map((r) => [r.address, r.factory]));
-}
+export const listAccountFactories = listFactories;

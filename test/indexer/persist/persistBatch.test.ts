@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { decodeRange } from '../../../indexer/decode/decodeRange.js';
 import type { BlockHeader, RawBundleTx } from '../../../indexer/decode/chainTypes.js';
 import { CursorMovedError, ParentMismatchError, persistBatch } from '../../../indexer/persist/persistBatch.js';
+import { bytea } from '../../../shared/db/client.js';
 import * as indexerState from '../../../shared/db/tables/indexerState.js';
 import { useTestDb } from '../../helpers/db.js';
 import { addr, ENTRY_POINTS, EP07, handleOpsV06, handleOpsV07, hash, TxBuilder } from '../decode/builders.js';
@@ -115,7 +116,7 @@ describe('persist/persistBatch', () => {
     await persistBatch(t.db, batchWith(entryPoints, { chainId: 1, block: 101, parent: hash(0xb10c00 + 100), txs: [raw] }), options);
     const { rows } = await t.db.query<{ entry_point: string; entry_point_version: string; call_gas_limit: string; decode_status: string }>(
       'select entry_point, entry_point_version, call_gas_limit, decode_status from user_ops where chain_id = 1 and user_op_hash = $1',
-      [hash(0x6001)],
+      [bytea(hash(0x6001))],
     );
     expect(rows).to.deep.equal([
       { entry_point: CUSTOM_EP, entry_point_version: 'v0.6', call_gas_limit: String(1n << 70n), decode_status: 'ok' },

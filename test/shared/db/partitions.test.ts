@@ -28,9 +28,11 @@ async function insertOp(db: Db, chainId: number, hash: string): Promise<void> {
   );
   const value = (column: string, type: string): unknown => {
     if (column === 'chain_id') return chainId;
-    if (column === 'user_op_hash') return hash;
+    // Text before migration 0025, bytea since.
+    const hex = (value: string) => (type === 'bytea' ? bytea(value) : value);
+    if (column === 'user_op_hash') return hex(hash);
     if (type === 'boolean') return true;
-    if (type === 'text') return '0x' + '1'.repeat(40);
+    if (type === 'text' || type === 'bytea') return hex('0x' + '1'.repeat(40));
     if (type.includes('time')) return new Date();
     return 1;
   };
@@ -67,11 +69,11 @@ describe('partitions by chain id', () => {
     it("keeps the hot queries on their indexes, reading only the network's partition", async () => {
       const op = d.truth.userOps[0]!;
       const plans = {
-        getUserOp: ['select * from user_ops where chain_id = $1 and user_op_hash = $2', [chainId(), op.userOpHash]],
+        getUserOp: ['select * from user_ops where chain_id = $1 and user_op_hash = $2', [chainId(), bytea(op.userOpHash)]],
         getLatestUserOps: ['select * from user_ops where chain_id = $1 order by block_number desc, log_index desc limit 10', [chainId()]],
         getAddressActivity: [
           'select * from user_ops where chain_id = $1 and sender = $2 order by block_number desc, log_index desc limit 10',
-          [chainId(), op.sender],
+          [chainId(), bytea(op.sender)],
         ],
         // The ops of the op's transaction, which its logs are told apart by (logs.ts).
         getUserOpLogs: [

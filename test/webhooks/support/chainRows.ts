@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../../shared/db/client.js';
+import { bytea, type Queryable } from '../../../shared/db/client.js';
 import { byteaArray } from '../../../shared/db/unnest.js';
 import { OUTBOX_CHANNEL } from '../../../shared/outboxEvents.js';
 
@@ -55,20 +55,20 @@ export async function insertOp(
     `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, paymaster, nonce, success,
        actual_gas_cost, actual_gas_used, block_number, block_hash, block_time, tx_hash, tx_index, bundle_index, log_index,
        bundler, factory, call_data)
-     values ($1, $2, '0x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, $8, 0, 0, $9,
-       $10, $11, '0x')`,
+     values ($1, $2, '\\x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, $8, 0, 0, $9,
+       $10, $11, '')`,
     [
       chainId,
-      op.userOpHash,
-      op.sender,
-      op.paymaster,
+      bytea(op.userOpHash),
+      bytea(op.sender),
+      bytea(op.paymaster),
       op.blockNumber,
-      op.blockHash,
+      bytea(op.blockHash),
       1_700_000_000 + op.blockNumber,
-      op.transactionHash,
+      bytea(op.transactionHash),
       op.logIndex,
-      op.bundler,
-      op.deployedBy,
+      bytea(op.bundler),
+      bytea(op.deployedBy),
     ],
   );
   if (op.targets.length > 0) {
@@ -76,7 +76,7 @@ export async function insertOp(
       `update user_ops set calls_target = $3::text::bytea[], calls_value = array_fill(0::numeric, array[$4::int]),
               calls_data = array_fill(''::bytea, array[$4::int])
        where chain_id = $1 and user_op_hash = $2`,
-      [chainId, op.userOpHash, byteaArray(op.targets), op.targets.length],
+      [chainId, bytea(op.userOpHash), byteaArray(op.targets), op.targets.length],
     );
   }
   const factory = op.deployedBy ?? options.factoryOfSender ?? null;
@@ -84,7 +84,7 @@ export async function insertOp(
     await db.query(
       `insert into accounts (chain_id, address, factory, created_user_op_hash, created_tx_hash, created_block_number)
        values ($1, $2, $3, $4, $5, $6) on conflict (chain_id, address) do update set factory = excluded.factory`,
-      [chainId, op.sender, op.deployedBy, op.userOpHash, op.transactionHash, op.blockNumber],
+      [chainId, bytea(op.sender), bytea(op.deployedBy), bytea(op.userOpHash), bytea(op.transactionHash), op.blockNumber],
     );
   }
   const common = { blockNumber: op.blockNumber, blockHash: op.blockHash, transactionHash: op.transactionHash };
