@@ -58,7 +58,7 @@ export async function findWithDeposit(
   address: string,
 ): Promise<{ account: Account | null; totalDeposit: string | null }> {
   const { rows } = await db.query<{ [K in keyof AccountRow]: AccountRow[K] | null } & { total_deposit: string | null }>(
-    `select ${COLUMNS}, ${latestTotalDepositSql('$1', '$2::text')} as total_deposit
+    `select ${COLUMNS}, ${latestTotalDepositSql('$1', 'opscan_hex_bytes($2::text)')} as total_deposit
      from (select) given left join accounts on chain_id = $1 and address = $2`,
     [chainId, address],
   );

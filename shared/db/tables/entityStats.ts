@@ -85,7 +85,7 @@ export async function listTopByUserOpsWithDeposits(
 ): Promise<Array<EntityStats & { totalDeposit: string | null }>> {
   const { rows } = await db.query<EntityStatsRow & { total_deposit: string | null }>(
     // The deposit is looked up outside the page's subquery: rows skipped by the offset would be projected too.
-    `select page.*, ${latestTotalDepositSql('$1', 'page.address')} as total_deposit from (${TOP_BY_USER_OPS}) page
+    `select page.*, ${latestTotalDepositSql('$1', 'opscan_hex_bytes(page.address)')} as total_deposit from (${TOP_BY_USER_OPS}) page
      order by page.user_ops_count desc, page.address`,
     [chainId, kind, page.first, page.skip],
   );
@@ -199,7 +199,7 @@ export const paymasterView = statsView('paymaster', {
   gasSponsored: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
   // As of its latest Deposited event, as getTopPaymasters answers it.
   totalDeposit: column(
-    `coalesce((select d.total_deposit from entry_point_deposits d where d.chain_id = t.chain_id and d.account = t.address
+    `coalesce((select d.total_deposit from entry_point_deposits d where d.chain_id = t.chain_id and d.account = opscan_hex_bytes(t.address)
        and d.event = 'Deposited' order by d.block_number desc, d.log_index desc limit 1), 0)`,
     'BigInt',
     'numeric',
