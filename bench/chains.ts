@@ -564,10 +564,10 @@ async function population(context: Context, counts: number[], followSeconds: num
     let rows = 0;
     for (const count of counts) {
       const t0 = performance.now();
-      // md5 gives 32 hex characters; 8 more from a second one make an address (lower case, as stored).
+      // md5 gives 16 bytes; 4 more from a second one make an address.
       await db.query(
         `insert into known_addresses (chain_id, address, first_block, backfill_to, backfilled_to)
-         select 8453, '0x' || md5(i::text) || left(md5((-i)::text), 8), 1, 0, 1 from generate_series($1::bigint, $2::bigint) i
+         select 8453, decode(md5(i::text) || left(md5((-i)::text), 8), 'hex'), 1, 0, 1 from generate_series($1::bigint, $2::bigint) i
          on conflict do nothing`,
         [rows + 1, count],
       );

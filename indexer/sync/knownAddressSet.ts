@@ -5,10 +5,11 @@
  * up in the table in one query per range. Addresses made known by ranges decoded but not yet
  * committed are held apart (`uncommitted`) until their batch commits, so a later range sees them
  * whatever the table says yet. 10 million known addresses: a 24 MB filter instead of a ~1 GB Set,
- * and a start-up read of addresses × 42 bytes, in pages of one string each.
+ * and a start-up read of addresses × 40 hex digits, in pages of one value each.
  */
 import type { Db } from '../../shared/db/client.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import { ADDRESS_HEX_DIGITS } from '../../shared/models/primitives.js';
 import { GrowingAddressFilter } from './addressBloomFilter.js';
 
 /** Addresses read per query while the filter is built. */
@@ -32,8 +33,7 @@ export class KnownAddressSet {
     for (let after: string | null = null; ;) {
       const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
       if (page.count === 0) break;
-      for (let at = 0; at < page.text.length; at += knownAddresses.ADDRESS_LENGTH)
-        filter.add(page.text.slice(at, at + knownAddresses.ADDRESS_LENGTH));
+      for (let at = 0; at < page.hex.length; at += ADDRESS_HEX_DIGITS) filter.add(`0x${page.hex.slice(at, at + ADDRESS_HEX_DIGITS)}`);
       after = page.last;
     }
     for (const a of this.uncommitted.keys()) filter.add(a);

@@ -4,6 +4,9 @@ import { z } from 'zod';
  * Wire primitives of the /v0 API. Addresses and hashes are answered in lower case; quantities are
  * decimal strings (exact for uint256); inputs accept any case and are normalised here.
  */
+/** Hex digits of an address (20 bytes), e.g. in a run of addresses' bytes read as one hex value. */
+export const ADDRESS_HEX_DIGITS = 40;
+
 export const addressSchema = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')

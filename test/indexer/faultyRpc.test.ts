@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
 import { startIndexer, type IndexerTuning } from '../../indexer/index.js';
-import type { Db } from '../../shared/db/client.js';
+import { bytea, type Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
 import { expectMatchesTruth, readStoredTruth } from './storedTruth.js';
@@ -249,7 +249,7 @@ function oddAnswerTests(t: { readonly db: Db }, getDevnet: () => Devnet) {
       expect(proxy.stats.zeroHashLogs).to.be.greaterThan(0);
       await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
       const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from entry_point_deposits where tx_hash = $1`, [
-        `0x${'0'.repeat(64)}`,
+        bytea(`0x${'0'.repeat(64)}`),
       ]);
       expect(rows[0]!.n).to.equal('0');
     });

@@ -133,12 +133,12 @@ function defineTests(t: { readonly db: Db }) {
     it("keeps each past day's active wallets as one list in address order; the latest day's is read live", async () => {
       const { rows } = await t.db.query<{ day: number; active_wallet_list: string | null; live: string | null }>(
         `select d.day, d.active_wallet_list,
-                (select string_agg(w.address, ',' order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day) as live
+                (select string_agg(w.address, ''::bytea order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day) as live
          from daily_stats d where d.chain_id = $1 order by d.day`,
         [devnet.chainId],
       );
       expect(rows.length).to.be.above(1);
-      for (const r of rows.slice(0, -1)) expect(r.active_wallet_list, String(r.day)).to.equal(r.live ?? '');
+      for (const r of rows.slice(0, -1)) expect(r.active_wallet_list, String(r.day)).to.equal(r.live ?? '0x');
       expect(rows.at(-1)!.active_wallet_list).to.equal(null);
     });
 

@@ -49,10 +49,10 @@ describe('a database of the previous release, migrated in place', function () {
     const { rows } = await t.db.query<{ tab: string; name: string; compression: string }>(
       `select a.attrelid::regclass::text as tab, a.attname as name, a.attcompression as compression
        from pg_attribute a join pg_class c on c.oid = a.attrelid
-       where (c.relname in ('logs', 'token_transfers', 'user_op_calls', 'bundle_transactions', 'user_ops', 'bundles', 'user_op_traces',
-                            'accounts', 'entity_stats')
+       where (c.relname in ('token_transfers', 'bundle_transactions', 'user_ops', 'bundles', 'user_op_traces', 'accounts', 'entity_stats',
+                            'outbox_events')
               or c.oid in (select inhrelid from pg_inherits
-                           where inhparent::regclass::text in ('logs', 'token_transfers', 'user_op_calls', 'user_ops', 'user_op_traces')))
+                           where inhparent::regclass::text in ('token_transfers', 'user_ops', 'user_op_traces', 'outbox_events')))
          and a.attnum > 0 and not a.attisdropped and a.attstorage in ('x', 'm')`,
     );
     expect(rows.length, 'columns of the tables and their partitions').to.be.greaterThan(10);

@@ -1,6 +1,6 @@
 import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
-import { byteaLiteral, bytesId, column, hexOf, type EntityView } from '../entityView.js';
+import { byteaLiteral, bytesId, column, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 
@@ -61,7 +61,7 @@ export async function findWithDeposit(
   address: string,
 ): Promise<{ account: Account | null; totalDeposit: string | null }> {
   const { rows } = await db.query<{ [K in keyof AccountRow]: AccountRow[K] | null } & { total_deposit: string | null }>(
-    `select ${COLUMNS}, ${latestTotalDepositSql('$1', hexOf('$2::bytea'))} as total_deposit
+    `select ${COLUMNS}, ${latestTotalDepositSql('$1', '$2::bytea')} as total_deposit
      from (select) given left join accounts on chain_id = $1 and address = $2`,
     [chainId, bytea(address)],
   );

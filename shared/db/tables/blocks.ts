@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { unnestInsert, type Column } from '../unnest.js';
 
 /**
@@ -20,8 +20,8 @@ const toBlockHeader = (r: BlockRow): BlockHeader => ({
 const COLUMNS: ReadonlyArray<Column<BlockHeader>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['number', 'bigint', (b) => b.number],
-  ['hash', 'text', (b) => b.hash],
-  ['parent_hash', 'text', (b) => b.parentHash],
+  ['hash', 'bytea', (b) => b.hash],
+  ['parent_hash', 'bytea', (b) => b.parentHash],
   ['timestamp', 'bigint', (b) => b.timestamp],
 ];
 
@@ -46,13 +46,15 @@ export async function listUpTo(db: Queryable, chainId: number, number: number, l
 }
 
 /**
- * The stored header with this hash (a GraphQL query's `block: {hash}`). Headers are kept for the
- * reorg window and each batch's first and last block, a few hundred rows a network: no index on the hash.
+ * The stored header with this hash (a GraphQL query's `block: {hash}`, in any case). Headers are kept
+ * for the reorg window and each batch's first and last block, a few hundred rows a network: no index
+ * on the hash. What is no hex of whole bytes is no stored hash (and no bytea value).
  */
 export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<BlockHeader | null> {
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(hash)) return null;
   const { rows } = await db.query<BlockRow>(
     `select number, hash, parent_hash, timestamp from blocks where chain_id = $1 and hash = $2 order by number desc limit 1`,
-    [chainId, hash.toLowerCase()],
+    [chainId, bytea(hash)],
   );
   return rows[0] ? toBlockHeader(rows[0]) : null;
 }

@@ -1,5 +1,4 @@
-import type { Queryable } from '../client.js';
-import { hexOf } from '../entityView.js';
+import { bytea, type Queryable } from '../client.js';
 
 /** `daily_active_wallets`: the distinct senders of each UTC day (feeds daily_stats.active_wallets). */
 
@@ -12,8 +11,8 @@ export async function insertMany(
   if (rows.length === 0) return [];
   const { rows: inserted } = await db.query<{ day: number; address: string }>(
     `insert into daily_active_wallets (chain_id, day, address)
-     select $1, * from unnest($2::integer[], $3::text[]) on conflict do nothing returning day, address`,
-    [chainId, rows.map((r) => r.day), rows.map((r) => r.address)],
+     select $1, * from unnest($2::integer[], $3::bytea[]) on conflict do nothing returning day, address`,
+    [chainId, rows.map((r) => r.day), rows.map((r) => bytea(r.address))],
   );
   return inserted;
 }
@@ -24,7 +23,7 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
   await db.query(`delete from daily_active_wallets where chain_id = $1 and day = any($2::integer[])`, [chainId, days]);
   await db.query(
     `insert into daily_active_wallets (chain_id, day, address)
-     select distinct chain_id, (block_time / 86400)::integer, ${hexOf('sender')} from user_ops
+     select distinct chain_id, (block_time / 86400)::integer, sender from user_ops
      where chain_id = $1 and (block_time / 86400)::integer = any($2::integer[])`,
     [chainId, days],
   );

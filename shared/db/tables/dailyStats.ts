@@ -1,5 +1,6 @@
 import { prepared, type Queryable } from '../client.js';
 import type { DailyMetric } from '../../models/entities.js';
+import { ADDRESS_HEX_DIGITS } from '../../models/primitives.js';
 import { column, type EntityView } from '../entityView.js';
 import { withJsonText } from '../../jsonText.js';
 
@@ -73,7 +74,8 @@ export type RecentDay = {
   activeWalletsJson: Buffer | null;
 };
 
-type RecentRow = DailyRow & { reorg_epoch: number; active_wallets_json: string | null };
+/** wallet_addresses: the day's active wallets' bytes one after the other (read as 0x-hex), in address order. */
+type RecentRow = DailyRow & { reorg_epoch: number; wallet_addresses: string | null };
 
 /** listRecent's statement, planned once per connection (it planned in as long as it ran). */
 const LIST_RECENT = prepared(`with bounds as (
@@ -102,17 +104,15 @@ const LIST_RECENT = prepared(`with bounds as (
           (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'factory' and e.first_seen_day <= t.day) as factory_total,
           (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'bundler' and e.first_seen_day <= t.day) as bundler_total,
           epoch.reorg_epoch,
-          -- Thousands of addresses a day, answered as the text of a JSON array: built here from the
-          -- comma-separated list (addresses are plain hex: nothing to escape) and written into the
-          -- answer as it is, it costs Node neither strings nor serialisation. A closed day holds
-          -- its list ready (closePastDays); the latest day's is read in the primary key's order, so
-          -- no sort. Not read at all when not asked for or held (a case evaluates only its branch).
+          -- Thousands of addresses a day, as one value: their bytes one after the other, made the
+          -- text of a JSON array by addressListJson. A closed day holds its list ready
+          -- (closePastDays); the latest day's is read in the primary key's order, so no sort. Not
+          -- read at all when not asked for or held (a case evaluates only its branch).
           case when $3 and not (epoch.reorg_epoch = $4 and t.day || ':' || t.active_wallets = any($5::text[]))
-            then coalesce('["' || replace(nullif(
-              case when t.active_wallet_list is not null then t.active_wallet_list else (select string_agg(s.address, ',') from (
+            then coalesce(t.active_wallet_list, (select string_agg(s.address, ''::bytea) from (
                  select w.address from daily_active_wallets w where w.chain_id = $1 and w.day = t.day order by w.address
-               ) s) end, ''), ',', '","') || '"]', '[]')
-          end as active_wallets_json
+               ) s), ''::bytea)
+          end as wallet_addresses
    from totals t, epoch
    where t.user_ops > 0
    order by t.day desc`);
@@ -139,10 +139,38 @@ export async function listRecent(
     epoch: rows[0]?.reorg_epoch ?? 0,
     days: rows.map((r) => ({
       counts: toDailyCounts(r),
-      // Plain hex addresses: one byte per character.
-      activeWalletsJson: r.active_wallets_json === null ? null : Buffer.from(r.active_wallets_json, 'latin1'),
+      activeWalletsJson: r.wallet_addresses === null ? null : addressListJson(r.wallet_addresses),
     })),
   };
+}
+
+/** The characters addressListJson writes around the digits, as bytes. */
+const CHAR = { open: 0x5b, close: 0x5d, quote: 0x22, comma: 0x2c, zero: 0x30, x: 0x78 } as const;
+
+/**
+ * A list of addresses (their bytes one after the other, read as 0x-hex) as the bytes of a JSON
+ * array of 0x-hex strings, written into the answer as they are (shared/jsonText.ts): thousands of
+ * addresses a day cost Node neither a string each nor serialisation. Byte by byte into one buffer:
+ * 10,000 addresses in 1.4–2.8 ms on a loaded machine, where a Buffer.write and a copy per address
+ * took 3.2–5.0 ms and a regex replace 2.7 ms.
+ */
+export function addressListJson(list: string): Buffer {
+  const digits = Buffer.from(list, 'latin1');
+  const count = (digits.length - 2) / ADDRESS_HEX_DIGITS;
+  // '[' and ']', and per address `"0x…"` (44 bytes) and a comma but after the last.
+  const json = Buffer.allocUnsafe(count === 0 ? 2 : count * 45 + 1);
+  json[0] = CHAR.open;
+  let at = 1;
+  for (let from = 2; from < digits.length;) {
+    if (at > 1) json[at++] = CHAR.comma;
+    json[at++] = CHAR.quote;
+    json[at++] = CHAR.zero;
+    json[at++] = CHAR.x;
+    for (const end = from + ADDRESS_HEX_DIGITS; from < end;) json[at++] = digits[from++]!;
+    json[at++] = CHAR.quote;
+  }
+  json[at] = CHAR.close;
+  return json;
 }
 
 /** Network-wide totals (getGlobalCounts). */
@@ -222,15 +250,16 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
 /**
  * Stores the active wallets of each day before the network's latest day with activity that does not
  * hold them yet (new rows, rows a reorg rebuilt): block times never decrease along the chain, so
- * such a day gets no more ops and its list is final ('' when it had none). listRecent reads it
- * instead of aggregating daily_active_wallets on every call. The same statement as migration 0016's.
+ * such a day gets no more ops and its list is final (no bytes when it had none). listRecent reads
+ * it instead of aggregating daily_active_wallets on every call. Migration 0016's statement, the list
+ * as bytes since 0025 (the addresses one after the other, half the size of the comma-separated hex).
  */
 export async function closePastDays(db: Queryable, chainId: number): Promise<void> {
   await db.query(
     `update daily_stats d
      set active_wallet_list = coalesce(
-       (select string_agg(w.address, ',' order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day),
-       '')
+       (select string_agg(w.address, ''::bytea order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day),
+       ''::bytea)
      where d.chain_id = $1 and d.active_wallet_list is null
        and d.day < (select max(l.day) from daily_stats l where l.chain_id = $1)`,
     [chainId],

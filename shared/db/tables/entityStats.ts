@@ -1,6 +1,6 @@
 import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
-import { bytesId, column, hexOf, type EntityView } from '../entityView.js';
+import { bytesId, column, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
 
 /** Reads of `entity_stats`: running totals per bundler, paymaster, factory and beneficiary. */
@@ -85,7 +85,7 @@ export async function listTopByUserOpsWithDeposits(
 ): Promise<Array<EntityStats & { totalDeposit: string | null }>> {
   const { rows } = await db.query<EntityStatsRow & { total_deposit: string | null }>(
     // The deposit is looked up outside the page's subquery: rows skipped by the offset would be projected too.
-    `select page.*, ${latestTotalDepositSql('$1', hexOf('page.address'))} as total_deposit from (${TOP_BY_USER_OPS}) page
+    `select page.*, ${latestTotalDepositSql('$1', 'page.address')} as total_deposit from (${TOP_BY_USER_OPS}) page
      order by page.user_ops_count desc, page.address`,
     [chainId, kind, page.first, page.skip],
   );
@@ -203,7 +203,7 @@ const statsView = (kind: EntityKind, fields: EntityView['fields']): EntityView =
 export const paymasterView = statsView('paymaster', {
   gasSponsored: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
   // As of its latest Deposited event, as getTopPaymasters answers it.
-  totalDeposit: column(`coalesce(${latestTotalDepositSql('t.chain_id', hexOf('t.address'))}, 0)`, 'BigInt', 'numeric'),
+  totalDeposit: column(`coalesce(${latestTotalDepositSql('t.chain_id', 't.address')}, 0)`, 'BigInt', 'numeric'),
 });
 
 export const factoryView = statsView('factory', {

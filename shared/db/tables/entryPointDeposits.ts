@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import { column, hashIndexId, type EntityView } from '../entityView.js';
@@ -6,9 +6,9 @@ import { column, hashIndexId, type EntityView } from '../entityView.js';
 /** Reads of `entry_point_deposits`: EntryPoint stake-manager events. */
 
 /**
- * The deposit (wei, null when none) as of the latest Deposited event of `account` (SQL, e.g. a
- * column of the outer row) on chain `chainId` (SQL): a correlated subquery, so that a statement
- * listing entities answers their deposits too, without a second round trip.
+ * The deposit (wei, null when none) as of the latest Deposited event of `account` (SQL of a bytea
+ * value, e.g. a column of the outer row) on chain `chainId` (SQL): a correlated subquery, so that a
+ * statement listing entities answers their deposits too, without a second round trip.
  */
 export const latestTotalDepositSql = (chainId: string, account: string) =>
   `(select d.total_deposit from entry_point_deposits d where d.chain_id = ${chainId} and d.account = ${account}
@@ -21,8 +21,8 @@ export const latestTotalDepositSql = (chainId: string, account: string) =>
 export async function latestTotalDeposits(db: Queryable, chainId: number, accounts: string[]): Promise<Map<string, string>> {
   if (accounts.length === 0) return new Map();
   const { rows } = await db.query<{ account: string; total_deposit: string | null }>(
-    `select a.account, ${latestTotalDepositSql('$1', 'a.account')} as total_deposit from unnest($2::text[]) a(account)`,
-    [chainId, accounts],
+    `select a.account, ${latestTotalDepositSql('$1', 'a.account')} as total_deposit from unnest($2::bytea[]) a(account)`,
+    [chainId, accounts.map((a) => bytea(a))],
   );
   return new Map(rows.flatMap((r) => (r.total_deposit === null ? [] : [[r.account, r.total_deposit] as const])));
 }
@@ -44,9 +44,9 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewEntryPointDeposit>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['block_number', 'bigint', (d) => d.blockNumber],
   ['log_index', 'integer', (d) => d.logIndex],
-  ['tx_hash', 'text', (d) => d.txHash],
-  ['entry_point', 'text', (d) => d.entryPoint],
-  ['account', 'text', (d) => d.account],
+  ['tx_hash', 'bytea', (d) => d.txHash],
+  ['entry_point', 'bytea', (d) => d.entryPoint],
+  ['account', 'bytea', (d) => d.account],
   ['event', 'text', (d) => d.event],
   ['amount', 'numeric', (d) => numeric(d.amount)],
   ['total_deposit', 'numeric', (d) => numeric(d.totalDeposit)],
@@ -78,12 +78,12 @@ export const depositView: EntityView = {
   from: 'entry_point_deposits t',
   block: 't.block_number',
   where: `t.event = 'Deposited'`,
-  id: hashIndexId('t.tx_hash', 't.log_index'),
+  id: hashIndexId('t.tx_hash', 't.log_index', 'bytea'),
   fields: {
-    account: column('t.account', 'Bytes', 'text'),
+    account: column('t.account', 'Bytes', 'bytea'),
     totalDeposit: column('t.total_deposit', 'BigInt', 'numeric'),
-    entryPoint: column('t.entry_point', 'Bytes', 'text'),
-    transactionHash: column('t.tx_hash', 'Bytes', 'text'),
+    entryPoint: column('t.entry_point', 'Bytes', 'bytea'),
+    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     logIndex: column('t.log_index', 'Int', 'int4'),
   },

@@ -1,4 +1,4 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 
 /** Reads of `indexer_state`: where the indexer stands on each network. */
 
@@ -117,7 +117,7 @@ export async function updateCursor(
        update indexer_state set indexed_block = $2, indexed_block_hash = $3, head_block = greatest(head_block, $4, $2),
          backfill_complete = backfill_complete or $5, updated_at = now() where chain_id = $1 returning chain_id)
      select pg_notify($6, chain_id::text) from moved`,
-    [cursor.chainId, cursor.indexedBlock, cursor.indexedBlockHash, cursor.headBlock, cursor.backfillComplete, INDEXED_CHANNEL],
+    [cursor.chainId, cursor.indexedBlock, bytea(cursor.indexedBlockHash), cursor.headBlock, cursor.backfillComplete, INDEXED_CHANNEL],
   );
 }
 
@@ -132,6 +132,6 @@ export async function rewind(db: Queryable, chainId: number, block: { number: nu
        update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
        where chain_id = $1 returning chain_id)
      select pg_notify($4, chain_id::text) from moved`,
-    [chainId, block.number, block.hash, INDEXED_CHANNEL],
+    [chainId, block.number, bytea(block.hash), INDEXED_CHANNEL],
   );
 }

@@ -1,4 +1,5 @@
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
+import { ADDRESS_HEX_DIGITS } from '../../models/primitives.js';
 
 /**
  * `known_addresses`: the addresses whose every token transfer is indexed under
@@ -9,37 +10,36 @@ import type { Queryable } from '../client.js';
 /** backfillTo: the last block the transfer backfill must read (null: up to the cursor; see migration 0019). */
 export type KnownAddress = { address: string; firstBlock: number; backfillTo: number | null };
 
-/** Characters of an address in a page's text. */
-export const ADDRESS_LENGTH = 42;
-
 /**
  * A page of the network's known addresses, the `limit` first after `after` (null: from the first)
- * in address order, written one after the other in `text` (ADDRESS_LENGTH characters each, in no
- * particular order), and the last of them (where the next page starts). One string, not a row each:
- * the indexer reads every address at start (to build its filter), and 10 million rows cost the
- * client far more to parse than 20 strings.
+ * in address order, their hex digits one after the other in `hex` (ADDRESS_HEX_DIGITS each, no
+ * `0x`, in no particular order), and the last of them (where the next page starts). One value, not
+ * a row each: the indexer reads every address at start (to build its filter), and 10 million rows
+ * cost the client far more to parse than 20 values. bytea has no max(): the last is the greatest
+ * hex, compared byte-wise (collation C), which is the bytes' order.
  */
 export async function listPage(
   db: Queryable,
   chainId: number,
   after: string | null,
   limit: number,
-): Promise<{ text: string; count: number; last: string | null }> {
-  const { rows } = await db.query<{ text: string | null; last: string | null }>(
-    `select string_agg(address, '') as text, max(address) as last from (
+): Promise<{ hex: string; count: number; last: string | null }> {
+  const { rows } = await db.query<{ bytes: string | null; last: string | null }>(
+    `select string_agg(address, ''::bytea) as bytes, max(encode(address, 'hex') collate "C") as last from (
        select address from known_addresses where chain_id = $1 and address > $2 order by address limit $3) page`,
-    [chainId, after ?? '', limit],
+    [chainId, bytea(after ?? '0x'), limit],
   );
-  const text = rows[0]?.text ?? '';
-  return { text, count: text.length / ADDRESS_LENGTH, last: rows[0]?.last ?? null };
+  const hex = rows[0]?.bytes?.slice(2) ?? '';
+  const last = rows[0]?.last ?? null;
+  return { hex, count: hex.length / ADDRESS_HEX_DIGITS, last: last === null ? null : `0x${last}` };
 }
 
 /** Which of `addresses` are known on the network. */
 export async function findKnown(db: Queryable, chainId: number, addresses: string[]): Promise<Set<string>> {
   if (addresses.length === 0) return new Set();
   const { rows } = await db.query<{ address: string }>(
-    `select address from known_addresses where chain_id = $1 and address = any($2::text[])`,
-    [chainId, addresses],
+    `select address from known_addresses where chain_id = $1 and address = any($2::bytea[])`,
+    [chainId, addresses.map((a) => bytea(a))],
   );
   return new Set(rows.map((r) => r.address));
 }
@@ -49,8 +49,8 @@ export async function insertMany(db: Queryable, chainId: number, rows: KnownAddr
   if (rows.length === 0) return;
   await db.query(
     `insert into known_addresses (chain_id, address, first_block, backfill_to)
-     select $1, * from unnest($2::text[], $3::bigint[], $4::bigint[]) on conflict do nothing`,
-    [chainId, rows.map((r) => r.address), rows.map((r) => r.firstBlock), rows.map((r) => r.backfillTo)],
+     select $1, * from unnest($2::bytea[], $3::bigint[], $4::bigint[]) on conflict do nothing`,
+    [chainId, rows.map((r) => bytea(r.address)), rows.map((r) => r.firstBlock), rows.map((r) => r.backfillTo)],
   );
 }
 
@@ -63,9 +63,9 @@ export async function listPendingBackfill(
 ): Promise<KnownAddress[]> {
   const { rows } = await db.query<{ address: string; first_block: string; backfill_to: string | null }>(
     `select address, first_block, backfill_to from known_addresses
-      where chain_id = $1 and backfilled_to is null and address <> all($3::text[])
+      where chain_id = $1 and backfilled_to is null and address <> all($3::bytea[])
       order by first_block, address limit $2`,
-    [chainId, limit, excluding],
+    [chainId, limit, excluding.map((a) => bytea(a))],
   );
   return rows.map((r) => ({
     address: r.address,
@@ -75,9 +75,9 @@ export async function listPendingBackfill(
 }
 
 export async function markBackfilled(db: Queryable, chainId: number, addresses: string[], toBlock: number): Promise<void> {
-  await db.query(`update known_addresses set backfilled_to = $3 where chain_id = $1 and address = any($2::text[])`, [
+  await db.query(`update known_addresses set backfilled_to = $3 where chain_id = $1 and address = any($2::bytea[])`, [
     chainId,
-    addresses,
+    addresses.map((a) => bytea(a)),
     toBlock,
   ]);
 }

@@ -14,7 +14,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewOutboxEvent>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['type', 'text', (e) => e.type],
   ['block_number', 'bigint', (e) => e.blockNumber],
-  ['user_op_hash', 'text', (e) => e.userOpHash],
+  ['user_op_hash', 'bytea', (e) => e.userOpHash],
   ['payload', 'text', (e) => JSON.stringify(e.payload), (v) => `${v}::jsonb`],
 ];
 

@@ -1,5 +1,5 @@
 import type { WebhookDelivery } from '../../models/webhookDelivery.js';
-import type { Queryable } from '../client.js';
+import { bytea, type Queryable } from '../client.js';
 import type { AttemptRecord } from './webhookAttempts.js';
 
 /**
@@ -35,8 +35,8 @@ export async function insertMany(db: Queryable, deliveries: NewDelivery[]): Prom
     const chunk = deliveries.slice(from, from + INSERT_CHUNK);
     const params: unknown[] = [];
     const rows = chunk.map((d) => {
-      const n = params.push(d.id, d.webhookId, d.eventKey, d.eventType, d.chainId, d.userOpHash, d.body);
-      return `($${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}::bigint, $${n - 1}, $${n}, now())`;
+      const n = params.push(d.id, d.webhookId, d.eventKey, d.eventType, d.chainId, bytea(d.userOpHash), d.body);
+      return `($${n - 6}, $${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}::bigint, $${n - 1}::bytea, $${n}, now())`;
     });
     const { rowCount } = await db.query(
       `insert into webhook_deliveries (id, webhook_id, event_key, event_type, chain_id, user_op_hash, body, next_attempt_at)
@@ -176,7 +176,7 @@ export async function retractOps(
   const { rows } = await db.query<{ webhook_id: string; hashes: string[] }>(
     `with touched as (
        select id, webhook_id, user_op_hash, status, attempts from webhook_deliveries
-        where chain_id = $1 and user_op_hash = any($2::text[])
+        where chain_id = $1 and user_op_hash = any($2::bytea[])
           and event_type in ('user_operation', 'account_deployed')
      ), cancelled as (
        update webhook_deliveries d set status = 'cancelled'
@@ -185,7 +185,7 @@ export async function retractOps(
      select webhook_id, array_agg(distinct user_op_hash order by user_op_hash) as hashes
        from touched where status = 'delivered' or (status <> 'cancelled' and attempts > 0)
       group by webhook_id order by webhook_id`,
-    [chainId, userOpHashes],
+    [chainId, userOpHashes.map((h) => bytea(h))],
   );
   return rows.map((r) => ({ webhookId: r.webhook_id, userOpHashes: r.hashes }));
 }

@@ -11,8 +11,15 @@ import { useTestDb } from '../../helpers/db.js';
 import { testConfig } from '../../helpers/app.js';
 import { getDailyMetrics } from '../../../server/endpoints/getDailyMetrics.js';
 import { toJsonBody } from '../../../shared/jsonText.js';
+import { bytea } from '../../../shared/db/client.js';
 
+/** The stored list and the live one: the addresses' bytes one after the other, read as 0x-hex. */
 type DayRow = { day: number; active_wallet_list: string | null; live: string | null };
+
+/** A list's addresses, in its order. */
+const addressesOf = (list: string): string[] => (list.slice(2).match(/.{40}/g) ?? []).map((hex) => `0x${hex}`);
+/** Addresses as one list's bytes. */
+const listOf = (addresses: string[]): string => bytea(`0x${addresses.map((a) => a.slice(2)).join('')}`);
 
 describe('persist: the stored active wallets of past days', () => {
   const t = useTestDb();
@@ -21,7 +28,7 @@ describe('persist: the stored active wallets of past days', () => {
     (
       await t.db.query<DayRow>(
         `select d.day, d.active_wallet_list,
-                (select string_agg(w.address, ',' order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day) as live
+                (select string_agg(w.address, ''::bytea order by w.address) from daily_active_wallets w where w.chain_id = d.chain_id and w.day = d.day) as live
          from daily_stats d where d.chain_id = $1 order by d.day`,
         [BENCH_CHAIN_ID],
       )
@@ -29,7 +36,7 @@ describe('persist: the stored active wallets of past days', () => {
 
   /** Every day but the latest holds its wallets in address order; the latest holds none yet. */
   const expectClosedBeforeLatest = (rows: DayRow[]) => {
-    for (const r of rows.slice(0, -1)) expect(r.active_wallet_list, `day ${r.day}`).to.equal(r.live ?? '');
+    for (const r of rows.slice(0, -1)) expect(r.active_wallet_list, `day ${r.day}`).to.equal(r.live ?? '0x');
     expect(rows.at(-1)!.active_wallet_list).to.equal(null);
   };
 
@@ -66,7 +73,7 @@ describe('persist: the stored active wallets of past days', () => {
       const { metrics } = await answer();
       expect(metrics.map((m) => Number(m.daySinceEpoch))).to.deep.equal(stored.map((d) => d.day));
       for (const [i, m] of metrics.entries()) {
-        expect(m.activeWallets, m.daySinceEpoch).to.deep.equal(stored[i]!.live ? stored[i]!.live.split(',') : []);
+        expect(m.activeWallets, m.daySinceEpoch).to.deep.equal(addressesOf(stored[i]!.live ?? '0x'));
         expect(m.activeWalletsDaily).to.equal(String(m.activeWallets.length));
       }
       return metrics;
@@ -87,7 +94,7 @@ describe('persist: the stored active wallets of past days', () => {
     await t.db.query(`update daily_stats set active_wallet_list = $3 where chain_id = $1 and day = $2`, [
       BENCH_CHAIN_ID,
       Number(oldest.daySinceEpoch),
-      reversed.join(','),
+      listOf(reversed),
     ]);
     expect((await answer()).metrics.at(-1)!.activeWallets).to.deep.equal(oldest.activeWallets);
 
@@ -97,7 +104,7 @@ describe('persist: the stored active wallets of past days', () => {
     await t.db.query(`update daily_stats set active_wallet_list = $3 where chain_id = $1 and day = $2`, [
       BENCH_CHAIN_ID,
       Number(oldest.daySinceEpoch),
-      oldest.activeWallets.join(','),
+      listOf(oldest.activeWallets),
     ]);
     await rollbackTo(t.db, BENCH_CHAIN_ID, { number: 100, hash: `0x${(101).toString(16).padStart(64, '0')}` });
     await expectAsStored();
@@ -106,12 +113,12 @@ describe('persist: the stored active wallets of past days', () => {
 
     // The latest day's list too: held under its count, read again once a new wallet raises it.
     const latest = (await days()).at(-1)!;
-    const [firstWallet] = latest.live!.split(',');
+    const [firstWallet] = addressesOf(latest.live!);
     await t.db.query(`update daily_active_wallets set address = $3 where chain_id = $1 and day = $2 and address = $4`, [
       BENCH_CHAIN_ID,
       latest.day,
-      `0x${'e'.repeat(40)}`,
-      firstWallet,
+      bytea(`0x${'e'.repeat(40)}`),
+      bytea(firstWallet!),
     ]);
     expect((await answer()).metrics[0]!.activeWallets)
       .to.include(firstWallet)
@@ -119,7 +126,7 @@ describe('persist: the stored active wallets of past days', () => {
     await t.db.query(`insert into daily_active_wallets (chain_id, day, address) values ($1, $2, $3)`, [
       BENCH_CHAIN_ID,
       latest.day,
-      `0x${'d'.repeat(40)}`,
+      bytea(`0x${'d'.repeat(40)}`),
     ]);
     await t.db.query(`update daily_stats set active_wallets = active_wallets + 1 where chain_id = $1 and day = $2`, [
       BENCH_CHAIN_ID,
@@ -135,11 +142,11 @@ describe('persist: the stored active wallets of past days', () => {
     await t.db.query(`insert into daily_active_wallets (chain_id, day, address) values ($1, $2, $3)`, [
       BENCH_CHAIN_ID,
       past.day,
-      `0x${'f'.repeat(40)}`,
+      bytea(`0x${'f'.repeat(40)}`),
     ]);
     await t.db.query(
-      `update daily_stats set active_wallets = active_wallets + 1, active_wallet_list = active_wallet_list || ',' || $3 where chain_id = $1 and day = $2`,
-      [BENCH_CHAIN_ID, past.day, `0x${'f'.repeat(40)}`],
+      `update daily_stats set active_wallets = active_wallets + 1, active_wallet_list = active_wallet_list || $3 where chain_id = $1 and day = $2`,
+      [BENCH_CHAIN_ID, past.day, bytea(`0x${'f'.repeat(40)}`)],
     );
     const metrics = await expectAsStored();
     expect(metrics.at(-1)!.activeWallets).to.include(`0x${'f'.repeat(40)}`);

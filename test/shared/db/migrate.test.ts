@@ -101,7 +101,7 @@ for (const store of stores) {
       );
     });
 
-    it("0016 stores the active wallets of the days a deployment had already moved past, not the latest day's", async () => {
+    it("0016 stores the active wallets of the days a deployment had already moved past, not the latest day's (as bytes since 0025)", async () => {
       await migrate(
         db,
         listMigrations().filter((m) => m.name < '0016'),
@@ -120,8 +120,8 @@ for (const store of stores) {
         'select chain_id::text, day, active_wallet_list from daily_stats order by chain_id, day',
       );
       expect(rows).to.deep.equal([
-        { chain_id: '1', day: 100, active_wallet_list: `${a},${b}` },
-        { chain_id: '1', day: 101, active_wallet_list: '' },
+        { chain_id: '1', day: 100, active_wallet_list: `${a}${b.slice(2)}` },
+        { chain_id: '1', day: 101, active_wallet_list: '0x' },
         { chain_id: '1', day: 102, active_wallet_list: null },
         { chain_id: '2', day: 100, active_wallet_list: null },
       ]);

@@ -139,7 +139,7 @@ export async function insertOutbox(db: Queryable, row: OutboxRow): Promise<void>
     chainId,
     type,
     blockNumber,
-    userOpHash,
+    bytea(userOpHash),
     JSON.stringify(payload),
   ]);
   await db.query(`select pg_notify($1, $2)`, [OUTBOX_CHANNEL, String(chainId)]);
