@@ -78,7 +78,7 @@ describe('partitions by chain id', () => {
         // The ops of the op's transaction, which its logs are told apart by (logs.ts).
         getUserOpLogs: [
           'select * from user_ops where chain_id = $1 and tx_hash = $2 and log_index <= $3',
-          [chainId(), op.transactionHash, op.logIndex],
+          [chainId(), bytea(op.transactionHash), op.logIndex],
         ],
         getAddressERC20Transfers: [
           'select * from token_transfers where chain_id = $1 and from_address = $2 order by block_number desc limit 10',
