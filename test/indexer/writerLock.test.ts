@@ -48,7 +48,11 @@ function twoIndexers(t: { readonly db: Db; readonly url: string | undefined }) {
       const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
       await new Promise((r) => setTimeout(r, 500));
       expect(secondDone, 'the second indexer waits for the lock').to.equal(false);
-      const { rows } = await t.db.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and granted`);
+      // This database's locks only: other databases on the same server (a bench, another suite) hold their own.
+      const { rows } = await t.db.query<{ n: string }>(
+        `select count(*) as n from pg_locks
+         where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`,
+      );
       expect(rows[0]!.n).to.equal('1');
 
       await first.stop();
