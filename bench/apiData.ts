@@ -147,6 +147,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           txIndex: b,
           bundleIndex: 0,
           opIndex: i,
+          opAt: null,
           logIndex: eventLog,
           execLogFrom: opLogFrom,
           execLogTo: eventLog,
