@@ -27,25 +27,16 @@ export type OpInputFields = {
 
 /** The fields of the struct at byte `p` of `r` (dynamic offsets relative to `p`, as the ABI has them). */
 export function readOpInputFields(r: HexReader, p: number, v06: boolean): OpInputFields {
-  if (v06) {
-    const s = OP_FIELD_SLOTS.v06;
-    return {
-      initCode: r.bytes(p, p + 32 * s.initCode),
-      callData: r.bytes(p, p + 32 * s.callData),
-      paymasterAndData: r.bytes(p, p + 32 * s.paymasterAndData),
-      signature: r.bytes(p, p + 32 * s.signature),
-      accountGasLimits: null,
-      gasFees: null,
-    };
-  }
-  const s = OP_FIELD_SLOTS.packed;
+  const slots = v06 ? OP_FIELD_SLOTS.v06 : OP_FIELD_SLOTS.packed;
+  const bytesIn = (slot: number) => r.bytes(p, p + 32 * slot);
+  const wordIn = (slot: number | undefined) => (slot === undefined ? null : r.bytes32(p + 32 * slot));
   return {
-    initCode: r.bytes(p, p + 32 * s.initCode),
-    callData: r.bytes(p, p + 32 * s.callData),
-    paymasterAndData: r.bytes(p, p + 32 * s.paymasterAndData),
-    signature: r.bytes(p, p + 32 * s.signature),
-    accountGasLimits: r.bytes32(p + 32 * s.accountGasLimits),
-    gasFees: r.bytes32(p + 32 * s.gasFees),
+    initCode: bytesIn(slots.initCode),
+    callData: bytesIn(slots.callData),
+    paymasterAndData: bytesIn(slots.paymasterAndData),
+    signature: bytesIn(slots.signature),
+    accountGasLimits: wordIn('accountGasLimits' in slots ? slots.accountGasLimits : undefined),
+    gasFees: wordIn('gasFees' in slots ? slots.gasFees : undefined),
   };
 }
 

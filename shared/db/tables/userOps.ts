@@ -167,12 +167,18 @@ function selectStored(inner: string): string {
     order by o.block_number desc, o.log_index desc`;
 }
 
+/** What filling an op's input fields back needs of its row: its version, op_at, its transaction's input. */
+type InputFieldsRow = Pick<
+  UserOpRow,
+  'entry_point_version' | 'op_at' | 'init_code' | 'call_data' | 'paymaster_and_data' | 'signature' | 'account_gas_limits' | 'gas_fees'
+> & { input: string | null };
+
 /**
  * The op's input fields (init_code, call_data, paymaster_and_data, signature, account_gas_limits,
  * gas_fees) filled back from its transaction's input when it keeps them there (op_at: migration
- * 0028), read with the indexer's struct layout.
+ * 0028), read with the indexer's struct layout. Every read of stored ops goes through it.
  */
-function withInputFields(op: StoredUserOp): StoredUserOp {
+export function withInputFields<Row extends InputFieldsRow>(op: Row): Row {
   if (op.op_at === null || op.input === null) return op;
   const fields = opInputFieldsAt(op.input, op.op_at, op.entry_point_version);
   return {
