@@ -11,6 +11,31 @@ import * as indexerState from '../shared/db/tables/indexerState.js';
 import type { TransactionLog } from '../shared/db/tables/logs.js';
 import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import { emptyBatch, persistBatch, type DecodedBatch, type DecodedUserOp } from '../indexer/index.js';
+import { ENTRY_POINT_V07 } from '../indexer/decode/abi.js';
+import { decoderFor } from '../indexer/decode/entryPointDecoder.js';
+
+/**
+ * The bundle's handleOps calldata as a bundler sends it (the ops' own bytes are read back from it:
+ * migration 0028); sets each op's offset there.
+ */
+function handleOpsInput(ops: DecodedUserOp[], beneficiary: string): string {
+  const structs = ops.map((o) => [
+    o.sender,
+    o.nonce,
+    o.initCode,
+    o.callData,
+    o.accountGasLimits,
+    o.preVerificationGas,
+    o.gasFees,
+    o.paymasterAndData,
+    o.signature,
+  ]);
+  const input = ENTRY_POINT_V07.encodeFunctionData('handleOps', [structs, beneficiary]).toLowerCase();
+  decoderFor('v0.7')
+    .decodeHandleOps(input)!
+    .ops.forEach((c, i) => (ops[i]!.opAt = c.structAt + 4));
+  return input;
+}
 
 export const BENCH_CHAIN_ID = 31337;
 const OPS_PER_BUNDLE = 10;
@@ -147,6 +172,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
           txIndex: b,
           bundleIndex: 0,
           opIndex: i,
+          opAt: null,
           logIndex: eventLog,
           execLogFrom: opLogFrom,
           execLogTo: eventLog,
@@ -179,7 +205,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         if (sample.userOpHashes.length < 250_000 && random() < 0.25) sample.userOpHashes.push(userOpHash);
         if (deploys && sample.senders.length < 50_000) sample.senders.push(sender);
       }
-      const input = `0x765e827f${ops.map((o) => `${o.callData!.slice(2)}${o.signature!.slice(2)}`).join('')}`;
+      const input = handleOpsInput(ops, bundler);
       const gasUsed = 1_600_000n;
       batch.bundleTxs.push({
         txHash,

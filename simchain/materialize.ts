@@ -491,6 +491,7 @@ export function calldataOp(op: UserOp, version: BundlePlan['version']): Calldata
     gasFees: packed?.gasFees ?? null,
     aggregator: null,
     opIndex: 0,
+    structAt: 0,
   };
 }
 

@@ -9,7 +9,8 @@ import type { EntryPointVersion } from '../../shared/networks.js';
 import type { CallFrame } from './chainTypes.js';
 import { decoderFor, type HandleOpsCall } from './entryPointDecoder.js';
 
-export type TracedBundleCall = { entryPoint: string; call: HandleOpsCall };
+/** A bundle call; `fromTxInput`: it is the transaction's own input (its ops' structAt + 4 are offsets in tx.input). */
+export type TracedBundleCall = { entryPoint: string; call: HandleOpsCall; fromTxInput?: true };
 
 /** Pre-order walk over frames that did not revert (nor any ancestor). */
 function* liveFrames(frame: CallFrame): Generator<CallFrame> {

@@ -67,7 +67,7 @@ function bundleCalls(raw: RawBundleTx, logBundles: LogBundle[], ctx: DecodeConte
     if (embedded) calls.push(...embedded);
     else if (to && version) {
       const direct = decoderFor(version).decodeHandleOps(raw.tx.input);
-      if (direct) calls.push({ entryPoint: to, call: direct });
+      if (direct) calls.push({ entryPoint: to, call: direct, fromTxInput: true });
     }
     if (raw.trace) calls.push(...tracedBundleCalls(raw.trace, ctx.entryPoints));
   } catch {
@@ -96,12 +96,17 @@ export function traceNeeded(
   return needsTrace(receipt, logBundles, entryPoints) && bundlesFromInput(tx.input, logBundles, chainId) === null;
 }
 
-type Match = { op: CalldataOp; call: HandleOpsCall };
+type Match = { op: CalldataOp; call: HandleOpsCall; fromTxInput: boolean };
 
 function matchIndex(calls: TracedBundleCall[]): Map<string, Match> {
   const index = new Map<string, Match>();
-  for (const { entryPoint, call } of calls) {
-    for (const op of call.ops) index.set(`${entryPoint}:${op.sender}:${op.nonce}`, { op, call });
+  for (const { entryPoint, call, fromTxInput } of calls) {
+    for (const op of call.ops) {
+      const key = `${entryPoint}:${op.sender}:${op.nonce}`;
+      // A trace repeats tx.input's own call as its top frame: the op keeps its offset in tx.input.
+      if (index.get(key)?.fromTxInput) continue;
+      index.set(key, { op, call, fromTxInput: fromTxInput === true });
+    }
   }
   return index;
 }
@@ -130,6 +135,8 @@ function toUserOp(e: LogOp, match: Match | undefined, status: DecodeStatus, raw:
     txIndex: hexToNumber(receipt.transactionIndex),
     bundleIndex: e.bundleIndex,
     opIndex: c?.opIndex ?? null,
+    // The struct's offset in tx.input (after the 4-byte selector) when the op was read from it.
+    opAt: c && match?.fromTxInput ? c.structAt + 4 : null,
     logIndex: e.logIndex,
     execLogFrom: e.execLogFrom,
     execLogTo: e.execLogTo,

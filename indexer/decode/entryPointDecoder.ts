@@ -32,6 +32,8 @@ export type CalldataOp = {
   aggregator: string | null;
   /** Position in the bundle, counted across aggregator groups. */
   opIndex: number;
+  /** Byte offset of the op's struct in the decoded call's arguments (its selector not counted). */
+  structAt: number;
 };
 
 /** A decoded handleOps / handleAggregatedOps call. */

@@ -3,28 +3,25 @@ import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
 import { readBundleCall } from './handleOpsLayout.js';
 import { argumentsOf, type HexReader } from '../../shared/calldata/hexAbi.js';
+import { readOpInputFields } from '../../shared/calldata/userOpLayout.js';
 
 /** UserOperation at byte `p`: 11 head words, offsets of its bytes fields relative to `p`. */
 function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: number): CalldataOp {
   return {
+    ...readOpInputFields(r, p, true),
     sender: r.address(p),
     nonce: r.uint(p + 32),
-    initCode: r.bytes(p, p + 64),
-    callData: r.bytes(p, p + 96),
     callGasLimit: r.uint(p + 128),
     verificationGasLimit: r.uint(p + 160),
     preVerificationGas: r.uint(p + 192),
     maxFeePerGas: r.uint(p + 224),
     maxPriorityFeePerGas: r.uint(p + 256),
-    paymasterAndData: r.bytes(p, p + 288),
-    signature: r.bytes(p, p + 320),
     paymasterVerificationGasLimit: null,
     paymasterPostOpGasLimit: null,
     paymasterSignature: null,
-    accountGasLimits: null,
-    gasFees: null,
     aggregator,
     opIndex,
+    structAt: p,
   };
 }
 

@@ -11,6 +11,7 @@ import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
 import { readBundleCall, type OpReader } from './handleOpsLayout.js';
 import { argumentsOf, type HexReader } from '../../shared/calldata/hexAbi.js';
+import { readOpInputFields } from '../../shared/calldata/userOpLayout.js';
 
 const LOW_128 = (1n << 128n) - 1n;
 
@@ -48,33 +49,27 @@ export function paymasterSignatureOf(paymasterAndData: string): string | null {
   return `0x${hex.slice(hex.length - 20 - 2 * length, hex.length - 20)}`;
 }
 
-/** PackedUserOperation at byte `p`: 9 head words, offsets of its bytes fields relative to `p`. */
+/** PackedUserOperation at byte `p`: 9 head words, offsets of its bytes fields relative to `p` (userOpLayout.ts). */
 function readOp(r: HexReader, p: number, aggregator: string | null, opIndex: number): CalldataOp {
-  const accountGasLimits = r.bytes32(p + 128);
-  const gasFees = r.bytes32(p + 192);
-  const [verificationGasLimit, callGasLimit] = unpackUint128Pair(accountGasLimits);
-  const [maxPriorityFeePerGas, maxFeePerGas] = unpackUint128Pair(gasFees);
-  const paymasterAndData = r.bytes(p, p + 224);
-  const pmGas = paymasterGasLimits(paymasterAndData);
+  const fields = readOpInputFields(r, p, false);
+  const [verificationGasLimit, callGasLimit] = unpackUint128Pair(fields.accountGasLimits!);
+  const [maxPriorityFeePerGas, maxFeePerGas] = unpackUint128Pair(fields.gasFees!);
+  const pmGas = paymasterGasLimits(fields.paymasterAndData);
   return {
+    ...fields,
     sender: r.address(p),
     nonce: r.uint(p + 32),
-    initCode: r.bytes(p, p + 64),
-    callData: r.bytes(p, p + 96),
     callGasLimit,
     verificationGasLimit,
     preVerificationGas: r.uint(p + 160),
     maxFeePerGas,
     maxPriorityFeePerGas,
-    paymasterAndData,
-    signature: r.bytes(p, p + 256),
     paymasterVerificationGasLimit: pmGas?.verification ?? null,
     paymasterPostOpGasLimit: pmGas?.postOp ?? null,
     paymasterSignature: null,
-    accountGasLimits,
-    gasFees,
     aggregator,
     opIndex,
+    structAt: p,
   };
 }
 

@@ -212,10 +212,18 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
     });
 
     it('stores every op exactly as its logs and calldata say', async () => {
-      const { rows } = await t.db.query<userOps.UserOpRow & { decode_status: string }>(
-        'select * from user_ops where chain_id = $1 order by log_index',
+      const { rows: stored } = await t.db.query<userOps.UserOpRow & { decode_status: string; input: string | null }>(
+        `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+         from user_ops u where u.chain_id = $1 order by u.log_index`,
         [chainId],
       );
+      // An op sent straight to the EntryPoint keeps its bytes in the transaction's input only (migration 0028).
+      const direct = recording.tx.to !== null && lower(recording.tx.to) === entryPoint;
+      for (const row of stored) {
+        expect(row.op_at !== null, `op_at of ${row.user_op_hash}`).to.equal(direct);
+        if (direct) expect([row.call_data, row.signature, row.init_code, row.paymaster_and_data]).to.deep.equal([null, null, null, null]);
+      }
+      const rows = stored.map(userOps.withInputFields);
       const events = recording.receipt.logs
         .map((l) => ({ log: l, parsed: EVENTS.parseLog(l) }))
         .filter((e) => e.parsed && lower(e.log.address) === entryPoint);
@@ -280,10 +288,13 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
     });
 
     it('stores the account calls decoded from each op’s callData (targets, values, data)', async () => {
-      const { rows: ops } = await t.db.query<{ user_op_hash: string; sender: string; call_data: string }>(
-        'select user_op_hash, sender, call_data from user_ops where chain_id = $1',
-        [chainId],
-      );
+      const ops = (
+        await t.db.query<userOps.UserOpRow & { input: string | null }>(
+          `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+           from user_ops u where u.chain_id = $1`,
+          [chainId],
+        )
+      ).rows.map(userOps.withInputFields);
       for (const op of ops) {
         const { rows } = await t.db.query<{ target: string; value: string; data: string }>(
           `select c.target, c.value::text as value, c.data
@@ -291,7 +302,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
            where u.chain_id = $1 and u.user_op_hash = $2 order by c.i`,
           [chainId, bytea(op.user_op_hash)],
         );
-        const want = expectedCalls(op.sender, op.call_data);
+        const want = expectedCalls(op.sender, op.call_data!);
         expect(want.length, 'the recording’s callData decodes with a known account ABI').to.be.greaterThan(0);
         expect(rows.map((r) => ({ target: r.target, value: BigInt(r.value), data: r.data }))).to.deep.equal(want);
       }

@@ -3,6 +3,7 @@
  * tests compare every field of every op, bundle, account, transfer and day with deep equality.
  */
 import type { Queryable } from '../../shared/db/client.js';
+import { withInputFields, type UserOpRow } from '../../shared/db/tables/userOps.js';
 import { knownPlainTransfers } from '../../devnet/index.js';
 import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
 
@@ -44,17 +45,22 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     list.push({ target: str(c.target), value: str(c.value), data: str(c.data) });
     calls.set(str(c.user_op_hash), list);
   }
-  const userOps: TruthUserOp[] = (await q('select * from user_ops where chain_id = $1 order by block_number, log_index')).map((o) => ({
+  const storedOps = await db.query<UserOpRow & { input: string | null; target: string | null }>(
+    `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+     from user_ops u where u.chain_id = $1 order by u.block_number, u.log_index`,
+    [chainId],
+  );
+  const userOps: TruthUserOp[] = storedOps.rows.map(withInputFields).map((o) => ({
     userOpHash: str(o.user_op_hash),
     sender: str(o.sender),
     nonce: str(o.nonce),
     entryPoint: str(o.entry_point),
     entryPointVersion: str(o.entry_point_version) as TruthUserOp['entryPointVersion'],
-    paymaster: o.paymaster as string | null,
-    factory: o.factory as string | null,
+    paymaster: o.paymaster,
+    factory: o.factory,
     success: Boolean(o.success),
     // The ground truth records UserOperationRevertReason only (PostOpRevertReason is stored with failure postop_reverted).
-    revertReason: o.failure === 'execution_reverted' ? (o.revert_reason as string | null) : null,
+    revertReason: o.failure === 'execution_reverted' ? o.revert_reason : null,
     actualGasCost: str(o.actual_gas_cost),
     actualGasUsed: str(o.actual_gas_used),
     transactionHash: str(o.tx_hash),

@@ -3,6 +3,8 @@ import { copyRows } from '../copy.js';
 import { byteaArray, columnArray, numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { AccountCall } from '../../calldata/accountCalls.js';
+import { AbiReadError } from '../../calldata/hexAbi.js';
+import { OP_FIELD_SLOTS, opInputFieldsAt, type OpInputFields } from '../../calldata/userOpLayout.js';
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
@@ -34,6 +36,8 @@ export type UserOpRow = {
   tx_index: number;
   bundle_index: number;
   op_index: number | null;
+  /** Offset of the op's struct in its transaction's input, which then holds its input fields (migration 0028). */
+  op_at: number | null;
   log_index: number;
   bundler: string;
   beneficiary: string | null;
@@ -163,12 +167,42 @@ function selectStored(inner: string): string {
     order by o.block_number desc, o.log_index desc`;
 }
 
+/** What filling an op's input fields back needs of its row: its version, op_at, its transaction's input. */
+type InputFieldsRow = Pick<
+  UserOpRow,
+  'entry_point_version' | 'op_at' | 'init_code' | 'call_data' | 'paymaster_and_data' | 'signature' | 'account_gas_limits' | 'gas_fees'
+> & { input: string | null };
+
+/**
+ * The op's input fields (init_code, call_data, paymaster_and_data, signature, account_gas_limits,
+ * gas_fees) filled back from its transaction's input when it keeps them there (op_at: migration
+ * 0028), read with the indexer's struct layout. Every read of stored ops goes through it.
+ */
+export function withInputFields<Row extends InputFieldsRow>(op: Row): Row {
+  if (op.op_at === null || op.input === null) return op;
+  const fields = opInputFieldsAt(op.input, op.op_at, op.entry_point_version);
+  return {
+    ...op,
+    init_code: fields.initCode,
+    call_data: fields.callData,
+    paymaster_and_data: fields.paymasterAndData,
+    signature: fields.signature,
+    account_gas_limits: fields.accountGasLimits,
+    gas_fees: fields.gasFees,
+  };
+}
+
+/** The ops `inner` picks (selectStored), their input fields filled back: the one read of stored ops. */
+async function queryStored(db: Queryable, inner: string, params: unknown[]): Promise<StoredUserOp[]> {
+  const { rows } = await db.query<StoredUserOp>(selectStored(inner), params);
+  return rows.map(withInputFields);
+}
+
 /** The stored ops with these hashes (any order), with everything toUserOp needs. */
 export async function listStoredByHashes(db: Queryable, chainId: number, hashes: string[]): Promise<StoredUserOp[]> {
   if (hashes.length === 0) return [];
   const inner = `select * from user_ops where chain_id = $1 and user_op_hash = any($2::bytea[])`;
-  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [chainId, hashes.map((h) => bytea(h))]);
-  return rows;
+  return queryStored(db, inner, [chainId, hashes.map((h) => bytea(h))]);
 }
 
 /** A page of the ops matching `where` (fixed SQL with $1..$n placeholders), newest first. */
@@ -176,25 +210,22 @@ async function listWhere(db: Queryable, where: string, params: unknown[], page: 
   const n = params.length;
   const inner = `select * from user_ops where ${where}
     order by block_number desc, log_index desc limit $${n + 1} offset $${n + 2}`;
-  const { rows } = await db.query<StoredUserOp>(selectStored(inner), [...params, page.first, page.skip]);
+  const rows = await queryStored(db, inner, [...params, page.first, page.skip]);
   return rows.map(toUserOp);
 }
 
 /** The op with this hash on one network, or null. */
 export async function findByHash(db: Queryable, chainId: number, hash: string): Promise<UserOp | null> {
-  const { rows } = await db.query<StoredUserOp>(selectStored(`select * from user_ops where chain_id = $1 and user_op_hash = $2`), [
-    chainId,
-    bytea(hash),
-  ]);
+  const rows = await queryStored(db, `select * from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, bytea(hash)]);
   return rows[0] ? toUserOp(rows[0]) : null;
 }
 
 /** The ops with this hash on any of `chainIds` (the same op may exist on several networks). */
 export async function listByHash(db: Queryable, chainIds: number[], hash: string): Promise<UserOp[]> {
-  const { rows } = await db.query<StoredUserOp>(
-    selectStored(`select * from user_ops where user_op_hash = $1 and chain_id = any($2::bigint[])`),
-    [bytea(hash), chainIds],
-  );
+  const rows = await queryStored(db, `select * from user_ops where user_op_hash = $1 and chain_id = any($2::bigint[])`, [
+    bytea(hash),
+    chainIds,
+  ]);
   return rows.map(toUserOp);
 }
 
@@ -283,6 +314,12 @@ export type NewUserOp = {
   txIndex: number;
   bundleIndex: number;
   opIndex: number | null;
+  /**
+   * Byte offset of the op's struct in its transaction's input (selector included) when it was
+   * decoded from that input (the direct handleOps call); null otherwise. Its input fields are then
+   * stored there only (storedForm).
+   */
+  opAt: number | null;
   logIndex: number;
   execLogFrom: number;
   execLogTo: number;
@@ -335,6 +372,7 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['tx_index', 'integer', (o) => o.txIndex],
   ['bundle_index', 'integer', (o) => o.bundleIndex],
   ['op_index', 'integer', (o) => o.opIndex],
+  ['op_at', 'integer', (o) => o.opAt],
   ['log_index', 'integer', (o) => o.logIndex],
   ['exec_log_from', 'integer', (o) => o.execLogFrom],
   ['exec_log_to', 'integer', (o) => o.execLogTo],
@@ -365,18 +403,54 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['calls_data', 'text', (o) => byteaArray(o.calls.map((c) => c.data)), (v) => `${v}::bytea[]`],
 ];
 
+/** The bundle transactions' inputs as stored (bundle_transactions.input), by transaction hash. */
+export type TransactionInputs = ReadonlyMap<string, string>;
+
+/** Whether reading the op's struct back from `input` at opAt gives exactly its decoded fields. */
+function readsBackFromInput(op: NewUserOp & { opAt: number }, input: string): boolean {
+  let fields: OpInputFields;
+  try {
+    fields = opInputFieldsAt(input, op.opAt, op.entryPointVersion);
+  } catch (error) {
+    if (error instanceof AbiReadError) return false;
+    throw error;
+  }
+  const same = (stored: string | null, decoded: string | null) => stored === (decoded === null ? null : decoded.toLowerCase());
+  return (
+    same(fields.initCode, op.initCode) &&
+    same(fields.callData, op.callData) &&
+    same(fields.paymasterAndData, op.paymasterAndData) &&
+    same(fields.signature, op.signature) &&
+    same(fields.accountGasLimits, op.accountGasLimits) &&
+    same(fields.gasFees, op.gasFees)
+  );
+}
+
+/**
+ * The op as its row stores it: its input fields kept only in its transaction's input (op_at set,
+ * the columns null) when they read back from there exactly as decoded; otherwise in its columns
+ * (op_at null), as before migration 0028. Reads fill them back (withInputFields).
+ */
+function storedForm(op: NewUserOp, inputs: TransactionInputs): NewUserOp {
+  if (op.opAt === null) return op;
+  const input = inputs.get(op.txHash);
+  if (input === undefined || !readsBackFromInput({ ...op, opAt: op.opAt }, input)) return { ...op, opAt: null };
+  return { ...op, initCode: null, callData: null, paymasterAndData: null, signature: null, accountGasLimits: null, gasFees: null };
+}
+
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
-export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<void> {
-  await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, { rows: ops, chainId: chainId });
+export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<void> {
+  const rows = ops.map((o) => storedForm(o, inputs));
+  await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, { rows, chainId: chainId });
 }
 
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
-export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
+export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
   const { text, values } = unnestInsert(
     'user_ops',
     NEW_USER_OP_COLUMNS,
-    { rows: ops, chainId: chainId },
+    { rows: ops.map((o) => storedForm(o, inputs)), chainId: chainId },
     'on conflict do nothing returning user_op_hash',
   );
   const { rows } = await db.query<{ user_op_hash: string }>(text, values);
@@ -408,6 +482,7 @@ export async function listTraceNeededTransactions(
 /** What decoding the calldata adds to an op stored from its events alone (the repair pass). */
 const DECODED_FIELDS = new Set([
   'op_index',
+  'op_at',
   'beneficiary',
   'aggregator',
   'init_code',
@@ -436,8 +511,9 @@ const DECODED_FIELDS = new Set([
  * Fills in the decoded fields of ops still stored trace_needed (another pass may have done it
  * first); returns the hashes it updated. The EIP-7702 flag is only ever added.
  */
-export async function updateDecoded(db: Queryable, chainId: number, ops: NewUserOp[]): Promise<Set<string>> {
+export async function updateDecoded(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
+  const stored = ops.map((o) => storedForm(o, inputs));
   const columns = NEW_USER_OP_COLUMNS.filter(([name]) => name === 'user_op_hash' || DECODED_FIELDS.has(name));
   const assignments = columns
     .filter(([name]) => name !== 'user_op_hash')
@@ -450,7 +526,7 @@ export async function updateDecoded(db: Queryable, chainId: number, ops: NewUser
      from unnest(${columns.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')}) as v(${columns.map((_, i) => `c${i}`).join(', ')})
      where u.chain_id = $1 and u.user_op_hash = v.c0 and u.decode_status = 'trace_needed'
      returning u.user_op_hash`,
-    [chainId, ...columns.map((column) => columnArray(column, { rows: ops, chainId }))],
+    [chainId, ...columns.map((column) => columnArray(column, { rows: stored, chainId }))],
   );
   return new Set(rows.map((r) => r.user_op_hash));
 }
@@ -496,6 +572,20 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
 // evaluated only for the fields a query selects.
 
 const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
+
+/**
+ * An input field of the op: its column, or, when the op keeps it in its transaction's input
+ * (op_at), read from there at its head slot (OP_FIELD_SLOTS; migration 0028's functions).
+ */
+function inputField(columnName: string, read: 'opscan_op_bytes' | 'opscan_op_word', slots: { v06: number | null; packed: number }): string {
+  const slot =
+    slots.v06 === null ? `${slots.packed}` : `case when t.entry_point_version = 'v0.6' then ${slots.v06} else ${slots.packed} end`;
+  const fromInput = `(select ${read}(bt.input, t.op_at, ${slot}) from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)`;
+  // v0.6 ops have no packed gas words: null there, as the column was.
+  const guarded = slots.v06 === null ? `case when t.entry_point_version <> 'v0.6' then ${fromInput} end` : fromInput;
+  return `coalesce(t.${columnName}, case when t.op_at is not null then ${guarded} end)`;
+}
+const { v06, packed } = OP_FIELD_SLOTS;
 const postOpReverted = "t.failure = 'postop_reverted'";
 
 export const userOpView: EntityView = {
@@ -534,21 +624,31 @@ export const userOpView: EntityView = {
       'bytea',
       true,
     ),
-    callData: column('t.call_data', 'Bytes', 'bytea', true),
+    callData: column(inputField('call_data', 'opscan_op_bytes', { v06: v06.callData, packed: packed.callData }), 'Bytes', 'bytea', true),
     beneficiary: column('t.beneficiary', 'Bytes', 'bytea', true),
     bundler: column('t.bundler', 'Bytes', 'bytea'),
     // The subgraph answers `0x` for an op that deployed nothing.
     factory: column(`coalesce(t.factory, ${byteaLiteral('0x')})`, 'Bytes', 'bytea'),
-    initCode: column('t.init_code', 'Bytes', 'bytea', true),
-    signature: column('t.signature', 'Bytes', 'bytea', true),
-    paymasterAndData: column('t.paymaster_and_data', 'Bytes', 'bytea', true),
+    initCode: column(inputField('init_code', 'opscan_op_bytes', { v06: v06.initCode, packed: packed.initCode }), 'Bytes', 'bytea', true),
+    signature: column(inputField('signature', 'opscan_op_bytes', { v06: v06.signature, packed: packed.signature }), 'Bytes', 'bytea', true),
+    paymasterAndData: column(
+      inputField('paymaster_and_data', 'opscan_op_bytes', { v06: v06.paymasterAndData, packed: packed.paymasterAndData }),
+      'Bytes',
+      'bytea',
+      true,
+    ),
     callGasLimit: column('t.call_gas_limit', 'BigInt', 'numeric', true),
     verificationGasLimit: column('t.verification_gas_limit', 'BigInt', 'numeric', true),
     preVerificationGas: column('t.pre_verification_gas', 'BigInt', 'numeric', true),
     maxFeePerGas: column('t.max_fee_per_gas', 'BigInt', 'numeric', true),
     maxPriorityFeePerGas: column('t.max_priority_fee_per_gas', 'BigInt', 'numeric', true),
-    accountGasLimits: column('t.account_gas_limits', 'Bytes', 'bytea', true),
-    gasFees: column('t.gas_fees', 'Bytes', 'bytea', true),
+    accountGasLimits: column(
+      inputField('account_gas_limits', 'opscan_op_word', { v06: null, packed: packed.accountGasLimits }),
+      'Bytes',
+      'bytea',
+      true,
+    ),
+    gasFees: column(inputField('gas_fees', 'opscan_op_word', { v06: null, packed: packed.gasFees }), 'Bytes', 'bytea', true),
     // As toUserOp: the op's gas limits summed (v0.7+ adds the paymaster's), null until decoded.
     gasLimit: column(
       `t.call_gas_limit + t.verification_gas_limit + t.pre_verification_gas + case when t.entry_point_version = 'v0.6' then 0
