@@ -102,7 +102,7 @@ export function liveUserOp(op: UserOp): LiveUserOp {
 }
 
 async function liveUserOpWithTransfers(ctx: Ctx, op: UserOp): Promise<z.input<typeof liveUserOpWithTransfersSchema>> {
-  const transfers = await tokenTransfers.listByUserOp(ctx.db, op.chainId, op.userOpHash);
+  const transfers = await tokenTransfers.listByUserOp(ctx.db, op.chainId, op);
   const party = (t: tokenTransfers.UserOpTokenTransfer) => ({
     contractAddress: t.token,
     from: t.from,

@@ -30,7 +30,7 @@ export const getUserOpMetadata = defineEndpoint({
     const op = await userOps.findByHash(ctx.db, network.chainId, input.userOpHash);
     if (!op) throw new AppError('NOT_FOUND', `No user operation ${input.userOpHash} on ${network.name}`, { param: 'userOpHash' });
     const [transfers, traced, opLogs] = await Promise.all([
-      tokenTransfers.listByUserOp(ctx.db, network.chainId, op.userOpHash),
+      tokenTransfers.listByUserOp(ctx.db, network.chainId, op),
       // The rest of the answer stands without the trace: a failing node leaves it null (getUserOpTraces says why).
       opExecutionTrace(ctx, network, op).catch((err: unknown) => {
         ctx.log.warn({ err, userOpHash: op.userOpHash }, 'tracing the op failed');

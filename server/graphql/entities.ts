@@ -70,17 +70,24 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
         on: [['target', 't.address']],
         description: 'The target, when it is an account opscan has seen send ops.',
       },
+      // An op's transfers by its block, through token_transfers' key, then by its hash (0030).
       erc20Transfers: {
         entity: 'TokenTransfer',
         list: true,
-        on: [['userOpHash', 't.user_op_hash']],
+        on: [
+          ['blockNumber', 't.block_number'],
+          ['userOpHash', 't.user_op_hash'],
+        ],
         where: "t.standard = 'ERC20'",
         description: 'ERC-20 transfers made while the op executed.',
       },
       erc721Transfers: {
         entity: 'TokenTransfer',
         list: true,
-        on: [['userOpHash', 't.user_op_hash']],
+        on: [
+          ['blockNumber', 't.block_number'],
+          ['userOpHash', 't.user_op_hash'],
+        ],
         where: "t.standard = 'ERC721'",
         description: 'ERC-721 transfers made while the op executed.',
       },

@@ -122,15 +122,23 @@ export type UserOpTokenTransfer = {
   decimals: number | null;
 };
 
-/** The token transfers made during an op, in log order (native transfers are not token transfers). */
-export async function listByUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<UserOpTokenTransfer[]> {
+/**
+ * The token transfers made during an op, in log order (native transfers are not token transfers): the
+ * rows of the op's block, read through the key (chain_id, block_number, log_index, batch_index), that
+ * are the op's. There is no index on the op's hash (0030).
+ */
+export async function listByUserOp(
+  db: Queryable,
+  chainId: number,
+  op: { userOpHash: string; blockNumber: string | number },
+): Promise<UserOpTokenTransfer[]> {
   const { rows } = await db.query<TransferRow>(
     `select x.standard, x.token, x.from_address, x.to_address, x.value::text as value, x.token_id::text as token_id,
             t.name, t.symbol, t.decimals
      from token_transfers x left join tokens t on t.chain_id = x.chain_id and t.address = x.token
-     where x.chain_id = $1 and x.user_op_hash = $2 and x.standard <> 'NATIVE'
+     where x.chain_id = $1 and x.block_number = $2 and x.user_op_hash = $3 and x.standard <> 'NATIVE'
      order by x.log_index, x.batch_index`,
-    [chainId, bytea(userOpHash)],
+    [chainId, op.blockNumber, bytea(op.userOpHash)],
   );
   return rows.map((r) => ({
     standard: r.standard as UserOpTokenTransfer['standard'],
