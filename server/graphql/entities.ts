@@ -104,9 +104,12 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
       userOps: {
         entity: 'UserOp',
         list: true,
+        // The block too: a bundle's ops are in its block, a range of user_ops_latest (user_ops has no
+        // index by transaction: migration 0031).
         on: [
           ['transactionHash', 't.tx_hash'],
           ['bundleIndex', 't.bundle_index'],
+          ['blockNumber', 't.block_number'],
         ],
         description: 'The ops of the bundle.',
       },

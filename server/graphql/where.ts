@@ -173,7 +173,7 @@ function compileFieldCondition(params: Params, field: ViewField & { name: string
         `${paramType(field)}[]`,
       );
       if (op === '_not_in') return `not coalesce(${sql} = any(${param}), false)`;
-      return `${sql} = any(${param})`;
+      return field.equalsAny ? field.equalsAny(param) : `${sql} = any(${param})`;
     }
     case '_contains':
     case '_not_contains': {

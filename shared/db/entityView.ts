@@ -23,6 +23,8 @@ export type ViewField = {
   order?: string;
   /** Equality with one value (`param`) through an index, for a field whose `sql` is derived. */
   equals?: (param: string) => string;
+  /** Membership in a list of values (`param`, an array) through an index, for the same reason. */
+  equalsAny?: (param: string) => string;
 };
 
 export type EntityView = {

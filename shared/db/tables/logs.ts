@@ -85,14 +85,15 @@ type TransactionLogsRow = {
 };
 
 /**
- * The ops of the transaction whose hash (as user_ops stores it) is `txHash`, on chain $1, as arrays
- * in one row, read by user_ops_tx; `where` narrows them (see logOwners).
+ * The ops of the transaction whose hash (as user_ops stores it) is `txHash`, in block `blockNumber`,
+ * on chain $1, as arrays in one row: its block's range of user_ops_latest (user_ops has no index by
+ * transaction: migration 0031); `where` narrows them (see logOwners).
  */
-const opsOfTransaction = (txHash: string, where = 'true') => `
+const opsOfTransaction = (txHash: string, blockNumber: string, where = 'true') => `
   (select array_agg(s.user_op_hash) as op_hashes, array_agg(s.log_index) as op_log_indexes,
           array_agg(s.exec_log_from) as op_exec_log_froms, array_agg(s.exec_log_to) as op_exec_log_tos
    from user_ops s
-   where s.chain_id = $1 and s.tx_hash = ${txHash} and ${where}) ops`;
+   where s.chain_id = $1 and s.block_number = ${blockNumber} and s.tx_hash = ${txHash} and ${where}) ops`;
 
 /** The transaction's logs as answered, each with its op. */
 function logsOf(r: TransactionLogsRow): Log[] {
@@ -128,12 +129,12 @@ const LIST_BY_USER_OP = prepared(`select bt.tx_hash, bt.block_number, bt.first_l
   from user_ops o
   join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
   -- Only ops whose event precedes the op's can claim its logs first.
-  cross join lateral ${opsOfTransaction('o.tx_hash', 's.log_index <= o.log_index')}
+  cross join lateral ${opsOfTransaction('o.tx_hash', 'o.block_number', 's.log_index <= o.log_index')}
   where o.chain_id = $1 and o.user_op_hash = $2`);
 
 const FIND = prepared(`select bt.tx_hash, bt.block_number, bt.first_log_index, bt.logs, ops.*
   from bundle_transactions bt
-  cross join lateral ${opsOfTransaction('bt.tx_hash')}
+  cross join lateral ${opsOfTransaction('bt.tx_hash', 'bt.block_number')}
   where bt.chain_id = $1 and bt.tx_hash = $2 and bt.first_log_index <= $3`);
 
 /** The logs of an op's execution slice that are its own (not an inner op's), in order. */

@@ -205,6 +205,15 @@ export async function listStoredByHashes(db: Queryable, chainId: number, hashes:
   return queryStored(db, inner, [chainId, hashes.map((h) => bytea(h))]);
 }
 
+/**
+ * The block of the bundle transaction whose hash is `txHash` (a bytea parameter, or `any(list)`) on
+ * chain $1: the ops of a transaction are found as that block's range of user_ops_latest, as user_ops
+ * has no index by transaction (migration 0031). A transaction's ops are all in its block, and the
+ * indexer writes its row with them.
+ */
+const blockOfTransaction = (txHash: string) =>
+  `select bt.block_number from bundle_transactions bt where bt.chain_id = $1 and bt.tx_hash = ${txHash}`;
+
 /** A page of the ops matching `where` (fixed SQL with $1..$n placeholders), newest first. */
 async function listWhere(db: Queryable, where: string, params: unknown[], page: Page): Promise<UserOp[]> {
   const n = params.length;
@@ -245,8 +254,12 @@ export function listByBundler(db: Queryable, chainId: number, bundler: string, p
   return listWhere(db, 'chain_id = $1 and bundler = $2', [chainId, bytea(bundler)], page);
 }
 
+/**
+ * The ops of one transaction: its block's range of user_ops_latest (bundle_transactions names the
+ * block), filtered by the hash (migration 0031).
+ */
 export function listByTransaction(db: Queryable, chainId: number, txHash: string, page: Page): Promise<UserOp[]> {
-  return listWhere(db, 'chain_id = $1 and tx_hash = $2', [chainId, bytea(txHash)], page);
+  return listWhere(db, `chain_id = $1 and block_number = (${blockOfTransaction('$2')}) and tx_hash = $2`, [chainId, bytea(txHash)], page);
 }
 
 export function listByBlock(db: Queryable, chainId: number, blockNumber: number, page: Page): Promise<UserOp[]> {
@@ -264,25 +277,6 @@ export async function countInBlock(
     [chainId, blockNumber],
   );
   return { count: Number(rows[0]?.count ?? 0), blockTime: rows[0]?.block_time ?? null };
-}
-
-/** `{id, userOpHash}` of the ops of the given bundle transactions, by transaction and bundle index. */
-export async function listIdsByTransactions(
-  db: Queryable,
-  chainId: number,
-  txHashes: string[],
-): Promise<Array<{ txHash: string; bundleIndex: number; id: string; userOpHash: string }>> {
-  const { rows } = await db.query<{ tx_hash: string; bundle_index: number; user_op_hash: string; log_index: number }>(
-    `select tx_hash, bundle_index, user_op_hash, log_index from user_ops
-     where chain_id = $1 and tx_hash = any($2::bytea[]) order by log_index`,
-    [chainId, txHashes.map((h) => bytea(h))],
-  );
-  return rows.map((r) => ({
-    txHash: r.tx_hash,
-    bundleIndex: r.bundle_index,
-    id: `${r.user_op_hash}-${r.log_index}`,
-    userOpHash: r.user_op_hash,
-  }));
 }
 
 /** Whether an op with this hash exists on the network (searchEntry). */
@@ -594,7 +588,12 @@ export const userOpView: EntityView = {
   id: hashIndexId('t.user_op_hash', 't.log_index', 'bytea'),
   fields: {
     userOpHash: column('t.user_op_hash', 'Bytes', 'bytea'),
-    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
+    // Found through the transaction's block (user_ops has no index by transaction: migration 0031).
+    transactionHash: {
+      ...column('t.tx_hash', 'Bytes', 'bytea'),
+      equals: (param) => `(t.tx_hash = ${param} and t.block_number = (${blockOfTransaction(param)}))`,
+      equalsAny: (param) => `(t.tx_hash = any(${param}) and t.block_number in (${blockOfTransaction(`any(${param})`)}))`,
+    },
     sender: column('t.sender', 'Bytes', 'bytea'),
     // The first call's target, kept on the op (migration 0017) so that it filters and sorts like the sender.
     target: column('t.target', 'Bytes', 'bytea', true),
