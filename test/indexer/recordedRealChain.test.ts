@@ -19,6 +19,7 @@ import { decoderFor } from '../../indexer/decode/entryPointDecoder.js';
 import { userOpHashOf } from '../../indexer/decode/userOpHash.js';
 import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import { bytea, type Db } from '../../shared/db/client.js';
+import { opCallsSql } from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { CANONICAL_ENTRYPOINTS, envSuffix, findNetworkByChainId, type EntryPointVersion } from '../../shared/networks.js';
 import request from 'supertest';
@@ -298,8 +299,8 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
       for (const op of ops) {
         const { rows } = await t.db.query<{ target: string; value: string; data: string }>(
           `select c.target, c.value::text as value, c.data
-           from user_ops u, unnest(u.calls_target, u.calls_value, u.calls_data) with ordinality as c(target, value, data, i)
-           where u.chain_id = $1 and u.user_op_hash = $2 order by c.i`,
+           from user_ops u cross join lateral ${opCallsSql('u')} c
+           where u.chain_id = $1 and u.user_op_hash = $2 order by c.call_index`,
           [chainId, bytea(op.user_op_hash)],
         );
         const want = expectedCalls(op.sender, op.call_data!);

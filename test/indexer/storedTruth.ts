@@ -3,6 +3,7 @@
  * tests compare every field of every op, bundle, account, transfer and day with deep equality.
  */
 import type { Queryable } from '../../shared/db/client.js';
+import { opCallsSql } from '../../shared/db/tables/userOpCalls.js';
 import { withInputFields, type UserOpRow } from '../../shared/db/tables/userOps.js';
 import { knownPlainTransfers } from '../../devnet/index.js';
 import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
@@ -38,8 +39,8 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
   const calls = new Map<string, Array<{ target: string; value: string; data: string }>>();
   for (const c of await q(
     `select u.user_op_hash, c.target, c.value::text as value, c.data
-     from user_ops u, unnest(u.calls_target, u.calls_value, u.calls_data) with ordinality as c(target, value, data, i)
-     where u.chain_id = $1 order by u.user_op_hash, c.i`,
+     from user_ops u cross join lateral ${opCallsSql('u')} c
+     where u.chain_id = $1 order by u.user_op_hash, c.call_index`,
   )) {
     const list = calls.get(str(c.user_op_hash)) ?? [];
     list.push({ target: str(c.target), value: str(c.value), data: str(c.data) });

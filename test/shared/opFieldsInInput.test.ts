@@ -11,15 +11,17 @@ import { bytea, type Queryable } from '../../shared/db/client.js';
 import { listMigrations, migrate } from '../../shared/db/migrate.js';
 import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
-import type { EntryPointVersion } from '../../shared/networks.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-
-const CHAIN = 1;
-const EP_V07 = '0x0000000071727de22e5e9d8baf0edac6f37da032';
-const EP_V06 = '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789';
-const BENEFICIARY = '0x00000000000000000000000000000000000000be';
-const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-const hashOf = (n: number) => word(0xab00 + n);
+import {
+  BENEFICIARY,
+  CHAIN,
+  EP_V06,
+  EP_V07,
+  hashOf,
+  insertTransaction as insertBundleTransaction,
+  newOp,
+  word,
+} from './support/storedOps.js';
 
 /** A v0.7 handleOps of two ops and a v0.6 handleOps of one, each with its decoded ops. */
 function bundleInputs() {
@@ -51,68 +53,11 @@ function bundleInputs() {
   };
 }
 
-/** The op as the indexer would store it from transaction `tx` (n: its hash and log index). */
-function newOp(c: CalldataOp, version: EntryPointVersion, tx: string, n: number): userOps.NewUserOp {
-  return {
-    userOpHash: hashOf(n),
-    entryPoint: version === 'v0.6' ? EP_V06 : EP_V07,
-    entryPointVersion: version,
-    sender: c.sender,
-    paymaster: null,
-    nonce: c.nonce,
-    success: true,
-    actualGasCost: 1n,
-    actualGasUsed: 1n,
-    failure: null,
-    revertReason: null,
-    revertMessage: null,
-    blockNumber: 10,
-    blockHash: word(10),
-    blockTime: 1000,
-    txHash: tx,
-    txIndex: 0,
-    bundleIndex: 0,
-    opIndex: c.opIndex,
-    opAt: c.structAt + 4,
-    logIndex: n,
-    execLogFrom: n,
-    execLogTo: n,
-    bundler: BENEFICIARY,
-    beneficiary: BENEFICIARY,
-    factory: null,
-    aggregator: null,
-    initCode: c.initCode,
-    callData: c.callData,
-    signature: c.signature,
-    paymasterAndData: c.paymasterAndData,
-    callGasLimit: c.callGasLimit,
-    verificationGasLimit: c.verificationGasLimit,
-    preVerificationGas: c.preVerificationGas,
-    maxFeePerGas: c.maxFeePerGas,
-    maxPriorityFeePerGas: c.maxPriorityFeePerGas,
-    paymasterVerificationGasLimit: c.paymasterVerificationGasLimit,
-    paymasterPostOpGasLimit: c.paymasterPostOpGasLimit,
-    accountGasLimits: c.accountGasLimits,
-    gasFees: c.gasFees,
-    decodeStatus: 'ok',
-    eip7702: false,
-    paymasterSignature: null,
-    target: null,
-    calls: [],
-  };
-}
-
 const TX_V07 = word(0x707);
 const TX_V06 = word(0x606);
 
-async function insertTransaction(db: Queryable, tx: string, to: string, input: string): Promise<void> {
-  await db.query(
-    `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, tx_to, input, status,
-       gas_used, effective_gas_price, fee)
-     values ($1, $2, 10, $3, 1000, $4, $5, $6, $7, true, 1, 1, 1)`,
-    [CHAIN, bytea(tx), bytea(word(10)), tx === TX_V07 ? 0 : 1, bytea(BENEFICIARY), bytea(to), bytea(input)],
-  );
-}
+const insertTransaction = (db: Queryable, tx: string, to: string, input: string) =>
+  insertBundleTransaction(db, { tx, txIndex: tx === TX_V07 ? 0 : 1, to, input });
 
 type RawFields = {
   op_at: number | null;

@@ -1,6 +1,6 @@
 import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
-import { byteaArray, columnArray, numeric, unnestInsert, type Column } from '../unnest.js';
+import { columnArray, numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { AccountCall } from '../../calldata/accountCalls.js';
 import { AbiReadError } from '../../calldata/hexAbi.js';
@@ -8,7 +8,8 @@ import { OP_FIELD_SLOTS, opInputFieldsAt, type OpInputFields } from '../../calld
 import { ZERO_ADDRESS } from '../../models/primitives.js';
 import type { UserOp } from '../../models/userOp.js';
 import { findNetworkByChainId } from '../../networks.js';
-import { byteaLiteral, column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
+import { byteaLiteral, column, hashIndexId, type EntityView } from '../entityView.js';
+import { callsOfRow, firstCallValueSql, storedCalls, type StoredCallColumns, type StoredCalls, type UserOpCall } from './userOpCalls.js';
 
 /**
  * Reads of `user_ops` (with what an answer needs from `bundle_transactions` and `accounts`). `toUserOp` is the one mapping from a stored op to the spec's UserOp: the API and the
@@ -59,7 +60,7 @@ export type UserOpRow = {
   paymaster_signature: string | null;
 };
 
-export type UserOpCall = { target: string; value: string; data: string };
+export type { UserOpCall } from './userOpCalls.js';
 
 /** A stored op with its bundle transaction's input, its decoded calls and its accounts' factories. */
 export type StoredUserOp = UserOpRow & {
@@ -155,10 +156,7 @@ function selectStored(inner: string): string {
   return `
     select o.*,
       (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
-      coalesce((
-        select json_agg(json_build_object('target', ${hexOf('c.target')}, 'value', c.value::text, 'data', ${hexOf('c.data')}) order by c.i)
-        from unnest(o.calls_target, o.calls_value, o.calls_data) with ordinality as c(target, value, data, i)
-      ), '[]'::json) as calls,
+      o.calls_value::text[] as calls_value_text,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
       (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
       (select sa.eip7702 from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_eip7702,
@@ -192,10 +190,19 @@ export function withInputFields<Row extends InputFieldsRow>(op: Row): Row {
   };
 }
 
-/** The ops `inner` picks (selectStored), their input fields filled back: the one read of stored ops. */
+/** A row of selectStored: the op's calls still in their columns (migration 0033). */
+type SelectedUserOp = Omit<StoredUserOp, 'calls'> & StoredCallColumns;
+
+/**
+ * The ops `inner` picks (selectStored), their input fields and then their calls (slices of their
+ * callData) filled back: the one read of stored ops.
+ */
 async function queryStored(db: Queryable, inner: string, params: unknown[]): Promise<StoredUserOp[]> {
-  const { rows } = await db.query<StoredUserOp>(selectStored(inner), params);
-  return rows.map(withInputFields);
+  const { rows } = await db.query<SelectedUserOp>(selectStored(inner), params);
+  return rows.map((row) => {
+    const op = withInputFields(row);
+    return { ...op, calls: callsOfRow(op, op.call_data) };
+  });
 }
 
 /** The stored ops with these hashes (any order), with everything toUserOp needs. */
@@ -341,11 +348,11 @@ export type NewUserOp = {
   paymasterSignature: string | null;
   /** The target of the account's first call (the subgraph's `target`); null when no call was decoded. */
   target: string | null;
-  /** The account calls decoded from callData, in order (stored as three arrays on the op's row). */
+  /** The account calls decoded from callData, in order (stored on the op's row as userOpCalls.ts says). */
   calls: AccountCall[];
 };
 
-const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
+const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<StoredForm>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'bytea', (o) => o.userOpHash],
   ['entry_point', 'bytea', (o) => o.entryPoint],
@@ -391,10 +398,12 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<NewUserOp>> = [
   ['eip7702', 'boolean', (o) => o.eip7702],
   ['paymaster_signature', 'bytea', (o) => o.paymasterSignature],
   ['target', 'bytea', (o) => o.target],
-  // unnest flattens nested arrays: the calls travel as array literals, cast back to arrays.
-  ['calls_target', 'text', (o) => byteaArray(o.calls.map((c) => c.target)), (v) => `${v}::bytea[]`],
-  ['calls_value', 'text', (o) => `{${o.calls.map((c) => c.value.toString()).join(',')}}`, (v) => `${v}::numeric[]`],
-  ['calls_data', 'text', (o) => byteaArray(o.calls.map((c) => c.data)), (v) => `${v}::bytea[]`],
+  // The calls as migration 0033 keeps them (storedForm); unnest flattens nested arrays: the arrays
+  // travel as array literals, cast back to arrays.
+  ['calls_target', 'bytea', (o) => o.storedCalls.target],
+  ['calls_value', 'text', (o) => o.storedCalls.value, (v) => `${v}::numeric[]`],
+  ['calls_data', 'text', (o) => o.storedCalls.data, (v) => `${v}::bytea[]`],
+  ['calls_data_at', 'bytea', (o) => o.storedCalls.dataAt],
 ];
 
 /** The bundle transactions' inputs as stored (bundle_transactions.input), by transaction hash. */
@@ -420,16 +429,21 @@ function readsBackFromInput(op: NewUserOp & { opAt: number }, input: string): bo
   );
 }
 
+/** An op as its row stores it (storedForm). */
+type StoredForm = NewUserOp & { storedCalls: StoredCalls };
+
 /**
  * The op as its row stores it: its input fields kept only in its transaction's input (op_at set,
  * the columns null) when they read back from there exactly as decoded; otherwise in its columns
- * (op_at null), as before migration 0028. Reads fill them back (withInputFields).
+ * (op_at null), as before migration 0028. Its calls' data kept as slices of its callData where
+ * they are (migration 0033). Reads fill both back (withInputFields, callsOfRow).
  */
-function storedForm(op: NewUserOp, inputs: TransactionInputs): NewUserOp {
-  if (op.opAt === null) return op;
+function storedForm(op: NewUserOp, inputs: TransactionInputs): StoredForm {
+  const withCalls = { ...op, storedCalls: storedCalls(op.calls, op.callData) };
+  if (op.opAt === null) return withCalls;
   const input = inputs.get(op.txHash);
-  if (input === undefined || !readsBackFromInput({ ...op, opAt: op.opAt }, input)) return { ...op, opAt: null };
-  return { ...op, initCode: null, callData: null, paymasterAndData: null, signature: null, accountGasLimits: null, gasFees: null };
+  if (input === undefined || !readsBackFromInput({ ...op, opAt: op.opAt }, input)) return { ...withCalls, opAt: null };
+  return { ...withCalls, initCode: null, callData: null, paymasterAndData: null, signature: null, accountGasLimits: null, gasFees: null };
 }
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -499,6 +513,7 @@ const DECODED_FIELDS = new Set([
   'calls_target',
   'calls_value',
   'calls_data',
+  'calls_data_at',
 ]);
 
 /**
@@ -597,8 +612,8 @@ export const userOpView: EntityView = {
     sender: column('t.sender', 'Bytes', 'bytea'),
     // The first call's target, kept on the op (migration 0017) so that it filters and sorts like the sender.
     target: column('t.target', 'Bytes', 'bytea', true),
-    // The first decoded call's value (null without calls: an array read past its end is null).
-    value: column('t.calls_value[1]', 'BigInt', 'numeric', true),
+    // The first decoded call's value (null without calls; calls_value is null when every value is zero).
+    value: column(firstCallValueSql, 'BigInt', 'numeric', true),
     // The EntryPoint's event names the zero address when an op had no paymaster; so does the subgraph.
     paymaster: {
       ...column(`coalesce(t.paymaster, ${byteaLiteral(ZERO_ADDRESS)})`, 'Bytes', 'bytea'),

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { bytea, type Queryable } from '../../../shared/db/client.js';
-import { byteaArray } from '../../../shared/db/unnest.js';
 import { OUTBOX_CHANNEL } from '../../../shared/outboxEvents.js';
 
 /**
@@ -73,10 +72,10 @@ export async function insertOp(
   );
   if (op.targets.length > 0) {
     await db.query(
-      `update user_ops set calls_target = $3::text::bytea[], calls_value = array_fill(0::numeric, array[$4::int]),
-              calls_data = array_fill(''::bytea, array[$4::int])
+      // As migration 0033 stores calls of value zero and empty data with no callData to slice.
+      `update user_ops set calls_target = $3, calls_data = array_fill(''::bytea, array[$4::int])
        where chain_id = $1 and user_op_hash = $2`,
-      [chainId, bytea(op.userOpHash), byteaArray(op.targets), op.targets.length],
+      [chainId, bytea(op.userOpHash), bytea(`0x${op.targets.map((t) => t.slice(2)).join('')}`), op.targets.length],
     );
   }
   const factory = op.deployedBy ?? options.factoryOfSender ?? null;
