@@ -239,6 +239,9 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
       });
       batch.userOps.push(...ops);
+      // As the indexer writes them: not the bundler nor an op's sender (bundles and user_ops answer those).
+      parties.delete(bundler);
+      for (const op of ops) parties.delete(op.sender);
       for (const address of parties) batch.addressTxs.push({ address, blockNumber: block, txIndex: b });
     }
   }

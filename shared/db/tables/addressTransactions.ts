@@ -5,8 +5,9 @@ import type { Page } from '../page.js';
 import type { Transaction } from '../../models/address.js';
 
 /**
- * Reads of `address_transactions`: the bundle transactions an address took part in (each by its
- * block number and index, where bundle_transactions_position finds it), answered in the
+ * Reads of `address_transactions`: the bundle transactions an address took part in other than as
+ * their bundler or an op's sender (which bundles and user_ops answer), each by its block number and
+ * index, where bundle_transactions_position finds it. listByAddress answers all of them in the
  * spec's (Covalent-style) Transaction shape. Labels and price quotes are left null here; the API
  * fills them from its label list and price source.
  */
@@ -50,17 +51,35 @@ export function toTransaction(r: AddressTransactionRow): Transaction {
   };
 }
 
-/** The address's bundle transactions, newest first. */
+/**
+ * The address's bundle transactions, newest first: the union of its own rows here (a call target,
+ * a transfer party), the transactions it sent as bundler (bundles_bundler; a bundle's bundler is its
+ * transaction's sender) and those of its ops (user_ops_sender), which the indexer does not repeat
+ * here (migration 0032). Each branch reads its own index, newest first, for its distinct positions
+ * up to the page's end (an op sender's ops, or a transaction's bundles, may share one transaction);
+ * a position found by several branches is answered once.
+ */
 export async function listByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<Transaction[]> {
   const { rows } = await db.query<AddressTransactionRow>(
     `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
             bt.gas_used, bt.effective_gas_price, bt.fee
-     from (select block_number, tx_index from address_transactions
-           where chain_id = $1 and address = $2
-           order by block_number desc, tx_index desc limit $3 offset $4) a
+     from (select block_number, tx_index
+           from ((select block_number, tx_index from address_transactions
+                  where chain_id = $1 and address = $2
+                  order by block_number desc, tx_index desc limit $3)
+                 union
+                 (select distinct block_number, tx_index from user_ops
+                  where chain_id = $1 and sender = $2
+                  order by block_number desc, tx_index desc limit $3)
+                 union
+                 (select distinct b.block_number, t.tx_index
+                  from bundles b join bundle_transactions t on t.chain_id = b.chain_id and t.tx_hash = b.tx_hash
+                  where b.chain_id = $1 and b.bundler = $2
+                  order by b.block_number desc, t.tx_index desc limit $3)) p
+           order by block_number desc, tx_index desc limit $4 offset $5) a
      join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
      order by a.block_number desc, a.tx_index desc`,
-    [chainId, bytea(address), page.first, page.skip],
+    [chainId, bytea(address), page.first + page.skip, page.first, page.skip],
   );
   return rows.map(toTransaction);
 }
