@@ -248,7 +248,7 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
     userOps,
     transfers,
     traces: ctx.traces === 'off' ? [] : opTraces(raw, userOps, ctx),
-    addressTxs: addressTransactions(bundleTx, bundles, userOps, transfers),
+    addressTxs: addressTransactions(bundleTx, userOps, transfers),
   };
 }
 
@@ -294,16 +294,11 @@ function opTraces(raw: RawBundleTx, userOps: DecodedUserOp[], ctx: DecodeContext
 
 /**
  * Who took part in the transaction, as address_transactions rows: call targets and transfer
- * parties. Its bundler (each bundle's, the transaction's sender) and its ops' senders are not
- * repeated there: bundles_bundler and user_ops_sender find the transaction for them, and
- * listByAddress reads those too. A transaction without a bundle keeps its sender's row.
+ * parties. Its ops' senders and bundler (the transaction's sender) are not repeated there:
+ * user_ops_sender and user_ops_bundler find the transaction for them, and listByAddress reads those
+ * too. A transaction without ops keeps its sender's row.
  */
-function addressTransactions(
-  tx: DecodedBundleTx,
-  bundles: DecodedBundle[],
-  userOps: DecodedUserOp[],
-  transfers: DecodedTransfer[],
-): DecodedAddressTx[] {
+function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], transfers: DecodedTransfer[]): DecodedAddressTx[] {
   const addresses = new Set<string>([tx.from]);
   for (const op of userOps) for (const call of op.calls) addresses.add(call.target);
   for (const t of transfers) {
@@ -311,7 +306,9 @@ function addressTransactions(
     addresses.add(t.to);
   }
   addresses.delete(ZERO_ADDRESS);
-  for (const b of bundles) addresses.delete(b.bundler);
-  for (const op of userOps) addresses.delete(op.sender);
+  for (const op of userOps) {
+    addresses.delete(op.sender);
+    addresses.delete(op.bundler);
+  }
   return [...addresses].map((address) => ({ address, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
 }
