@@ -87,14 +87,24 @@ describe('migration 0032 on a populated database', function () {
         await db.query(
           `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, tx_to, input, status,
                                             gas_used, effective_gas_price, fee)
-           values ($1, $2, $3, $4, 1700000000 + $3 * 12, $5, $6, $7, '\\x', true, 21000 + $5, 1, 21000 + $5)`,
-          [CHAIN, bytea(txHash), block, bytea(word(block)), index, bytea(bundler), bytea(address(0xe9))],
+           values ($1, $2, $3, $4, $5, $6, $7, $8, '\\x', true, $9, 1, $9)`,
+          [
+            CHAIN,
+            bytea(txHash),
+            block,
+            bytea(word(block)),
+            1_700_000_000 + block * 12,
+            index,
+            bytea(bundler),
+            bytea(address(0xe9)),
+            21_000 + index,
+          ],
         );
         for (const [sender, logIndex] of ops) {
           await db.query(
             `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, nonce, success, actual_gas_cost,
                                    actual_gas_used, block_number, block_hash, block_time, tx_hash, tx_index, bundle_index, log_index, bundler)
-             values ($1, $2, $3, 'v0.7', $4, $5, true, 1, 1, $6, $7, 1700000000 + $6 * 12, $8, $9, 0, $5, $10)`,
+             values ($1, $2, $3, 'v0.7', $4, $5, true, 1, 1, $6, $7, $8, $9, $10, 0, $11, $12)`,
             [
               CHAIN,
               bytea(word(0x10000 + block * 100 + logIndex)),
@@ -103,8 +113,10 @@ describe('migration 0032 on a populated database', function () {
               logIndex,
               block,
               bytea(word(block)),
+              1_700_000_000 + block * 12,
               bytea(txHash),
               index,
+              logIndex,
               bytea(bundler),
             ],
           );
