@@ -239,6 +239,11 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
       });
       batch.userOps.push(...ops);
+      // As the indexer writes them: not an op's sender or bundler (user_ops answers those).
+      for (const op of ops) {
+        parties.delete(op.sender);
+        parties.delete(op.bundler);
+      }
       for (const address of parties) batch.addressTxs.push({ address, blockNumber: block, txIndex: b });
     }
   }

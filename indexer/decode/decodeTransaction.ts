@@ -292,17 +292,23 @@ function opTraces(raw: RawBundleTx, userOps: DecodedUserOp[], ctx: DecodeContext
   return traces;
 }
 
-/** Who took part in the transaction: op senders, the bundler, call targets, transfer parties. */
+/**
+ * Who took part in the transaction, as address_transactions rows: call targets and transfer
+ * parties. Its ops' senders and bundler (the transaction's sender) are not repeated there:
+ * user_ops_sender and user_ops_bundler find the transaction for them, and listByAddress reads those
+ * too. A transaction without ops keeps its sender's row.
+ */
 function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], transfers: DecodedTransfer[]): DecodedAddressTx[] {
   const addresses = new Set<string>([tx.from]);
-  for (const op of userOps) {
-    addresses.add(op.sender);
-    for (const call of op.calls) addresses.add(call.target);
-  }
+  for (const op of userOps) for (const call of op.calls) addresses.add(call.target);
   for (const t of transfers) {
     addresses.add(t.from);
     addresses.add(t.to);
   }
   addresses.delete(ZERO_ADDRESS);
+  for (const op of userOps) {
+    addresses.delete(op.sender);
+    addresses.delete(op.bundler);
+  }
   return [...addresses].map((address) => ({ address, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
 }

@@ -5,8 +5,9 @@ import type { Page } from '../page.js';
 import type { Transaction } from '../../models/address.js';
 
 /**
- * Reads of `address_transactions`: the bundle transactions an address took part in (each by its
- * block number and index, where bundle_transactions_position finds it), answered in the
+ * Reads of `address_transactions`: the bundle transactions an address took part in other than as
+ * an op's sender or bundler (which user_ops answers), each by its block number and
+ * index, where bundle_transactions_position finds it. listByAddress answers all of them in the
  * spec's (Covalent-style) Transaction shape. Labels and price quotes are left null here; the API
  * fills them from its label list and price source.
  */
@@ -50,17 +51,39 @@ export function toTransaction(r: AddressTransactionRow): Transaction {
   };
 }
 
-/** The address's bundle transactions, newest first. */
+/**
+ * The distinct positions of an address's ops as their `role` (sender or bundler), newest first: its
+ * user_ops index read backward (block_number, log_index), keeping each transaction's first row. A
+ * transaction's ops are contiguous in that order (its logs are, in its block), so the first `$3`
+ * positions are read without a sort, however many ops each holds.
+ */
+const opPositions = (role: 'sender' | 'bundler') => `(select block_number, tx_index
+   from (select block_number, tx_index, lag(block_number) over w as prev_block, lag(tx_index) over w as prev_tx
+         from user_ops where chain_id = $1 and ${role} = $2
+         window w as (order by block_number desc, log_index desc)) o
+   where (block_number, tx_index) is distinct from (prev_block, prev_tx)
+   limit $3)`;
+
+/**
+ * The address's bundle transactions, newest first: the union of its own rows here (a call target,
+ * a transfer party) and the transactions of its ops as their sender or bundler, which the indexer
+ * does not repeat here (migration 0032). Each branch reads its own index, newest first, for its
+ * distinct positions up to the page's end; a position found by several is answered once.
+ */
 export async function listByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<Transaction[]> {
   const { rows } = await db.query<AddressTransactionRow>(
     `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
             bt.gas_used, bt.effective_gas_price, bt.fee
-     from (select block_number, tx_index from address_transactions
-           where chain_id = $1 and address = $2
-           order by block_number desc, tx_index desc limit $3 offset $4) a
+     from (select block_number, tx_index
+           from ((select block_number, tx_index from address_transactions
+                  where chain_id = $1 and address = $2
+                  order by block_number desc, tx_index desc limit $3)
+                 union ${opPositions('sender')}
+                 union ${opPositions('bundler')}) p
+           order by block_number desc, tx_index desc limit $4 offset $5) a
      join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
      order by a.block_number desc, a.tx_index desc`,
-    [chainId, bytea(address), page.first, page.skip],
+    [chainId, bytea(address), page.first + page.skip, page.first, page.skip],
   );
   return rows.map(toTransaction);
 }
