@@ -219,52 +219,37 @@ describe('the indexer’s rows after 0034', function () {
   });
 });
 
+/** The fields of an op decoded from its events alone that are null: nothing from calldata. */
+const UNDECODED = (
+  'paymaster failure revertReason revertMessage opIndex opAt factory aggregator initCode callData signature ' +
+  'paymasterAndData callGasLimit verificationGasLimit preVerificationGas maxFeePerGas maxPriorityFeePerGas paymasterVerificationGasLimit paymasterPostOpGasLimit accountGasLimits gasFees paymasterSignature target'
+).split(' ') as Array<keyof userOps.NewUserOp>;
+
 function newOp(n: number, beneficiary: string | null): userOps.NewUserOp {
+  const none = Object.fromEntries(UNDECODED.map((k) => [k, null])) as Record<keyof userOps.NewUserOp, null>;
   return {
+    ...none,
     userOpHash: opHash(n),
     entryPoint: EP,
     entryPointVersion: 'v0.7',
     sender: BUNDLER,
-    paymaster: null,
     nonce: 0n,
     success: true,
     actualGasCost: 1n,
     actualGasUsed: 1n,
-    failure: null,
-    revertReason: null,
-    revertMessage: null,
     blockNumber: n,
     blockHash: blockHash(n),
     blockTime: 0,
     txHash: txHash(n),
     txIndex: 0,
     bundleIndex: 0,
-    opIndex: null,
-    opAt: null,
     logIndex: 1,
     execLogFrom: 0,
     execLogTo: 1,
     bundler: BUNDLER,
     beneficiary,
-    factory: null,
-    aggregator: null,
-    initCode: null,
-    callData: null,
-    signature: null,
-    paymasterAndData: null,
-    callGasLimit: null,
-    verificationGasLimit: null,
-    preVerificationGas: null,
-    maxFeePerGas: null,
-    maxPriorityFeePerGas: null,
-    paymasterVerificationGasLimit: null,
-    paymasterPostOpGasLimit: null,
-    accountGasLimits: null,
-    gasFees: null,
     decodeStatus: 'calldata_missing',
     eip7702: false,
-    paymasterSignature: null,
-    target: null,
     calls: [],
   };
 }
