@@ -102,10 +102,10 @@ type BaseRowsMode = 'append' | 'skipStored';
  */
 async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsMode): Promise<NewRows> {
   const chainId = batch.chainId;
-  const inputs = new Map(batch.bundleTxs.map((t) => [t.txHash, t.input]));
+  const containers = userOps.opContainers(batch.bundleTxs, batch.bundles);
   if (mode === 'append') {
     await bundleTransactions.appendMany(tx, chainId, batch.bundleTxs);
-    await userOps.appendMany(tx, chainId, batch.userOps, inputs);
+    await userOps.appendMany(tx, chainId, batch.userOps, containers);
     await bundles.appendMany(tx, chainId, batch.bundles);
     await tokenTransfers.appendMany(tx, chainId, batch.transfers);
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
@@ -114,7 +114,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     return { newOps: batch.userOps, newBundles: batch.bundles };
   }
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
-  const newHashes = await userOps.insertMany(tx, chainId, batch.userOps, inputs);
+  const newHashes = await userOps.insertMany(tx, chainId, batch.userOps, containers);
   const newBundleKeys = await bundles.insertMany(tx, chainId, batch.bundles);
   const newOps = batch.userOps.filter((o) => newHashes.has(o.userOpHash));
   await tokenTransfers.insertMany(tx, chainId, batch.transfers);

@@ -22,9 +22,14 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
   const ops = decoded.flatMap((d) => d.userOps).filter((o) => o.decodeStatus !== 'trace_needed');
   if (ops.length === 0) return 0;
   return db.transaction(async (tx) => {
-    // The transactions' inputs as decoded are the ones stored (a transaction's input never changes).
-    const inputs = new Map(decoded.map((d) => [d.bundleTx.txHash, d.bundleTx.input]));
-    const repaired = await userOps.updateDecoded(tx, chainId, ops, inputs);
+    // The transactions' inputs as decoded are the ones stored (a transaction's input never changes);
+    // so are the bundles' beneficiaries (bundles.updateDecoded below: their ops were all trace_needed,
+    // so they had none).
+    const containers = userOps.opContainers(
+      decoded.map((d) => d.bundleTx),
+      decoded.flatMap((d) => d.bundles),
+    );
+    const repaired = await userOps.updateDecoded(tx, chainId, ops, containers);
     const newOps = ops.filter((o) => repaired.has(o.userOpHash));
     if (newOps.length === 0) return 0;
     const txHashes = new Set(newOps.map((o) => o.txHash));

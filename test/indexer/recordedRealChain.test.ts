@@ -214,7 +214,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
 
     it('stores every op exactly as its logs and calldata say', async () => {
       const { rows: stored } = await t.db.query<userOps.UserOpRow & { decode_status: string; input: string | null }>(
-        `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+        `select u.*, ${userOps.keptByBundle('u')}, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
          from user_ops u where u.chain_id = $1 order by u.log_index`,
         [chainId],
       );
@@ -291,7 +291,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
     it('stores the account calls decoded from each op’s callData (targets, values, data)', async () => {
       const ops = (
         await t.db.query<userOps.UserOpRow & { input: string | null }>(
-          `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+          `select u.*, ${userOps.keptByBundle('u')}, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
            from user_ops u where u.chain_id = $1`,
           [chainId],
         )

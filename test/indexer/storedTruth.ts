@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../shared/db/client.js';
 import { opCallsSql } from '../../shared/db/tables/userOpCalls.js';
-import { withInputFields, type UserOpRow } from '../../shared/db/tables/userOps.js';
+import { keptByBundle, withInputFields, type UserOpRow } from '../../shared/db/tables/userOps.js';
 import { knownPlainTransfers } from '../../devnet/index.js';
 import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
 
@@ -47,7 +47,8 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     calls.set(str(c.user_op_hash), list);
   }
   const storedOps = await db.query<UserOpRow & { input: string | null; target: string | null }>(
-    `select u.*, (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
+    `select u.*, ${keptByBundle('u')},
+       (select bt.input from bundle_transactions bt where bt.chain_id = u.chain_id and bt.tx_hash = u.tx_hash) as input
      from user_ops u where u.chain_id = $1 order by u.block_number, u.log_index`,
     [chainId],
   );

@@ -59,6 +59,16 @@ const TX_V06 = word(0x606);
 const insertTransaction = (db: Queryable, tx: string, to: string, input: string) =>
   insertBundleTransaction(db, { tx, txIndex: tx === TX_V07 ? 0 : 1, to, input });
 
+/** The transaction's one bundle, of the EntryPoint its ops name (an op's row leaves it to its bundle: migration 0034). */
+async function insertBundle(db: Queryable, tx: string, entryPoint: string): Promise<void> {
+  await db.query(
+    `insert into bundles (chain_id, tx_hash, bundle_index, block_number, block_time, entry_point, entry_point_version, bundler, beneficiary,
+       ops_count)
+     values ($1, $2, 0, 10, 1000, $3, $4, $5, $5, 1)`,
+    [CHAIN, bytea(tx), bytea(entryPoint), entryPoint === EP_V06 ? 'v0.6' : 'v0.7', bytea(BENEFICIARY)],
+  );
+}
+
 type RawFields = {
   op_at: number | null;
   init_code: string | null;
@@ -123,10 +133,15 @@ describe('an op’s bytes kept in its transaction’s input (op_at)', function (
       await ensureChainPartitions(t.db, CHAIN);
       await insertTransaction(t.db, TX_V07, EP_V07, v07.input);
       await insertTransaction(t.db, TX_V06, EP_V06, v06.input);
-      const inputs = new Map([
-        [TX_V07, v07.input],
-        [TX_V06, v06.input],
-      ]);
+      await insertBundle(t.db, TX_V07, EP_V07);
+      await insertBundle(t.db, TX_V06, EP_V06);
+      const containers = userOps.opContainers(
+        [
+          { txHash: TX_V07, input: v07.input },
+          { txHash: TX_V06, input: v06.input },
+        ],
+        [],
+      );
       await userOps.insertMany(
         t.db,
         CHAIN,
@@ -136,9 +151,9 @@ describe('an op’s bytes kept in its transaction’s input (op_at)', function (
           newOp(changed, 'v0.7', TX_V07, 2),
           { ...newOp(v07.ops[1]!, 'v0.7', TX_V07, 3), opAt: 1_000_000 },
         ],
-        inputs,
+        containers,
       );
-      await userOps.appendMany(t.db, CHAIN, [newOp(v06.ops[0]!, 'v0.6', TX_V06, 4)], inputs);
+      await userOps.appendMany(t.db, CHAIN, [newOp(v06.ops[0]!, 'v0.6', TX_V06, 4)], containers);
     });
     after(async () => {
       await t?.drop();
@@ -199,6 +214,8 @@ describe('an op’s bytes kept in its transaction’s input (op_at)', function (
       await ensureChainPartitions(t.db, CHAIN);
       await insertTransaction(t.db, TX_V07, EP_V07, v07.input);
       await insertTransaction(t.db, TX_V06, EP_V06, v06.input);
+      await insertBundle(t.db, TX_V07, EP_V07);
+      await insertBundle(t.db, TX_V06, EP_V06);
       // The same handleOps input sent to another contract: not a direct call of the op's EntryPoint.
       await t.db.query(
         `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, tx_to, input, status,
@@ -206,6 +223,7 @@ describe('an op’s bytes kept in its transaction’s input (op_at)', function (
          values ($1, $2, 10, $3, 1000, 2, $4, $5, $6, true, 1, 1, 1)`,
         [CHAIN, bytea(TX_ELSEWHERE), bytea(word(10)), bytea(BENEFICIARY), bytea(OTHER_TO), bytea(v07.input)],
       );
+      await insertBundle(t.db, TX_ELSEWHERE, EP_V07);
       const insert = (o: userOps.NewUserOp) =>
         t.db.query(
           `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, nonce, success, actual_gas_cost,

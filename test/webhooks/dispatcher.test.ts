@@ -129,6 +129,8 @@ describe('webhook dispatcher: matching, payload, signature', function () {
 
     // The indexer rolls block 6 back and writes it again with another hash: the op moved to block 7.
     await h.db.query(`delete from user_ops where user_op_hash = $1`, [bytea(removed.userOpHash)]);
+    await h.db.query(`delete from bundles where tx_hash = $1`, [bytea(removed.transactionHash)]);
+    await h.db.query(`delete from bundle_transactions where tx_hash = $1`, [bytea(removed.transactionHash)]);
     await insertOutbox(h.db, {
       type: 'reorg',
       blockNumber: 5,
@@ -149,8 +151,8 @@ describe('webhook dispatcher: matching, payload, signature', function () {
     // An outbox event whose op now sits in another block describes data that is gone: never sent.
     const stale = makeOp({ sender, blockNumber: 8 });
     await insertOp(h.db, stale);
-    await h.db.query(`update user_ops set block_hash = $2 where user_op_hash = $1`, [
-      bytea(stale.userOpHash),
+    await h.db.query(`update bundle_transactions set block_hash = $2 where tx_hash = $1`, [
+      bytea(stale.transactionHash),
       bytea(`0x${'88'.repeat(32)}`),
     ]);
     await setIndexedBlock(h.db, 8);

@@ -2,6 +2,7 @@ import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
 import { bytesId, column, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
+import { beneficiaryOf } from './userOps.js';
 
 /** Reads of `entity_stats`: running totals per bundler, paymaster, factory and beneficiary. */
 
@@ -154,17 +155,18 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Ent
   );
 }
 
-const ROLE_COLUMN: Record<EntityKind, string> = {
-  bundler: 'bundler',
-  paymaster: 'paymaster',
-  factory: 'factory',
-  beneficiary: 'beneficiary',
+/** SQL for the address of the user_ops row `o` in each role (the beneficiary is mostly its bundle's: migration 0034). */
+const ROLE_OF_OP: Record<EntityKind, string> = {
+  bundler: 'o.bundler',
+  paymaster: 'o.paymaster',
+  factory: 'o.factory',
+  beneficiary: beneficiaryOf('o'),
 };
 
 /** Rebuilds the totals of `addresses` of one kind from user_ops (after a reorg removed rows). */
 export async function recompute(db: Queryable, chainId: number, kind: EntityKind, addresses: string[]): Promise<void> {
   if (addresses.length === 0) return;
-  const role = ROLE_COLUMN[kind];
+  const role = ROLE_OF_OP[kind];
   const addressParam = addresses.map((a) => bytea(a));
   await db.query(`delete from entity_stats where chain_id = $1 and kind = $2 and address = any($3::bytea[])`, [
     chainId,
@@ -174,13 +176,17 @@ export async function recompute(db: Queryable, chainId: number, kind: EntityKind
   await db.query(
     `insert into entity_stats (chain_id, kind, address, user_ops_count, bundles_count, accounts_count, actual_gas_cost_sum,
        tx_fee_sum, first_seen_block, first_seen_day, last_seen_block)
-     select o.chain_id, $2, o.${role}, count(*), count(distinct (o.tx_hash, o.bundle_index)), count(o.factory),
+     with ops as (
+       select o.chain_id, ${role} as address, o.tx_hash, o.bundle_index, o.factory, o.actual_gas_cost, o.block_number, o.block_time
+       from user_ops o where o.chain_id = $1 and ${role} = any($3::bytea[])
+     )
+     select o.chain_id, $2, o.address, count(*), count(distinct (o.tx_hash, o.bundle_index)), count(o.factory),
             sum(o.actual_gas_cost),
             coalesce((select sum(t.fee) from bundle_transactions t where t.chain_id = o.chain_id
-                      and t.tx_hash in (select distinct tx_hash from user_ops x where x.chain_id = o.chain_id and x.${role} = o.${role})), 0),
+                      and t.tx_hash in (select distinct x.tx_hash from ops x where x.address = o.address)), 0),
             min(o.block_number), min(o.block_time) / 86400, max(o.block_number)
-     from user_ops o where o.chain_id = $1 and o.${role} = any($3::bytea[])
-     group by o.chain_id, o.${role}`,
+     from ops o
+     group by o.chain_id, o.address`,
     [chainId, kind, addressParam],
   );
 }

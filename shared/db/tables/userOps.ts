@@ -19,6 +19,7 @@ import { callsOfRow, firstCallValueSql, storedCalls, type StoredCallColumns, typ
 export type UserOpRow = {
   chain_id: string;
   user_op_hash: string;
+  /** Its bundle's (migration 0034). */
   entry_point: string;
   entry_point_version: string;
   sender: string;
@@ -31,6 +32,7 @@ export type UserOpRow = {
   revert_reason: string | null;
   revert_message: string | null;
   block_number: string;
+  /** Its transaction's (migration 0034). */
   block_hash: string;
   block_time: string;
   tx_hash: string;
@@ -41,6 +43,7 @@ export type UserOpRow = {
   op_at: number | null;
   log_index: number;
   bundler: string;
+  /** Its own where it is not its bundle's, else its bundle's (beneficiaryOf; migration 0034). */
   beneficiary: string | null;
   factory: string | null;
   init_code: string | null;
@@ -145,6 +148,28 @@ export function toUserOp(op: StoredUserOp): UserOp {
   };
 }
 
+/** The op's bundle (bundles' primary key), for a column the op's row leaves to it (migration 0034). */
+const ofBundle = (op: string, column: string) =>
+  `(select b.${column} from bundles b where b.chain_id = ${op}.chain_id and b.tx_hash = ${op}.tx_hash and b.bundle_index = ${op}.bundle_index)`;
+
+/** The op's transaction (bundle_transactions' primary key), for a column the op's row leaves to it. */
+const ofTransaction = (op: string, column: string) =>
+  `(select bt.${column} from bundle_transactions bt where bt.chain_id = ${op}.chain_id and bt.tx_hash = ${op}.tx_hash)`;
+
+/**
+ * SQL for the beneficiary of the user_ops row `op`: its own where it is not its bundle's (`\x`
+ * standing for none), else its bundle's (migration 0034).
+ */
+export const beneficiaryOf = (op: string): string =>
+  `nullif(coalesce(${op}.beneficiary_unlike_bundle, ${ofBundle(op, 'beneficiary')}), ${byteaLiteral('0x')})`;
+
+/**
+ * SQL for the columns the user_ops row `op` leaves to its transaction and bundle (migration 0034),
+ * under their former names: block_hash, entry_point, beneficiary.
+ */
+export const keptByBundle = (op: string): string =>
+  `${ofTransaction(op, 'block_hash')} as block_hash, ${ofBundle(op, 'entry_point')} as entry_point, ${beneficiaryOf(op)} as beneficiary`;
+
 /**
  * Selects ops picked by `inner` (a query over user_ops aliased columns, already ordered and
  * limited) with everything toUserOp needs, keeping the inner order. Each addition is a correlated
@@ -155,7 +180,8 @@ export function toUserOp(op: StoredUserOp): UserOp {
 function selectStored(inner: string): string {
   return `
     select o.*,
-      (select bt.input from bundle_transactions bt where bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash) as input,
+      ${ofTransaction('o', 'input')} as input,
+      ${keptByBundle('o')},
       o.calls_value::text[] as calls_value_text,
       (select sa.factory from accounts sa where sa.chain_id = o.chain_id and sa.address = o.sender) as sender_factory,
       (select ta.factory from accounts ta where ta.chain_id = o.chain_id and ta.address = o.target) as target_factory,
@@ -352,10 +378,10 @@ export type NewUserOp = {
   calls: AccountCall[];
 };
 
+// block_hash and entry_point are its transaction's and bundle's (migration 0034).
 const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<StoredForm>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'bytea', (o) => o.userOpHash],
-  ['entry_point', 'bytea', (o) => o.entryPoint],
   ['entry_point_version', 'text', (o) => o.entryPointVersion],
   ['sender', 'bytea', (o) => o.sender],
   ['paymaster', 'bytea', (o) => o.paymaster],
@@ -367,7 +393,6 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<StoredForm>> = [
   ['revert_reason', 'bytea', (o) => o.revertReason],
   ['revert_message', 'text', (o) => o.revertMessage],
   ['block_number', 'bigint', (o) => o.blockNumber],
-  ['block_hash', 'bytea', (o) => o.blockHash],
   ['block_time', 'bigint', (o) => o.blockTime],
   ['tx_hash', 'bytea', (o) => o.txHash],
   ['tx_index', 'integer', (o) => o.txIndex],
@@ -378,7 +403,7 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<StoredForm>> = [
   ['exec_log_from', 'integer', (o) => o.execLogFrom],
   ['exec_log_to', 'integer', (o) => o.execLogTo],
   ['bundler', 'bytea', (o) => o.bundler],
-  ['beneficiary', 'bytea', (o) => o.beneficiary],
+  ['beneficiary_unlike_bundle', 'bytea', (o) => o.beneficiaryUnlikeBundle],
   ['factory', 'bytea', (o) => o.factory],
   ['aggregator', 'bytea', (o) => o.aggregator],
   ['init_code', 'bytea', (o) => o.initCode],
@@ -406,8 +431,31 @@ const NEW_USER_OP_COLUMNS: ReadonlyArray<Column<StoredForm>> = [
   ['calls_data_at', 'bytea', (o) => o.storedCalls.dataAt],
 ];
 
-/** The bundle transactions' inputs as stored (bundle_transactions.input), by transaction hash. */
-export type TransactionInputs = ReadonlyMap<string, string>;
+/**
+ * What the rows of an op's bundle and transaction hold, written with it: each transaction's input
+ * (bundle_transactions.input) by hash, each bundle's beneficiary by `txHash:bundleIndex`.
+ */
+export type OpContainers = { inputs: ReadonlyMap<string, string>; beneficiaries: ReadonlyMap<string, string | null> };
+
+export function opContainers(
+  txs: ReadonlyArray<{ txHash: string; input: string }>,
+  bundles: ReadonlyArray<{ txHash: string; bundleIndex: number; beneficiary: string | null }>,
+): OpContainers {
+  return {
+    inputs: new Map(txs.map((t) => [t.txHash, t.input])),
+    beneficiaries: new Map(bundles.map((b) => [`${b.txHash}:${b.bundleIndex}`, b.beneficiary])),
+  };
+}
+
+/**
+ * The op's beneficiary_unlike_bundle: null where it is its bundle's, else its own (`0x` standing
+ * for none); read back by beneficiaryOf.
+ */
+function beneficiaryUnlikeBundle(op: NewUserOp, containers: OpContainers): string | null {
+  const key = `${op.txHash}:${op.bundleIndex}`;
+  if (containers.beneficiaries.has(key) && containers.beneficiaries.get(key) === op.beneficiary) return null;
+  return op.beneficiary ?? '0x';
+}
 
 /** Whether reading the op's struct back from `input` at opAt gives exactly its decoded fields. */
 function readsBackFromInput(op: NewUserOp & { opAt: number }, input: string): boolean {
@@ -430,35 +478,40 @@ function readsBackFromInput(op: NewUserOp & { opAt: number }, input: string): bo
 }
 
 /** An op as its row stores it (storedForm). */
-type StoredForm = NewUserOp & { storedCalls: StoredCalls };
+type StoredForm = NewUserOp & { storedCalls: StoredCalls; beneficiaryUnlikeBundle: string | null };
 
 /**
  * The op as its row stores it: its input fields kept only in its transaction's input (op_at set,
  * the columns null) when they read back from there exactly as decoded; otherwise in its columns
  * (op_at null), as before migration 0028. Its calls' data kept as slices of its callData where
- * they are (migration 0033). Reads fill both back (withInputFields, callsOfRow).
+ * they are (migration 0033); its beneficiary only where it is not its bundle's (migration 0034).
+ * Reads fill them back (withInputFields, callsOfRow, keptByBundle).
  */
-function storedForm(op: NewUserOp, inputs: TransactionInputs): StoredForm {
-  const withCalls = { ...op, storedCalls: storedCalls(op.calls, op.callData) };
-  if (op.opAt === null) return withCalls;
-  const input = inputs.get(op.txHash);
-  if (input === undefined || !readsBackFromInput({ ...op, opAt: op.opAt }, input)) return { ...withCalls, opAt: null };
-  return { ...withCalls, initCode: null, callData: null, paymasterAndData: null, signature: null, accountGasLimits: null, gasFees: null };
+function storedForm(op: NewUserOp, containers: OpContainers): StoredForm {
+  const stored = {
+    ...op,
+    storedCalls: storedCalls(op.calls, op.callData),
+    beneficiaryUnlikeBundle: beneficiaryUnlikeBundle(op, containers),
+  };
+  if (op.opAt === null) return stored;
+  const input = containers.inputs.get(op.txHash);
+  if (input === undefined || !readsBackFromInput({ ...op, opAt: op.opAt }, input)) return { ...stored, opAt: null };
+  return { ...stored, initCode: null, callData: null, paymasterAndData: null, signature: null, accountGasLimits: null, gasFees: null };
 }
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
-export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<void> {
-  const rows = ops.map((o) => storedForm(o, inputs));
+export async function appendMany(db: Queryable, chainId: number, ops: NewUserOp[], containers: OpContainers): Promise<void> {
+  const rows = ops.map((o) => storedForm(o, containers));
   await copyRows(db, 'user_ops', NEW_USER_OP_COLUMNS, { rows, chainId: chainId });
 }
 
 /** Inserts the ops not yet stored; returns the hashes that were new (aggregates count only those). */
-export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<Set<string>> {
+export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[], containers: OpContainers): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
   const { text, values } = unnestInsert(
     'user_ops',
     NEW_USER_OP_COLUMNS,
-    { rows: ops.map((o) => storedForm(o, inputs)), chainId: chainId },
+    { rows: ops.map((o) => storedForm(o, containers)), chainId: chainId },
     'on conflict do nothing returning user_op_hash',
   );
   const { rows } = await db.query<{ user_op_hash: string }>(text, values);
@@ -472,11 +525,12 @@ export async function listTraceNeededTransactions(
   limit: number,
 ): Promise<Array<{ txHash: string; blockNumber: number; blockHash: string; blockTime: number }>> {
   const { rows } = await db.query<{ tx_hash: string; block_number: string; block_hash: string; block_time: string }>(
-    // (PostgreSQL 15 has no min(bytea): the first block hash in byte order is what min(text) gave.)
-    `select tx_hash, min(block_number) as block_number, (array_agg(block_hash order by block_hash))[1] as block_hash,
-       min(block_time) as block_time
-     from user_ops where chain_id = $1 and decode_status = 'trace_needed'
-     group by tx_hash order by min(block_number), tx_hash limit $2`,
+    `select o.tx_hash, o.block_number, o.block_time,
+       (select bt.block_hash from bundle_transactions bt where bt.chain_id = $1 and bt.tx_hash = o.tx_hash) as block_hash
+     from (select tx_hash, min(block_number) as block_number, min(block_time) as block_time
+           from user_ops where chain_id = $1 and decode_status = 'trace_needed'
+           group by tx_hash order by min(block_number), tx_hash limit $2) o
+     order by o.block_number, o.tx_hash`,
     [chainId, limit],
   );
   return rows.map((r) => ({
@@ -491,7 +545,7 @@ export async function listTraceNeededTransactions(
 const DECODED_FIELDS = new Set([
   'op_index',
   'op_at',
-  'beneficiary',
+  'beneficiary_unlike_bundle',
   'aggregator',
   'init_code',
   'call_data',
@@ -520,9 +574,9 @@ const DECODED_FIELDS = new Set([
  * Fills in the decoded fields of ops still stored trace_needed (another pass may have done it
  * first); returns the hashes it updated. The EIP-7702 flag is only ever added.
  */
-export async function updateDecoded(db: Queryable, chainId: number, ops: NewUserOp[], inputs: TransactionInputs): Promise<Set<string>> {
+export async function updateDecoded(db: Queryable, chainId: number, ops: NewUserOp[], containers: OpContainers): Promise<Set<string>> {
   if (ops.length === 0) return new Set();
-  const stored = ops.map((o) => storedForm(o, inputs));
+  const stored = ops.map((o) => storedForm(o, containers));
   const columns = NEW_USER_OP_COLUMNS.filter(([name]) => name === 'user_op_hash' || DECODED_FIELDS.has(name));
   const assignments = columns
     .filter(([name]) => name !== 'user_op_hash')
@@ -562,8 +616,9 @@ export async function deleteAbove(db: Queryable, chainId: number, blockNumber: n
     factory: string | null;
     block_time: string;
   }>(
-    `delete from user_ops where chain_id = $1 and block_number > $2
-     returning user_op_hash, sender, paymaster, bundler, beneficiary, factory, block_time`,
+    // (Before the bundles are deleted: the rollback deletes the ops first.)
+    `delete from user_ops o where chain_id = $1 and block_number > $2
+     returning user_op_hash, sender, paymaster, bundler, ${beneficiaryOf('o')} as beneficiary, factory, block_time`,
     [chainId, blockNumber],
   );
   return rows.map((r) => ({
@@ -632,14 +687,9 @@ export const userOpView: EntityView = {
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     logIndex: column('t.log_index', 'Int', 'int4'),
     bundleIndex: column('t.bundle_index', 'Int', 'int4'),
-    input: column(
-      '(select bt.input from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)',
-      'Bytes',
-      'bytea',
-      true,
-    ),
+    input: column(ofTransaction('t', 'input'), 'Bytes', 'bytea', true),
     callData: column(inputField('call_data', 'opscan_op_bytes', { v06: v06.callData, packed: packed.callData }), 'Bytes', 'bytea', true),
-    beneficiary: column('t.beneficiary', 'Bytes', 'bytea', true),
+    beneficiary: column(beneficiaryOf('t'), 'Bytes', 'bytea', true),
     bundler: column('t.bundler', 'Bytes', 'bytea'),
     // The subgraph answers `0x` for an op that deployed nothing.
     factory: column(`coalesce(t.factory, ${byteaLiteral('0x')})`, 'Bytes', 'bytea'),
@@ -673,7 +723,7 @@ export const userOpView: EntityView = {
     ),
     // Not recorded per op (the subgraph's is the block's base fee).
     baseFeePerGas: column('null::numeric', 'BigInt', 'numeric', true),
-    entryPoint: column('t.entry_point', 'Bytes', 'bytea'),
+    entryPoint: column(ofBundle('t', 'entry_point'), 'Bytes', 'bytea'),
     entryPointVersion: column('t.entry_point_version', 'String', 'text'),
   },
 };

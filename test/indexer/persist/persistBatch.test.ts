@@ -115,7 +115,9 @@ describe('persist/persistBatch', () => {
       .raw(handleOpsV06([op], addr(0xbe)), { to: CUSTOM_EP });
     await persistBatch(t.db, batchWith(entryPoints, { chainId: 1, block: 101, parent: hash(0xb10c00 + 100), txs: [raw] }), options);
     const { rows } = await t.db.query<{ entry_point: string; entry_point_version: string; call_gas_limit: string; decode_status: string }>(
-      'select entry_point, entry_point_version, call_gas_limit, decode_status from user_ops where chain_id = 1 and user_op_hash = $1',
+      `select b.entry_point, o.entry_point_version, o.call_gas_limit, o.decode_status from user_ops o
+       join bundles b on b.chain_id = o.chain_id and b.tx_hash = o.tx_hash and b.bundle_index = o.bundle_index
+       where o.chain_id = 1 and o.user_op_hash = $1`,
       [bytea(hash(0x6001))],
     );
     expect(rows).to.deep.equal([

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { bytea, type Queryable } from '../../../shared/db/client.js';
-import { listMigrations, migrate } from '../../../shared/db/migrate.js';
+import { migrate } from '../../../shared/db/migrate.js';
 import * as bundles from '../../../shared/db/tables/bundles.js';
 import * as logs from '../../../shared/db/tables/logs.js';
 import * as userOps from '../../../shared/db/tables/userOps.js';
@@ -105,15 +105,19 @@ async function insertTransaction(db: Queryable, tx: Tx, firstLogIndex: number): 
   );
 }
 
-/** A database at 0030 holding the transactions, their bundles and ops. */
+/**
+ * A database holding the transactions, their bundles and ops, as before 0031: written by this code
+ * (later migrations change the columns it writes), then given back the index 0031 drops and 0031
+ * marked pending.
+ */
 async function before0031(): Promise<TestDatabase> {
-  const t = await createTestDatabase({ migrations: listMigrations().filter((m) => m.name < '0031') });
+  const t = await createTestDatabase();
   const db = t.db;
   await db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
   await insertTransaction(db, A, 0);
   await insertTransaction(db, B, 4);
   await insertTransaction(db, C, 0);
-  await userOps.insertMany(db, CHAIN, OPS, new Map());
+  await userOps.insertMany(db, CHAIN, OPS, userOps.opContainers([], []));
   const bundleKeys = [...new Map(OPS.map((o) => [`${o.txHash}:${o.bundleIndex}`, o])).values()];
   await bundles.insertMany(
     db,
@@ -133,6 +137,8 @@ async function before0031(): Promise<TestDatabase> {
       actualGasCostSum: 1n,
     })),
   );
+  await db.query(`create index user_ops_tx on user_ops (tx_hash, log_index)`);
+  await db.query(`delete from schema_migrations where name like '0031%'`);
   return t;
 }
 

@@ -121,8 +121,8 @@ describe('an op’s calls kept as slices of its callData (migration 0033)', func
       const { input } = bundle();
       await insertTransaction(t.db, { tx: TX, txIndex: 0, to: EP_V07, input });
       const [first, ...rest] = ops();
-      await userOps.appendMany(t.db, CHAIN, [first!], new Map([[TX, input]]));
-      await userOps.insertMany(t.db, CHAIN, rest, new Map([[TX, input]]));
+      await userOps.appendMany(t.db, CHAIN, [first!], userOps.opContainers([{ txHash: TX, input }], []));
+      await userOps.insertMany(t.db, CHAIN, rest, userOps.opContainers([{ txHash: TX, input }], []));
     });
     after(async () => {
       await t?.drop();
@@ -144,6 +144,12 @@ describe('an op’s calls kept as slices of its callData (migration 0033)', func
       await ensureChainPartitions(t.db, CHAIN);
       const { input } = bundle();
       await insertTransaction(t.db, { tx: TX, txIndex: 0, to: EP_V07, input });
+      // Its bundle, which migration 0034 checks the ops' copies against.
+      await t.db.query(
+        `insert into bundles (chain_id, tx_hash, bundle_index, block_number, block_time, entry_point, entry_point_version, bundler, ops_count)
+         values ($1, $2, 0, 10, 1000, $3, 'v0.7', $4, $5)`,
+        [CHAIN, bytea(TX), bytea(EP_V07), bytea(BENEFICIARY), ops().length],
+      );
       // The ops as 0024–0029 stored them: three arrays of every call (op 1's callData only in the input).
       for (const op of ops()) {
         await t.db.query(

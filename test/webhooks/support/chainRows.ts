@@ -50,19 +50,32 @@ export async function insertOp(
   options: { factoryOfSender?: string | null; chainId?: number } = {},
 ): Promise<void> {
   const chainId = options.chainId ?? DEVNET;
+  // Its transaction and bundle hold its block hash, EntryPoint and beneficiary (migration 0034).
   await db.query(
-    `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, paymaster, nonce, success,
-       actual_gas_cost, actual_gas_used, block_number, block_hash, block_time, tx_hash, tx_index, bundle_index, log_index,
+    `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, input, status,
+       gas_used, effective_gas_price, fee)
+     values ($1, $2, $3, $4, $5, (select count(*) from bundle_transactions where chain_id = $1 and block_number = $3), $6, '', true,
+       0, 0, 0)
+     on conflict do nothing`,
+    [chainId, bytea(op.transactionHash), op.blockNumber, bytea(op.blockHash), 1_700_000_000 + op.blockNumber, bytea(op.bundler)],
+  );
+  await db.query(
+    `insert into bundles (chain_id, tx_hash, bundle_index, block_number, block_time, entry_point, entry_point_version, bundler, ops_count)
+     values ($1, $2, 0, $3, $4, '\\x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $5, 1)
+     on conflict do nothing`,
+    [chainId, bytea(op.transactionHash), op.blockNumber, 1_700_000_000 + op.blockNumber, bytea(op.bundler)],
+  );
+  await db.query(
+    `insert into user_ops (chain_id, user_op_hash, entry_point_version, sender, paymaster, nonce, success,
+       actual_gas_cost, actual_gas_used, block_number, block_time, tx_hash, tx_index, bundle_index, log_index,
        bundler, factory, call_data)
-     values ($1, $2, '\\x0000000071727de22e5e9d8baf0edac6f37da032', 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, $8, 0, 0, $9,
-       $10, $11, '')`,
+     values ($1, $2, 'v0.7', $3, $4, 0, true, 1000, 100, $5, $6, $7, 0, 0, $8, $9, $10, '')`,
     [
       chainId,
       bytea(op.userOpHash),
       bytea(op.sender),
       bytea(op.paymaster),
       op.blockNumber,
-      bytea(op.blockHash),
       1_700_000_000 + op.blockNumber,
       bytea(op.transactionHash),
       op.logIndex,
