@@ -1,9 +1,9 @@
 /**
  * Writes what the repair pass decoded for bundle transactions whose ops were stored trace_needed,
  * in ONE transaction: the ops' calldata fields (only for ops still trace_needed, so a repair
- * counts once), their account calls, their bundles' beneficiary, the native transfers and
- * address rows the calls add, their execution traces, and the aggregates calldata feeds (the
- * beneficiary's entity stats, accounts' EIP-7702 flag). Everything from events — the ops
+ * counts once), their account calls, their bundles' beneficiary, the address rows the calls add,
+ * their execution traces, and the aggregates calldata feeds (the beneficiary's entity stats,
+ * accounts' EIP-7702 flag). Everything from events — the ops
  * themselves, daily stats, other entities, the outbox — was written when the block was indexed.
  */
 import type { Db } from '../../shared/db/client.js';
@@ -11,7 +11,6 @@ import * as accounts from '../../shared/db/tables/accounts.js';
 import * as addressTransactions from '../../shared/db/tables/addressTransactions.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
-import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedTx } from '../decode/decodeTransaction.js';
@@ -40,12 +39,7 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
       chainId,
       repairedTxs.flatMap((d) => d.bundles),
     );
-    // Token transfers came from logs and are stored; the native ones come from the decoded calls.
-    await tokenTransfers.insertMany(
-      tx,
-      chainId,
-      repairedTxs.flatMap((d) => d.transfers.filter((t) => t.standard === 'NATIVE' && t.userOpHash !== null && repaired.has(t.userOpHash))),
-    );
+    // Token transfers came from logs and are stored; the native ones are the calls' values (0035).
     await addressTransactions.insertMany(
       tx,
       chainId,

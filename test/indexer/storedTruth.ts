@@ -115,15 +115,34 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     blockNumber: num(a.created_block_number),
     blockTime: num(a.created_block_time),
   }));
-  const transfers: TruthTransfer[] = (
-    await q(`select * from token_transfers where chain_id = $1 and user_op_hash is not null
-             order by block_number, tx_hash, (case when log_index < 0 then -log_index else log_index end), batch_index`)
+  const tokenTransfers: TruthTransfer[] = (
+    await q(`select * from token_transfers where chain_id = $1 and user_op_hash is not null order by block_number, log_index, batch_index`)
   ).map((t) => ({
     ...transferParties(t),
     userOpHash: str(t.user_op_hash),
     transactionHash: str(t.tx_hash),
-    logIndex: num(t.log_index) < 0 ? null : num(t.log_index),
+    logIndex: num(t.log_index),
   }));
+  // An op's native value transfers are not rows (migration 0035): they are its calls' values, moved
+  // only when its execution succeeded.
+  const nativeTransfers: TruthTransfer[] = userOps.flatMap((o) =>
+    o.success
+      ? o.calls
+          .filter((c) => BigInt(c.value) !== 0n)
+          .map((c) => ({
+            standard: 'NATIVE' as const,
+            token: null,
+            from: o.sender,
+            to: c.target,
+            value: c.value,
+            tokenId: null,
+            userOpHash: o.userOpHash,
+            transactionHash: o.transactionHash,
+            logIndex: null,
+          }))
+      : [],
+  );
+  const transfers = [...tokenTransfers, ...nativeTransfers];
   const plainTransfers: TruthPlainTransfer[] = (
     await q(`select * from token_transfers t where chain_id = $1 and user_op_hash is null
                and not exists (select 1 from bundle_transactions b where b.chain_id = t.chain_id and b.tx_hash = t.tx_hash)

@@ -188,15 +188,23 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
   ['token_id', 'numeric', (t) => numeric(t.tokenId)],
 ];
 
+/**
+ * The transfers this table keeps: token transfers. An op's native value transfers (NATIVE, which the
+ * indexer decodes for webhook matching) are its calls' values, kept with the op (user_ops.calls_*),
+ * and no answer reads them from here: not stored since migration 0035.
+ */
+const tokenOnly = (transfers: NewTokenTransfer[]) => transfers.filter((t) => t.standard !== 'NATIVE');
+
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
 export async function appendMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
-  await copyRows(db, 'token_transfers', NEW_COLUMNS, { rows: transfers, chainId: chainId });
+  await copyRows(db, 'token_transfers', NEW_COLUMNS, { rows: tokenOnly(transfers), chainId: chainId });
 }
 
 /** Inserts the transfers not stored yet. */
 export async function insertMany(db: Queryable, chainId: number, transfers: NewTokenTransfer[]): Promise<void> {
-  if (transfers.length === 0) return;
-  const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, { rows: transfers, chainId: chainId }, 'on conflict do nothing');
+  const rows = tokenOnly(transfers);
+  if (rows.length === 0) return;
+  const { text, values } = unnestInsert('token_transfers', NEW_COLUMNS, { rows, chainId: chainId }, 'on conflict do nothing');
   await db.query(text, values);
 }
 

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import { bytea, type Queryable } from '../../../shared/db/client.js';
 import * as tokenTransfers from '../../../shared/db/tables/tokenTransfers.js';
+import { insertNativeTransferRows } from '../support/nativeTransferRows.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
 
 const CHAIN = 31337;
@@ -68,11 +69,20 @@ async function answers(db: Queryable) {
   };
 }
 
+/** 0030 and the migrations before it (0035 deletes the native rows this test keeps an eye on). */
+const UP_TO_0030 = listMigrations().filter((m) => m.name < '0031');
+
 /** A database at 0029 holding TRANSFERS and their tokens' metadata. */
 async function before0030(): Promise<TestDatabase> {
   const t = await createTestDatabase({ migrations: listMigrations().filter((m) => m.name < '0030') });
   await t.db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
   await tokenTransfers.appendMany(t.db, CHAIN, TRANSFERS);
+  // The native rows, as the indexer wrote them before 0035 (tokenTransfers no longer writes them).
+  await insertNativeTransferRows(
+    t.db,
+    CHAIN,
+    TRANSFERS.filter((x) => x.standard === 'NATIVE'),
+  );
   await t.db.query(
     `insert into tokens (chain_id, address, standard, name, symbol, decimals) values ($1, $2, 'ERC20', 'Token', 'TKN', 18)`,
     [CHAIN, bytea(TOKEN)],
@@ -89,7 +99,7 @@ describe('migration 0030 on a populated database', function () {
     try {
       const rowsBefore = await allRows(db);
       const answersBefore = await answers(db);
-      await migrate(db);
+      await migrate(db, UP_TO_0030);
       expect(await allRows(db)).to.deep.equal(rowsBefore);
       expect(await answers(db)).to.deep.equal(answersBefore);
 
@@ -126,7 +136,7 @@ describe('migration 0030 on a populated database', function () {
     const db = t.db;
     try {
       await tokenTransfers.appendMany(db, CHAIN, [transfer({ txHash: TX_2, logIndex: 1 })]);
-      const error = await migrate(db).then(
+      const error = await migrate(db, UP_TO_0030).then(
         () => null,
         (e: Error) => e,
       );

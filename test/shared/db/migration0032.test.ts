@@ -137,7 +137,10 @@ describe('migration 0032 on a populated database', function () {
       expect((before.get(`${SENDER}:10:0`) as Array<{ block_height: number }>).map((x) => x.block_height)).to.deep.equal([9, 7, 6, 5]);
 
       // Up to 0032 only: later migrations check rows (bundles) this fixture does not hold.
-      await migrate(db, listMigrations().filter((m) => m.name < '0033'));
+      await migrate(
+        db,
+        listMigrations().filter((m) => m.name < '0033'),
+      );
 
       const { rows } = await db.query<{ address: string; block_number: string; tx_index: number }>(
         `select address, block_number, tx_index from address_transactions order by address, block_number, tx_index`,

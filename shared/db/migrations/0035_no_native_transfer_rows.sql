@@ -1,0 +1,11 @@
+-- An op's native value transfers (token_transfers rows with standard 'NATIVE', one per call of a
+-- successful op that sends value) are no longer stored: they repeat the op's calls (user_ops.calls_*,
+-- its sender and each call's target and value), and no answer read them — every read of
+-- token_transfers asks for ERC-20, ERC-721 or ERC-1155 (/v0 address transfers and tokens, an op's
+-- transfers, the GraphQL relations). The indexer still decodes them for webhook matching
+-- (indexer/persist/persistBatch.ts opEvents) and stops writing them here (tokenTransfers.ts).
+-- Measured on the storage bench's realistic devnet: 0.32 rows per op, about 360 bytes each with
+-- their three index entries.
+--
+-- The rows go in place; their space is reused by later rows (VACUUM), not returned to the system.
+delete from token_transfers where standard = 'NATIVE';
