@@ -29,12 +29,15 @@ end $$;
 -- leave every row's old version in the table, as 0023 explains; most rows are ops'); the rewrite
 -- also rebuilds the indexes. The choice is made in a function: a CASE in the USING of a partitioned
 -- table fails on PGlite (0028).
+-- (lz4 as the other rewritten columns: ALTER … TYPE resets a column's compression; 0033's functions.)
+select opscan_rewrite_with_lz4();
 create function opscan_0036_plain_tx_hash(op bytea, tx bytea) returns bytea language sql immutable as $$
   select case when op is null then tx end
 $$;
 alter table token_transfers alter column tx_hash drop not null;
 alter table token_transfers alter column tx_hash type bytea using opscan_0036_plain_tx_hash(user_op_hash, tx_hash);
 drop function opscan_0036_plain_tx_hash(bytea, bytea);
+select opscan_columns_lz4('token_transfers', array['tx_hash']);
 
 -- Exactly one of the two says where the transfer was made: its op, or its plain transaction.
 alter table token_transfers add constraint token_transfers_op_or_tx check ((user_op_hash is null) = (tx_hash is not null));
