@@ -4,6 +4,7 @@
  */
 import type { Queryable } from '../../shared/db/client.js';
 import { opCallsSql } from '../../shared/db/tables/userOpCalls.js';
+import { txHashOf } from '../../shared/db/tables/tokenTransfers.js';
 import { keptByBundle, withInputFields, type UserOpRow } from '../../shared/db/tables/userOps.js';
 import { knownPlainTransfers } from '../../devnet/index.js';
 import type { TruthAccount, TruthBundle, TruthDay, TruthPlainTransfer, TruthTransfer, TruthUserOp } from '../../devnet/index.js';
@@ -116,11 +117,12 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     blockTime: num(a.created_block_time),
   }));
   const tokenTransfers: TruthTransfer[] = (
-    await q(`select * from token_transfers where chain_id = $1 and user_op_hash is not null order by block_number, log_index, batch_index`)
+    await q(`select t.*, ${txHashOf('t')} as transfer_tx_hash from token_transfers t
+             where chain_id = $1 and user_op_hash is not null order by block_number, log_index, batch_index`)
   ).map((t) => ({
     ...transferParties(t),
     userOpHash: str(t.user_op_hash),
-    transactionHash: str(t.tx_hash),
+    transactionHash: str(t.transfer_tx_hash),
     logIndex: num(t.log_index),
   }));
   // An op's native value transfers are not rows (migration 0035): they are its calls' values, moved

@@ -27,6 +27,13 @@ type TransferRow = {
   decimals: number | null;
 };
 
+/**
+ * A transfer's transaction hash as SQL over the row alias `t`: a plain transaction's transfer keeps
+ * its own; an op's transfer has none stored (migration 0036) and takes its op's, by user_ops' key.
+ */
+export const txHashOf = (t: string): string =>
+  `coalesce(${t}.tx_hash, (select o.tx_hash from user_ops o where o.chain_id = ${t}.chain_id and o.user_op_hash = ${t}.user_op_hash))`;
+
 const hex = (value: string | number): string => `0x${BigInt(value).toString(16)}`;
 const isoTime = (blockTime: string): string => new Date(Number(blockTime) * 1000).toISOString();
 
@@ -88,7 +95,7 @@ async function listByParty(
      where chain_id = $1 and ${column} = $2 and standard = any($3::text[])
      order by block_number desc, log_index desc, batch_index desc limit $4)`;
   const { rows } = await db.query<TransferRow>(
-    `select x.tx_hash, x.log_index, x.block_number, x.block_time, x.user_op_hash, x.standard, x.token,
+    `select ${txHashOf('x')} as tx_hash, x.log_index, x.block_number, x.block_time, x.user_op_hash, x.standard, x.token,
             x.from_address, x.to_address, x.value::text as value, x.token_id::text as token_id,
             t.symbol, t.name, t.decimals
      from (${side('from_address')} union ${side('to_address')}) x
@@ -174,7 +181,8 @@ export type NewTokenTransfer = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  ['tx_hash', 'bytea', (t) => t.txHash],
+  // An op's transfer is in its op's transaction (user_ops.tx_hash): not stored twice (0036).
+  ['tx_hash', 'bytea', (t) => (t.userOpHash === null ? t.txHash : null)],
   ['log_index', 'integer', (t) => t.logIndex],
   ['batch_index', 'integer', (t) => t.batchIndex],
   ['block_number', 'bigint', (t) => t.blockNumber],
@@ -217,8 +225,8 @@ export const tokenTransferView: EntityView = {
   from: 'token_transfers t left join tokens tk on tk.chain_id = t.chain_id and tk.address = t.token',
   block: 't.block_number',
   id: {
-    sql: `${hexOf('t.tx_hash')} || '-' || t.log_index || '-' || t.batch_index`,
-    order: ['t.tx_hash', 't.log_index', 't.batch_index'],
+    sql: `${hexOf(txHashOf('t'))} || '-' || t.log_index || '-' || t.batch_index`,
+    order: [txHashOf('t'), 't.log_index', 't.batch_index'],
   },
   fields: {
     userOpHash: column('t.user_op_hash', 'Bytes', 'bytea', true),
@@ -231,7 +239,7 @@ export const tokenTransferView: EntityView = {
     name: column('tk.name', 'String', 'text', true),
     symbol: column('tk.symbol', 'String', 'text', true),
     decimals: column('tk.decimals', 'Int', 'int4', true),
-    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
+    transactionHash: column(txHashOf('t'), 'Bytes', 'bytea'),
     blockNumber: column('t.block_number', 'BigInt', 'int8'),
     logIndex: column('t.log_index', 'Int', 'int4'),
   },

@@ -9,34 +9,19 @@ import { expect } from 'chai';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import { bytea, type Queryable } from '../../../shared/db/client.js';
 import * as tokenTransfers from '../../../shared/db/tables/tokenTransfers.js';
-import { insertNativeTransferRows } from '../support/nativeTransferRows.js';
+import {
+  CHAIN,
+  address,
+  word,
+  TOKEN,
+  NFT,
+  OP_A,
+  OP_B,
+  TX_2,
+  transfer,
+  insertTransferRowsBefore0036,
+} from '../support/tokenTransferRows.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/db.js';
-
-const CHAIN = 31337;
-const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-const TOKEN = address(0x70);
-const NFT = address(0x71);
-const OP_A = word(0xa);
-const OP_B = word(0xb);
-const TX_1 = word(0x1);
-const TX_2 = word(0x2);
-
-const transfer = (t: Partial<tokenTransfers.NewTokenTransfer>): tokenTransfers.NewTokenTransfer => ({
-  txHash: TX_1,
-  logIndex: 0,
-  batchIndex: 0,
-  blockNumber: 5,
-  blockTime: 1_700_000_000,
-  userOpHash: OP_A,
-  standard: 'ERC20',
-  token: TOKEN,
-  from: address(1),
-  to: address(2),
-  value: 10n ** 18n,
-  tokenId: null,
-  ...t,
-});
 
 /**
  * Block 5: op A (event at log 3) in transaction 1 sends an ERC-20, two ERC-1155 ids in one batch and
@@ -76,13 +61,8 @@ const UP_TO_0030 = listMigrations().filter((m) => m.name < '0031');
 async function before0030(): Promise<TestDatabase> {
   const t = await createTestDatabase({ migrations: listMigrations().filter((m) => m.name < '0030') });
   await t.db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
-  await tokenTransfers.appendMany(t.db, CHAIN, TRANSFERS);
-  // The native rows, as the indexer wrote them before 0035 (tokenTransfers no longer writes them).
-  await insertNativeTransferRows(
-    t.db,
-    CHAIN,
-    TRANSFERS.filter((x) => x.standard === 'NATIVE'),
-  );
+  // As the indexer wrote them before 0035 (native rows) and 0036 (an op's transfer with its transaction hash).
+  await insertTransferRowsBefore0036(t.db, CHAIN, TRANSFERS);
   await t.db.query(
     `insert into tokens (chain_id, address, standard, name, symbol, decimals) values ($1, $2, 'ERC20', 'Token', 'TKN', 18)`,
     [CHAIN, bytea(TOKEN)],
@@ -122,7 +102,7 @@ describe('migration 0030 on a populated database', function () {
       );
 
       // Writing the stored rows again adds none; the rollback deletes above a block.
-      await tokenTransfers.insertMany(db, CHAIN, TRANSFERS);
+      await insertTransferRowsBefore0036(db, CHAIN, TRANSFERS);
       expect(await allRows(db)).to.have.length(TRANSFERS.length);
       await tokenTransfers.deleteAbove(db, CHAIN, 5);
       expect(await allRows(db)).to.have.length(TRANSFERS.length - 1);
@@ -135,7 +115,7 @@ describe('migration 0030 on a populated database', function () {
     const t = await before0030();
     const db = t.db;
     try {
-      await tokenTransfers.appendMany(db, CHAIN, [transfer({ txHash: TX_2, logIndex: 1 })]);
+      await insertTransferRowsBefore0036(db, CHAIN, [transfer({ txHash: TX_2, logIndex: 1 })]);
       const error = await migrate(db, UP_TO_0030).then(
         () => null,
         (e: Error) => e,

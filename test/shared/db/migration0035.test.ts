@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Queryable } from '../../../shared/db/client.js';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import * as tokenTransfers from '../../../shared/db/tables/tokenTransfers.js';
-import { insertNativeTransferRows } from '../support/nativeTransferRows.js';
+import { insertTransferRowsBefore0036 } from '../support/tokenTransferRows.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
 const CHAIN = 31337;
@@ -62,23 +62,26 @@ describe('migration 0035 on a populated database', function () {
     const db = t.db;
     try {
       await db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
-      await tokenTransfers.appendMany(db, CHAIN, TOKEN_TRANSFERS);
-      // The native rows as the indexer wrote them before 0035.
-      await insertNativeTransferRows(db, CHAIN, NATIVE);
+      // The rows as the indexer wrote them before 0035 (native rows) and 0036 (an op's transfer with its transaction hash).
+      await insertTransferRowsBefore0036(db, CHAIN, [...TOKEN_TRANSFERS, ...NATIVE]);
       expect((await rowsOf(db)).map((r) => r.standard)).to.deep.equal(['NATIVE', 'NATIVE', 'ERC20', 'ERC721']);
       const before = await answers(db);
       expect(before.op.map((x) => x.standard)).to.deep.equal(['ERC20', 'ERC721']);
 
-      await migrate(db);
+      await migrate(
+        db,
+        listMigrations().filter((m) => m.name < '0036'),
+      );
       expect(await rowsOf(db)).to.deep.equal([
         { standard: 'ERC20', log_index: 1 },
         { standard: 'ERC721', log_index: 2 },
       ]);
       expect(await answers(db)).to.deep.equal(before);
 
-      // The indexer's writes (COPY and insert) keep the token transfers of a batch, not its native ones.
+      // The indexer's writes (COPY and insert) keep the token transfers of a batch, not its native ones
+      // (the kept one a plain transaction's: the writer stores an op's without its hash, which 0036 allows).
       const next = [
-        transfer({ blockNumber: 6, logIndex: 0 }),
+        transfer({ blockNumber: 6, logIndex: 0, userOpHash: null }),
         transfer({ blockNumber: 6, logIndex: -1 - 1, standard: 'NATIVE', token: null }),
       ];
       await tokenTransfers.appendMany(db, CHAIN, next);
