@@ -270,8 +270,12 @@ async function sendOp(rd: RealisticDevnet, intent: Intent): Promise<SentOp> {
       // Seen about once in 1,000 ops: a bundler answers AA25 (invalid nonce) while estimating an
       // op with a fresh nonce key, most likely because it still holds an earlier op of the same
       // sender that the competing bundler has included, and simulates it first until its next
-      // bundling round drops it. A wallet builds the op again a moment later; so do we, once.
-      if (!String((err as Error).message).includes('AA25')) throw err;
+      // bundling round drops it. Seen under load too: AA10 (sender already constructed) for an op
+      // built with initCode while the account's deployment was landing, the SDK having read its code
+      // just before. A wallet builds the op again a moment later; so do we, once (nothing was sent:
+      // the first bundler refused it).
+      const message = String((err as Error).message);
+      if (!message.includes('AA25') && !message.includes('AA10')) throw err;
       await new Promise((r) => setTimeout(r, 1500));
       return await buildAndSend(rd, intent);
     }
