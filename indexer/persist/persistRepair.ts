@@ -3,8 +3,8 @@
  * in ONE transaction: the ops' calldata fields (only for ops still trace_needed, so a repair
  * counts once), their account calls, their bundles' beneficiary, the address rows the calls add,
  * their execution traces, and the aggregates calldata feeds (the beneficiary's entity stats,
- * accounts' EIP-7702 flag). Everything from events — the ops
- * themselves, daily stats, other entities, the outbox — was written when the block was indexed.
+ * accounts' EIP-7702 flag). Everything from events — the ops themselves, daily stats, other
+ * entities, the outbox — was written when the block was indexed.
  */
 import type { Db } from '../../shared/db/client.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
