@@ -80,7 +80,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
     const operator = createOperator(devnet, key(OPERATOR));
     const paymasterSigner = privateKeyToAccount(key(PAYMASTER_SIGNER));
     const contracts = await deployRealisticContracts(devnet, operator, paymasterSigner.address);
-    await deployVendorContracts(devnet.rpc);
+    await devnet.exclusive(() => deployVendorContracts(devnet.rpc));
     devnet.truth.entryPoints = { ...devnet.truth.entryPoints, 'v0.9': contracts.entryPoints['v0.9'] };
     devnet.truth.contracts = { ...devnet.truth.contracts, ...realisticContractNames(contracts) };
     const count = opts.bundlers ?? 2;

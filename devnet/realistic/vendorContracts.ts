@@ -53,20 +53,42 @@ export const VENDOR = {
   nexusBootstrap: '0x6c77ddf87a1717465d29f8f16f44711eb0c839c0',
 } as const;
 
-/** Replays the recipe on `rpc` (anvil, chain id 31337) and checks every contract it lists has code. */
+/** The anvil account the recipe was recorded from (account 0: the devnet's deployer). */
+const RECORDED_SENDER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
+/**
+ * The address the replay sends those transactions from instead: no key of the devnet's, so the
+ * replay never spends a nonce that a signer of the devnet counts (account 0's LocalSigner signs
+ * ahead with a nonce it read once). Every one of them calls a CREATE2 factory, whose addresses do
+ * not depend on the sender.
+ */
+const REPLAY_SENDER = '0x000000000000000000000000000000000000a11c';
+
+/**
+ * Replays the recipe on `rpc` (anvil, chain id 31337, automining) and checks every contract it
+ * lists has code. It sends from REPLAY_SENDER and the vendors' own impersonated addresses only.
+ */
 export async function deployVendorContracts(rpc: Rpc): Promise<void> {
   const recipe = JSON.parse(readFileSync(RECIPE_URL, 'utf8')) as Recipe;
   const chainId = Number(await rpc.call<Hex>('eth_chainId'));
   if (chainId !== recipe.chainId)
     throw new Error(`the vendor contracts' recipe is for chain id ${recipe.chainId}, the devnet is ${chainId}`);
+  await rpc.call('anvil_setBalance', [REPLAY_SENDER, '0x56bc75e2d63100000']);
+  await rpc.call('anvil_impersonateAccount', [REPLAY_SENDER]);
   for (const step of recipe.steps) {
-    const result = await rpc.call<Hex>(step.method, step.params);
-    // One after another, each mined before the next (anvil automines): a step may need the last.
+    const result = await rpc.call<Hex>(step.method, replayParams(step));
+    // One after another, each mined before the next: a step may need the last.
     if (step.method === 'eth_sendTransaction') await waitForReceipt(rpc, result);
   }
+  await rpc.call('anvil_stopImpersonatingAccount', [REPLAY_SENDER]);
   const codes = await rpc.batch<Hex>(recipe.contracts.map((c) => ['eth_getCode', [c.address, 'latest']]));
   const missing = recipe.contracts.filter((_, i) => codes[i] === '0x').map((c) => `${c.name} ${c.address}`);
   if (missing.length > 0) throw new Error(`the vendor contracts' recipe left no code at: ${missing.join(', ')}`);
+}
+
+function replayParams(step: Step): unknown[] {
+  if (step.method !== 'eth_sendTransaction') return step.params;
+  const [tx, ...rest] = step.params as [{ from: string }, ...unknown[]];
+  return tx.from.toLowerCase() === RECORDED_SENDER ? [{ ...tx, from: REPLAY_SENDER }, ...rest] : step.params;
 }
 
 async function waitForReceipt(rpc: Rpc, hash: Hex): Promise<void> {

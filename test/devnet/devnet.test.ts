@@ -10,6 +10,7 @@ import { EXECUTE_BATCH_SIGNATURES } from '../../devnet/calls.js';
 import { CANONICAL_ENTRYPOINTS } from '../../shared/networks.js';
 import { readChain, TOPIC } from './chain-view.js';
 import { allProblems } from './truth-checks.js';
+import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
 
 const require = createRequire(import.meta.url);
 const VERSIONS = ['v0.6', 'v0.7', 'v0.8'] as const;
@@ -191,5 +192,17 @@ describe('devnet', function () {
     await traffic.stop();
     expect(devnet.truth.userOps.length).to.be.at.least(start + 12);
     expect((await allProblems(await readChain(devnet.rpcUrl, devnet.truth), devnet.truth)).slice(0, 20)).to.deep.equal([]);
+  });
+
+  // npm start replays the vendors' recipe and then generates history with the deployer's signer.
+  it("replays the vendors' recipe without spending a nonce of the devnet's signers, so generation goes on", async () => {
+    const signers = [devnet.deployer, ...devnet.bundlers].map((s) => s.address);
+    const counts = () => devnet.rpc.batch<string>(signers.map((a) => ['eth_getTransactionCount', [a, 'latest']]));
+    const before = await counts();
+    await devnet.exclusive(() => deployVendorContracts(devnet.rpc));
+    expect(await counts()).to.deep.equal(before);
+    const start = devnet.truth.userOps.length;
+    await generate(devnet, { ops: 20, days: 1, seed: 7 });
+    expect(devnet.truth.userOps.length).to.equal(start + 20);
   });
 });
