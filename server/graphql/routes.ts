@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type Response } from 'express';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BREAK, execute, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
@@ -33,6 +34,19 @@ const SDL = printSchema(subgraphSchema);
 /** The query page (public/): static files, nothing fetched from another host. */
 const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'public');
 const PAGE_ASSETS = '/subgraphs/query-page';
+
+/** GraphiQL, its explorer plugin and React, as their packages ship them for a page without a build step. */
+const packageDir = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+const GRAPHIQL_FILES = new Map(
+  Object.entries({
+    'react.js': join(packageDir('react'), 'umd/react.production.min.js'),
+    'react-dom.js': join(packageDir('react-dom'), 'umd/react-dom.production.min.js'),
+    'graphiql.js': join(packageDir('graphiql'), 'graphiql.min.js'),
+    'graphiql.css': join(packageDir('graphiql'), 'graphiql.min.css'),
+    'explorer.js': join(packageDir('@graphiql/plugin-explorer'), 'dist/index.umd.js'),
+    'explorer.css': join(packageDir('@graphiql/plugin-explorer'), 'dist/style.css'),
+  }),
+);
 
 const errorsBody = (message: string, extensions?: Record<string, unknown>) => ({
   errors: [{ message, ...(extensions ? { extensions } : {}) }],
@@ -177,6 +191,11 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
   router.get('/subgraphs/name/:network', answerOrPage);
   router.get('/api/:key/subgraphs/name/:network', answerOrPage);
   router.use(PAGE_ASSETS, express.static(PAGE_DIR, { maxAge: '5m', index: false }));
+  router.get(`${PAGE_ASSETS}/vendor/:file`, (req, res, next) => {
+    const file = GRAPHIQL_FILES.get(String(req.params.file));
+    if (!file) return next();
+    res.sendFile(file, { maxAge: '1d' });
+  });
 
   /** A body the JSON parser refused (malformed, too large) is answered as a GraphQL error, like any other. */
   const bodyErrors: ErrorRequestHandler = (error, req, res, next) => {

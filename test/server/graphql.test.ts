@@ -392,17 +392,21 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
   describe('graph-node at the same URL: the query page, queries on GET, time travel', () => {
     const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-    it('serves the query page to a browser at the endpoint, keyless, and its assets from this server', async () => {
+    it('serves GraphiQL to a browser at the endpoint, keyless, and its assets from this server', async () => {
       for (const path of ['/subgraphs/name/devnet', `/api/${d.key}/subgraphs/name/devnet`, '/subgraphs/name/Devnet/']) {
         const page = await d.api().get(path).set('accept', HTML);
         expect([page.status, page.type], path).to.deep.equal([200, 'text/html']);
-        expect(page.text).to.include('<textarea id="query"').and.include('src="/subgraphs/query-page/page.js"');
+        expect(page.text).to.include('<input id="key"').and.include('src="/subgraphs/query-page/page.js"');
+        // Every script and stylesheet the page names is this server's own.
+        const assets = [...page.text.matchAll(/(?:src|href)="([^"#]+)"/g)].map((m) => m[1]!).filter((a) => !a.startsWith('/docs') && a !== '/');
+        expect(assets.filter((a) => !a.startsWith('/subgraphs/query-page/')), path).to.deep.equal([]);
+        for (const asset of assets) expect((await d.api().get(asset)).status, asset).to.equal(200);
       }
-      const script = await d.api().get('/subgraphs/query-page/page.js');
-      expect(script.status).to.equal(200);
-      expect(script.type).to.match(/javascript/);
-      expect(script.text).to.include('__schema');
-      expect((await d.api().get('/subgraphs/query-page/page.css')).status).to.equal(200);
+      const graphiql = await d.api().get('/subgraphs/query-page/vendor/graphiql.js');
+      expect(graphiql.type).to.match(/javascript/);
+      expect(graphiql.text).to.include('GraphiQL');
+      for (const missing of ['/subgraphs/query-page/vendor/__proto__', '/subgraphs/query-page/vendor/..%2Fpackage.json'])
+        expect((await d.api().get(missing)).status, missing).to.equal(404);
       const unknown = await d.api().get('/subgraphs/name/atlantis').set('accept', HTML);
       expect([unknown.status, unknown.body.errors[0].message]).to.deep.equal([404, 'No subgraph "atlantis"']);
       // Not a browser, no query: a GraphQL error, as a POST without one.
@@ -410,7 +414,7 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect([bare.status, bare.body.errors[0].message]).to.deep.equal([400, 'Missing query']);
     });
 
-    it('runs a query and lists the schema in the page, in headless Chromium (screenshot saved)', async function () {
+    it('GraphiQL in headless Chromium: the key from its field, completion from the schema, the sample query run (screenshot saved)', async function () {
       const server = createApp(d.deps).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -419,23 +423,35 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
           const page = await browser.newPage();
           const errors: string[] = [];
           page.on('pageerror', (e) => errors.push(e.message));
+          const foreign: string[] = [];
+          page.on('request', (r) => {
+            if (!r.url().startsWith(base)) foreign.push(r.url());
+          });
           await page.goto(`${base}/subgraphs/name/devnet`);
+          await page.locator('.graphiql-container').waitFor({ timeout: 30_000 });
           await page.fill('#key', d.key);
-          await page.fill('#query', '{ userOps(first: 2, orderBy: blockNumber, orderDirection: desc) { userOpHash blockNumber } }');
-          await page.click('#run');
-          await page.locator('#status', { hasText: 'HTTP 200' }).waitFor({ timeout: 30_000 });
-          const answer = JSON.parse((await page.locator('#result').textContent())!);
-          const newest = [...d.truth.userOps].sort(newestFirst).slice(0, 2);
-          expect(answer.data.userOps.map((o: Json) => o.blockNumber)).to.deep.equal(newest.map((o) => String(o.blockNumber)));
-          // The schema's types, from introspection once a query answered.
-          await page.locator('#type-list button', { hasText: /^UserOp$/ }).click();
-          await page.locator('#type-detail h2', { hasText: 'object UserOp' }).waitFor({ timeout: 30_000 });
-          expect(await page.locator('#type-detail dt', { hasText: /^sender: Bytes!$/ }).count()).to.equal(1);
-          await page.locator('#type-list button', { hasText: /^Query$/ }).click();
-          const userOps = await page.locator('#type-detail dt', { hasText: /^userOps\(/ }).textContent();
-          expect(userOps).to.include('block: Block_height');
+          // Mounted anew with the key: the sample query, and the newest op's hash in its variables.
+          const newest = [...d.truth.userOps].sort(newestFirst)[0]!;
+          const variables = page.locator('.graphiql-editor-tool .CodeMirror-code');
+          await variables.filter({ hasText: newest.userOpHash }).waitFor({ timeout: 30_000 });
+          expect(await page.locator('.graphiql-query-editor .CodeMirror-code').textContent()).to.include('query GetUserOpHash');
+          await page.click('.graphiql-execute-button');
+          const result = page.locator('.result-window .CodeMirror-code');
+          await result.filter({ hasText: 'transactionHash' }).waitFor({ timeout: 30_000 });
+          const answer = (await result.textContent())!;
+          expect(answer).to.include(newest.userOpHash).and.include(newest.transactionHash);
+          // Completion from the introspected schema.
+          await page.click('.graphiql-query-editor .CodeMirror-scroll');
+          await page.keyboard.press('Control+A');
+          await page.keyboard.press('Delete');
+          await page.keyboard.type('{ userO', { delay: 30 });
+          const hints = page.locator('.CodeMirror-hints .CodeMirror-hint');
+          await hints.first().waitFor({ timeout: 30_000 });
+          const offered = await hints.allTextContents();
+          expect(offered).to.include.members(['userOps', 'userOp']);
           await page.screenshot({ path: join(tmpdir(), 'opscan-graphql-page.png'), fullPage: true });
           expect(errors).to.deep.equal([]);
+          expect(foreign).to.deep.equal([]);
         });
       } finally {
         await new Promise((resolve) => server.close(resolve));
