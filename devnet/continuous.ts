@@ -11,6 +11,7 @@ import { DEFAULT_LAYOUT, planBlocks } from './plan.js';
 import { Random } from './random.js';
 import { mineSignedBlock, signBlock } from './submit.js';
 import { computeDays } from './truth.js';
+import { startTicker, type Ticker } from './ticker.js';
 
 export type ContinuousOptions = {
   /** Time between blocks (default 2000 ms). */
@@ -24,7 +25,7 @@ export type ContinuousOptions = {
   onTick?: (totalOps: number) => void;
 };
 
-export type ContinuousTraffic = { stop(): Promise<void> };
+export type ContinuousTraffic = Ticker;
 
 /**
  * One block of up to `opsPerBlock` new ops (fewer when the first planned block holds fewer), mined at
@@ -57,28 +58,9 @@ export function startContinuous(devnet: Devnet, opts: ContinuousOptions = {}): C
   const opsPerTick = opts.opsPerTick ?? 4;
   const rng = new Random(opts.seed ?? Date.now());
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`devnet continuous traffic: ${String(err)}\n`));
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-
   const tick = async (): Promise<void> => {
     await mineTrafficBlock(devnet, rng, opsPerTick);
     opts.onTick?.(devnet.truth.userOps.length);
   };
-
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = tick().catch(onError).finally(schedule);
-    }, intervalMs);
-  };
-  schedule();
-
-  return {
-    async stop(): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      await current;
-    },
-  };
+  return startTicker(tick, { intervalMs, onError });
 }

@@ -27,6 +27,7 @@ import { startBundler, type Bundler } from './bundler.js';
 import { createOperator, deployRealisticContracts, realisticContractNames, type Operator, type RealisticContracts } from './contracts.js';
 import type { RealisticRecord } from './record.js';
 import { sendRealisticTraffic } from './traffic.js';
+import { startTicker, type Ticker } from '../ticker.js';
 import { deployVendorContracts } from './vendorContracts.js';
 
 export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
@@ -142,7 +143,7 @@ export async function generateRealistic(rd: RealisticDevnet, opts: GenerateReali
   return rd.devnet.truth;
 }
 
-export type RealisticContinuous = { stop(): Promise<void> };
+export type RealisticContinuous = Ticker;
 
 /** Live traffic: `opsPerTick` ops through the bundlers every `intervalMs`, recorded like the rest. */
 export function startRealisticContinuous(
@@ -150,23 +151,7 @@ export function startRealisticContinuous(
   opts: { intervalMs: number; opsPerTick: number; onError?: (err: unknown) => void },
 ): RealisticContinuous {
   const onError = opts.onError ?? ((err: unknown) => process.stderr.write(`realistic devnet traffic: ${String(err)}\n`));
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<unknown> = Promise.resolve();
-  const schedule = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      current = generateRealistic(rd, { ops: opts.opsPerTick }).catch(onError).finally(schedule);
-    }, opts.intervalMs);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await current;
-    },
-  };
+  return startTicker(() => generateRealistic(rd, { ops: opts.opsPerTick }), { intervalMs: opts.intervalMs, onError });
 }
 
 /**
