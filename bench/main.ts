@@ -14,6 +14,7 @@ import { runIndexerBench } from './indexer.js';
 import { runFreshnessBench } from './freshness.js';
 import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
 import { runStorageBench } from './storage.js';
+import { runStartupBench } from './startup.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
 
@@ -36,6 +37,8 @@ const PARTS: Record<string, () => Promise<unknown>> = {
     }),
   // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
+  // Time to the banner of `npm start`: first and second start, both demo modes; BENCH_STARTUP_RUNS (default 3).
+  startup: () => runStartupBench({ runs: Number(process.env.BENCH_STARTUP_RUNS ?? 3) }),
   // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
   // BENCH_STORAGE_OPS (default 300,1000): sizes in ops; BENCH_STORAGE_CHAIN: realistic (default) or a
   // chain simulator profile (base, …); BENCH_STORAGE_PREVIOUS: the previous release's commit.

@@ -49,6 +49,7 @@ const db = await createDb({
 });
 shutdown.add('db', () => db.close());
 await migrate(db);
+log.debug({ ms: Math.round(performance.now()) }, 'store ready');
 
 const devnetNetwork = config.networks.find((n) => n.chainId === DEVNET_CHAIN_ID);
 const demoChain = Boolean(devnetNetwork && devnetNetwork.rpcUrls.length === 0);
