@@ -83,6 +83,8 @@ export const ACCOUNT_KINDS = {
   etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES, parallelNonceKeys: false },
   // execute / executeBatch, and executeWithoutChainIdValidation for its cross-chain owner changes.
   coinbase: { entryPoint: 'v0.6', implementation: 'Coinbase Smart Wallet v1', modes: ['single', 'batch', 'replayable'] },
+  // Owned by a passkey: WebAuthn P-256 signatures, checked by the account's own P-256 code (no precompile).
+  'coinbase-passkey': { entryPoint: 'v0.6', implementation: 'Coinbase Smart Wallet v1', modes: CALL_BATCH },
   // ERC-7579 execute(mode, data) with call types single and batch (DeleGators support no delegatecall).
   'metamask-hybrid': { entryPoint: 'v0.7', implementation: 'MetaMask Hybrid DeleGator 1.3.0', modes: CALL_BATCH },
   'metamask-7702': { entryPoint: 'v0.7', implementation: 'MetaMask EIP-7702 Stateless DeleGator 1.3.0', modes: CALL_BATCH },

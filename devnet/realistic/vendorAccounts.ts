@@ -3,10 +3,10 @@
  * permissionless 0.4.1's over the vendor contracts vendorContracts.ts deploys at their mainnet
  * addresses (permissionless' defaults, named here anyway so what runs is plain to read); viem's
  * toCoinbaseSmartAccount (permissionless has none) over Coinbase Smart Wallet v1's factory at its
- * mainnet address; MetaMask's toMetaMaskSmartAccount over the Delegation Framework
+ * mainnet address, owned by a key or by a passkey (passkey.ts); MetaMask's toMetaMaskSmartAccount over the Delegation Framework
  * delegationFramework.ts deploys.
  */
-import type { Address, PublicClient } from 'viem';
+import { keccak256, toBytes, type Address, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { toCoinbaseSmartAccount, type SmartAccount } from 'viem/account-abstraction';
 import {
@@ -20,6 +20,7 @@ import {
   toTrustSmartAccount,
 } from 'permissionless/accounts';
 import { createDeleGatorAccount, type DelegationFramework } from './delegationFramework.js';
+import { toLocalPasskey } from './passkey.js';
 import { VENDOR } from './vendorContracts.js';
 
 export const VENDOR_ACCOUNT_TYPES = [
@@ -41,6 +42,7 @@ export const VENDOR_ACCOUNT_TYPES = [
   'trust',
   'etherspot',
   'coinbase',
+  'coinbase-passkey',
   'metamask-hybrid',
   'metamask-7702',
 ] as const;
@@ -158,6 +160,14 @@ export async function createVendorAccount(
     case 'coinbase':
       // Version '1': the factory VENDOR.coinbaseFactory names, on EntryPoint v0.6 (viem's fixed choice).
       return toCoinbaseSmartAccount({ client, owners: [owner], nonce: index, version: '1' });
+    case 'coinbase-passkey':
+      // Owned by a passkey alone (its P-256 key derived from the owner's address: a devnet's, not a secret).
+      return toCoinbaseSmartAccount({
+        client,
+        owners: [toLocalPasskey(keccak256(toBytes(`opscan-realistic-passkey-${owner.address}`)))],
+        nonce: index,
+        version: '1',
+      });
     case 'metamask-hybrid':
       return createDeleGatorAccount('hybrid', { client, owner, index, framework: delegationFramework });
     case 'metamask-7702':
