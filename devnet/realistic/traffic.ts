@@ -116,8 +116,13 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     // Round robin over the account types, so even a short run has each of them.
     const type = ACCOUNT_TYPES[rd.opsPlanned++ % ACCOUNT_TYPES.length]!;
     const pool = rd.accounts.filter((a) => a.type === type && !used.has(a.address));
+    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
+    // A turn whose mode needs a deployed account (below) takes one when the type has one, so that a
+    // short run sends every mode.
+    const deployedPool = needsDeployed(modes[(rd.modeTurns.get(type) ?? 0) % modes.length]!) ? pool.filter((a) => a.deployed) : [];
     let account: RealAccount;
-    if (pool.length === 0 || rng.chance(0.25)) {
+    if (deployedPool.length > 0) account = rng.pick(deployedPool);
+    else if (pool.length === 0 || rng.chance(0.25)) {
       account = await createRealAccount(
         type,
         { client: rd.operator.public, contracts: rd.contracts, delegationFramework: rd.delegationFramework },
@@ -129,7 +134,6 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     } else account = rng.pick(pool);
     used.add(account.address);
     const bundler = rng.pick(rd.bundlers);
-    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
     if (account.deployed && takesParallelNonceKeys(type) && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
@@ -141,12 +145,11 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
         });
       continue;
     }
-    // Each type's execution modes in turn, so a short run sends every one of them; a delegatecall
-    // waits for a deployed account (Safe7579's first op is the launchpad's setupSafe), and so does a
-    // Coinbase replayable op (its calls may only be the account's own owner changes).
+    // Each type's execution modes in turn, so a short run sends every one of them; a mode that
+    // needs a deployed account waits for one (needsDeployed).
     const turn = rd.modeTurns.get(type) ?? 0;
     let mode: ExecutionMode = modes[turn % modes.length]!;
-    if ((mode === 'delegatecall' || mode === 'replayable') && !account.deployed) mode = 'single';
+    if (needsDeployed(mode) && !account.deployed) mode = 'single';
     else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
     const expected: ExpectedOutcome =
@@ -167,6 +170,12 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
   await fundAccounts(rd, fresh);
   return intents;
 }
+
+/**
+ * A delegatecall waits for a deployed account (Safe7579's first op is the launchpad's setupSafe),
+ * and so does a Coinbase replayable op (its calls may only be the account's own owner changes).
+ */
+const needsDeployed = (mode: ExecutionMode): boolean => mode === 'delegatecall' || mode === 'replayable';
 
 function planOp(
   rd: RealisticDevnet,
