@@ -60,11 +60,11 @@ export async function deployDelegationFramework(rpc: Rpc): Promise<DelegationFra
     return address;
   };
   const delegationManager = await create2(withArgs(bytecode.DelegationManager, ['address'], [DEPLOYER]));
-  const scl = await create2(bytecode.SCL_RIP7212 as Hex);
+  const scl = await create2(bytecode.SCL_RIP7212);
   const hybrid = bytecode.HybridDeleGator.replace(SCL_PLACEHOLDER, scl.slice(2));
   return {
     delegationManager,
-    simpleFactory: await create2(bytecode.SimpleFactory as Hex),
+    simpleFactory: await create2(bytecode.SimpleFactory),
     hybridDeleGator: await create2(withArgs(hybrid, ['address', 'address'], [delegationManager, entryPoint])),
     stateless7702DeleGator: await create2(
       withArgs(bytecode.EIP7702StatelessDeleGator, ['address', 'address'], [delegationManager, entryPoint]),
@@ -110,9 +110,9 @@ export async function createDeleGatorAccount(
           signer: { account: owner },
           environment,
         });
-  if (kind === 'hybrid') return account as unknown as SmartAccount;
+  if (kind === 'hybrid') return account;
   // The kit has a 7702 account no factory, and throws when asked for one before the EOA delegates:
   // its first op carries the owner's authorization instead (traffic.ts signs it), which the bundler
   // puts in the bundle transaction's authorization list.
-  return { ...account, getFactoryArgs: () => Promise.resolve({ factory: undefined, factoryData: undefined }) } as unknown as SmartAccount;
+  return { ...account, getFactoryArgs: () => Promise.resolve({ factory: undefined, factoryData: undefined }) };
 }
