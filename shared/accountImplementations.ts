@@ -171,6 +171,28 @@ const IMPLEMENTATIONS: Known[] = [
     addresses: ['0x339eab59e54fe25125acec3225254a0cbd305a7b'],
     codeHashes: ['0x13f7a5d3eb87ab1d28fae01a23c4d7a6eedac713893d93e77abd69d5313e6564'],
   },
+  // Coinbase Smart Wallet v1 behind the ERC-1967 proxy its factory (0x0ba5ed0c…428a) deploys: the
+  // coinbase-smart-wallet recipe puts the implementation on a local chain byte-identical to mainnet's.
+  {
+    name: 'Coinbase Smart Wallet v1',
+    addresses: ['0x000100abaad02f1cfc8bbe32bd5a564817339e72'],
+    codeHashes: ['0x4c8fefa9e5813f1646e140db55083b5d8b37fbf1c73fbfbac78aaab2dc621682'],
+  },
+  // MetaMask's Delegation Framework, NAME() and VERSION() as each answers: the Hybrid DeleGator
+  // behind the ERC-1967 proxy its SimpleFactory deploys, the EIP-7702 Stateless DeleGator an EOA
+  // delegates to. Addresses: @metamask/delegation-deployments' 1.3.0 deployment (mainnet and the
+  // chains it lists); code hashes: the @metamask/delegation-abis 2.0.0 build as the realistic devnet
+  // deploys it (delegationFramework.ts; the DelegationManager and EntryPoint v0.7 are immutables).
+  {
+    name: 'MetaMask Hybrid DeleGator 1.3.0',
+    addresses: ['0x48dbe696a4d990079e039489ba2053b36e8ffec4'],
+    codeHashes: ['0xfe5df3334e1ba3585c5ebd49593fedd6a4cdeffe0df4751d3f3d58c3aed1c7dd'],
+  },
+  {
+    name: 'MetaMask EIP-7702 Stateless DeleGator 1.3.0',
+    addresses: ['0x63c0c19a282a1b52b07dd5a65b58948a07dae32b'],
+    codeHashes: ['0x77516846ff18ba0bed6ea39433a8cb914fc305c72b5e8fedb583d2e09f5ded77'],
+  },
 ];
 
 /**
@@ -240,6 +262,7 @@ const FACTORY_HINTS: ReadonlyMap<string, string> = new Map([
   ['0x85e23b94e7f5e9cc1ff78bce78cfb15b81f0df00', 'Thirdweb Account v0.6'],
   ['0x4be0ddfebca9a5a4a617dee4dece99e7c862dceb', 'Thirdweb Account v0.7'],
   ['0x729c310186a57833f622630a16d13f710b83272a', 'Barz (Trust Wallet)'],
+  ['0x0ba5ed0c6aa8c49038f819e587e2633c4a9f428a', 'Coinbase Smart Wallet v1'],
 ]);
 
 const byKey = (entries: Known[]) => {

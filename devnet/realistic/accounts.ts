@@ -4,7 +4,7 @@
  * toSimple7702SmartAccount, and a viem toSmartAccount over OpenZeppelin's ERC-7579 account (no SDK
  * ships one; its calls are encoded with permissionless' encode7579Calls), and the wallet vendors'
  * accounts (vendorAccounts.ts: Kernel, Biconomy, Nexus, LightAccount, Safe7579, Thirdweb, Trust,
- * Etherspot) at their mainnet addresses. Factory and module addresses of the first group are the
+ * Etherspot, Coinbase Smart Wallet at their mainnet addresses; MetaMask's DeleGators). Factory and module addresses of the first group are the
  * devnet's where they differ from mainnet's. ACCOUNT_KINDS is the table of them all.
  */
 import { encodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem';
@@ -21,11 +21,17 @@ import { toSafeSmartAccount, toSimpleSmartAccount } from 'permissionless/account
 import { decode7579Calls, encode7579Calls } from 'permissionless/utils';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RealisticContracts } from './contracts.js';
+import type { DelegationFramework } from './delegationFramework.js';
 import { VENDOR_ACCOUNT_TYPES, createVendorAccount, type VendorAccountType } from './vendorAccounts.js';
 
 const isVendorType = (type: string): type is VendorAccountType => (VENDOR_ACCOUNT_TYPES as readonly string[]).includes(type);
 
-export type ExecutionMode = 'single' | 'batch' | 'delegatecall';
+/**
+ * How an op's callData asks for its calls. 'replayable': Coinbase Smart Wallet's
+ * executeWithoutChainIdValidation(bytes[]), calls of the account to itself (owner changes) under
+ * nonce key 8453, signed over a hash without the chain id so that they can be replayed on every chain.
+ */
+export type ExecutionMode = 'single' | 'batch' | 'delegatecall' | 'replayable';
 
 type AccountKind = {
   /** The EntryPoint it runs on. */
@@ -75,6 +81,13 @@ export const ACCOUNT_KINDS = {
   'thirdweb-v0.7': { entryPoint: 'v0.7', implementation: 'Thirdweb Account v0.7', modes: CALL_BATCH },
   trust: { entryPoint: 'v0.6', implementation: 'Barz (Trust Wallet)', modes: CALL_BATCH },
   etherspot: { entryPoint: 'v0.7', implementation: 'Etherspot Modular Wallet 1.0.0', modes: ERC7579_MODES, parallelNonceKeys: false },
+  // execute / executeBatch, and executeWithoutChainIdValidation for its cross-chain owner changes.
+  coinbase: { entryPoint: 'v0.6', implementation: 'Coinbase Smart Wallet v1', modes: ['single', 'batch', 'replayable'] },
+  // Owned by a passkey: WebAuthn P-256 signatures, checked by the account's own P-256 code (no precompile).
+  'coinbase-passkey': { entryPoint: 'v0.6', implementation: 'Coinbase Smart Wallet v1', modes: CALL_BATCH },
+  // ERC-7579 execute(mode, data) with call types single and batch (DeleGators support no delegatecall).
+  'metamask-hybrid': { entryPoint: 'v0.7', implementation: 'MetaMask Hybrid DeleGator 1.3.0', modes: CALL_BATCH },
+  'metamask-7702': { entryPoint: 'v0.7', implementation: 'MetaMask EIP-7702 Stateless DeleGator 1.3.0', modes: CALL_BATCH },
 } as const satisfies Record<string, AccountKind>;
 export type AccountType = keyof typeof ACCOUNT_KINDS;
 export const ACCOUNT_TYPES = Object.keys(ACCOUNT_KINDS) as AccountType[];
@@ -104,7 +117,11 @@ export type RealAccount = {
 
 export async function createRealAccount(
   type: AccountType,
-  { client, contracts }: { client: PublicClient; contracts: RealisticContracts },
+  {
+    client,
+    contracts,
+    delegationFramework,
+  }: { client: PublicClient; contracts: RealisticContracts; delegationFramework: DelegationFramework },
   ownerKey: Hex,
   index: bigint,
 ): Promise<RealAccount> {
@@ -114,7 +131,8 @@ export async function createRealAccount(
   let sdk: SmartAccount;
   let delegate: Address | null = null;
   if (isVendorType(type)) {
-    sdk = await createVendorAccount(type, { client, owner, index, entryPoint: entryPointAddress });
+    sdk = await createVendorAccount(type, { client, owner, index, entryPoint: entryPointAddress, delegationFramework });
+    if (type === 'metamask-7702') delegate = delegationFramework.stateless7702DeleGator;
   } else
     switch (type) {
       case 'simple-v0.6':

@@ -4,7 +4,8 @@
  * implementations — SimpleAccount on EntryPoint v0.6 to v0.9, Simple7702Account with EIP-7702
  * authorizations (v0.8, v0.9), Safe 1.4.1 with its 4337 module, OpenZeppelin's ERC-7579 account,
  * and the wallet vendors' own (Kernel v2.1-v3.3, Biconomy v2, Nexus, LightAccount, Safe7579,
- * Thirdweb, Trust, Etherspot; vendorContracts.ts deploys them at their mainnet addresses) —
+ * Thirdweb, Trust, Etherspot, Coinbase Smart Wallet v1; vendorContracts.ts deploys them at their
+ * mainnet addresses; MetaMask's Hybrid and EIP-7702 Stateless DeleGators, delegationFramework.ts) —
  * sponsored or charged in a token by Pimlico's singleton paymaster. What the generator asked for
  * and what the bundler answered (eth_getUserOperationReceipt) are recorded for every op: two truths
  * an indexer is checked against, neither computed by it.
@@ -28,6 +29,7 @@ import { createOperator, deployRealisticContracts, realisticContractNames, type 
 import type { RealisticRecord } from './record.js';
 import { sendRealisticTraffic } from './traffic.js';
 import { startTicker, type Ticker } from '../ticker.js';
+import { deployDelegationFramework, type DelegationFramework } from './delegationFramework.js';
 import { deployVendorContracts } from './vendorContracts.js';
 
 export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
@@ -37,6 +39,8 @@ export type RealisticDevnet = {
   devnet: Devnet;
   base: { [K in keyof Deployment]: Deployment[K] extends string ? Address : Deployment[K] };
   contracts: RealisticContracts;
+  /** MetaMask's DeleGator contracts (delegationFramework.ts). */
+  delegationFramework: DelegationFramework;
   bundlers: Bundler[];
   /** Deploys the contracts and funds the accounts (anvil account 12). */
   operator: Operator;
@@ -81,7 +85,10 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
     const operator = createOperator(devnet, key(OPERATOR));
     const paymasterSigner = privateKeyToAccount(key(PAYMASTER_SIGNER));
     const contracts = await deployRealisticContracts(devnet, operator, paymasterSigner.address);
-    await devnet.exclusive(() => deployVendorContracts(devnet.rpc));
+    const delegationFramework = await devnet.exclusive(async () => {
+      await deployVendorContracts(devnet.rpc);
+      return deployDelegationFramework(devnet.rpc);
+    });
     devnet.truth.entryPoints = { ...devnet.truth.entryPoints, 'v0.9': contracts.entryPoints['v0.9'] };
     devnet.truth.contracts = { ...devnet.truth.contracts, ...realisticContractNames(contracts) };
     const count = opts.bundlers ?? 2;
@@ -104,6 +111,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       devnet,
       base: devnet.deployment as RealisticDevnet['base'],
       contracts,
+      delegationFramework,
       bundlers,
       operator,
       paymasterSigner,

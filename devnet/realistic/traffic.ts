@@ -7,7 +7,19 @@
  * ops are sent together (so a bundler packs several into one handleOps) and all included before the
  * next wave is planned.
  */
-import { concat, encodeFunctionData, encodePacked, http, pad, parseAbi, size, type Address, type Hex } from 'viem';
+import {
+  concat,
+  encodeAbiParameters,
+  encodeFunctionData,
+  encodePacked,
+  http,
+  pad,
+  parseAbi,
+  size,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
 import {
@@ -36,6 +48,13 @@ const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
 const REVERTER = parseAbi(['function fail(string)']);
 const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
 const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
+const COINBASE = parseAbi([
+  'function addOwnerAddress(address owner)',
+  'function executeWithoutChainIdValidation(bytes[] calls)',
+  'function getUserOpHashWithoutChainId((address sender, uint256 nonce, bytes initCode, bytes callData, uint256 callGasLimit, uint256 verificationGasLimit, uint256 preVerificationGas, uint256 maxFeePerGas, uint256 maxPriorityFeePerGas, bytes paymasterAndData, bytes signature) userOp) view returns (bytes32)',
+]);
+/** Coinbase Smart Wallet's REPLAYABLE_NONCE_KEY: the key executeWithoutChainIdValidation ops must use. */
+const COINBASE_REPLAYABLE_NONCE_KEY = 8453n;
 /** Call type 0xff (delegatecall), exec type 0x00 (revert on failure), no selector or payload. */
 const ERC7579_DELEGATECALL_MODE = pad('0xff', { dir: 'right', size: 32 });
 const DEAD: Address = '0x000000000000000000000000000000000000dead';
@@ -97,11 +116,16 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     // Round robin over the account types, so even a short run has each of them.
     const type = ACCOUNT_TYPES[rd.opsPlanned++ % ACCOUNT_TYPES.length]!;
     const pool = rd.accounts.filter((a) => a.type === type && !used.has(a.address));
+    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
+    // A turn whose mode needs a deployed account (below) takes one when the type has one, so that a
+    // short run sends every mode.
+    const deployedPool = needsDeployed(modes[(rd.modeTurns.get(type) ?? 0) % modes.length]!) ? pool.filter((a) => a.deployed) : [];
     let account: RealAccount;
-    if (pool.length === 0 || rng.chance(0.25)) {
+    if (deployedPool.length > 0) account = rng.pick(deployedPool);
+    else if (pool.length === 0 || rng.chance(0.25)) {
       account = await createRealAccount(
         type,
-        { client: rd.operator.public, contracts: rd.contracts },
+        { client: rd.operator.public, contracts: rd.contracts, delegationFramework: rd.delegationFramework },
         rd.ownerKey(rd.accounts.length),
         BigInt(rd.accounts.length),
       );
@@ -110,7 +134,6 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     } else account = rng.pick(pool);
     used.add(account.address);
     const bundler = rng.pick(rd.bundlers);
-    const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // Several ops of one sender in one bundle: parallel nonce keys of a deployed account.
     if (account.deployed && takesParallelNonceKeys(type) && rng.chance(0.15) && size - intents.length >= 2) {
       const count = Math.min(size - intents.length, rng.int(2, 3));
@@ -122,11 +145,11 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
         });
       continue;
     }
-    // Each type's execution modes in turn, so a short run sends every one of them; a delegatecall
-    // waits for a deployed account (Safe7579's first op is the launchpad's setupSafe).
+    // Each type's execution modes in turn, so a short run sends every one of them; a mode that
+    // needs a deployed account waits for one (needsDeployed).
     const turn = rd.modeTurns.get(type) ?? 0;
     let mode: ExecutionMode = modes[turn % modes.length]!;
-    if (mode === 'delegatecall' && !account.deployed) mode = 'single';
+    if (needsDeployed(mode) && !account.deployed) mode = 'single';
     else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
     const expected: ExpectedOutcome =
@@ -148,6 +171,12 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
   return intents;
 }
 
+/**
+ * A delegatecall waits for a deployed account (Safe7579's first op is the launchpad's setupSafe),
+ * and so does a Coinbase replayable op (its calls may only be the account's own owner changes).
+ */
+const needsDeployed = (mode: ExecutionMode): boolean => mode === 'delegatecall' || mode === 'replayable';
+
 function planOp(
   rd: RealisticDevnet,
   account: RealAccount,
@@ -168,6 +197,21 @@ function planOp(
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
     const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
     return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+  }
+  if (mode === 'replayable') {
+    // A Coinbase owner change meant for every chain: the account adds an owner (an address of no one's).
+    const newOwner = pad(toHex(rng.int(1, 2 ** 31)), { size: 20 });
+    const calls = [
+      {
+        target: account.address,
+        value: 0n,
+        data: encodeFunctionData({ abi: COINBASE, functionName: 'addOwnerAddress', args: [newOwner] }),
+      },
+    ];
+    // Only calls to the account itself may be replayed: no approval, so the token only once approved.
+    const roll = rng.next();
+    const paymasterMode = roll < 0.3 ? 'verifying' : roll < 0.5 && account.approvedPaymaster ? 'erc20' : null;
+    return { account, calls, mode, estimateWith: null, paymasterMode, expected: 'success' };
   }
   // A delegatecall runs Safe's MultiSendCallOnly in the account (buildAndSend): its calls are these.
   const count = mode === 'batch' ? rng.int(2, 3) : mode === 'delegatecall' ? rng.int(1, 2) : 1;
@@ -328,7 +372,8 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
           nonce: await client.getTransactionCount({ address: account.owner.address }),
         })
       : undefined;
-  const nonce = intent.nonceKey === null ? undefined : await account.sdk.getNonce({ key: intent.nonceKey });
+  const nonceKey = intent.mode === 'replayable' ? COINBASE_REPLAYABLE_NONCE_KEY : intent.nonceKey;
+  const nonce = nonceKey === null ? undefined : await account.sdk.getNonce({ key: nonceKey });
   const base = { account: account.sdk, ...(authorization ? { authorization } : {}), ...(nonce === undefined ? {} : { nonce }) };
 
   let gas = {};
@@ -344,6 +389,7 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
   // the standard's layout (target ‖ data; permissionless 0.4.1's encode7579Calls puts a 32-byte value
   // between them, which Kernel v3.1+ run as calldata starting 0x00000000, and revert). Its target is
   // Safe's MultiSendCallOnly, stateless and made to be delegatecalled: the account makes the calls.
+  // Coinbase's replayable owner changes are no call an SDK's encodeCalls makes either.
   const asked =
     intent.mode === 'delegatecall'
       ? {
@@ -353,9 +399,19 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
             args: [ERC7579_DELEGATECALL_MODE, concat([rd.contracts.safe.multiSendCallOnly, multiSendCallData(calls)])],
           }),
         }
-      : { calls: toViem(calls) };
+      : intent.mode === 'replayable'
+        ? {
+            callData: encodeFunctionData({
+              abi: COINBASE,
+              functionName: 'executeWithoutChainIdValidation',
+              args: [calls.map((c) => c.data)],
+            }),
+          }
+        : { calls: toViem(calls) };
   const prepared = (await bundlerClient.prepareUserOperation({ ...base, ...asked, ...gas } as never)) as UserOperation;
-  const op = { ...prepared, signature: await account.sdk.signUserOperation(prepared) };
+  const signature =
+    intent.mode === 'replayable' ? await signReplayable(rd, account, prepared) : await account.sdk.signUserOperation(prepared);
+  const op = { ...prepared, signature };
   const entryPoint = account.sdk.entryPoint;
   const hash = getUserOperationHash({
     userOperation: op,
@@ -392,6 +448,34 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     eip7702: account.delegate !== null,
     sentTo,
   };
+}
+
+/**
+ * A Coinbase Smart Wallet signature over the op's hash without the chain id (what the account
+ * checks for nonce key 8453), as the account computes it (getUserOpHashWithoutChainId), wrapped in
+ * its SignatureWrapper(ownerIndex 0, r ‖ s ‖ v) as viem wraps the chain-bound one.
+ */
+async function signReplayable(rd: RealisticDevnet, account: RealAccount, op: UserOperation): Promise<Hex> {
+  const v06 = op as UserOperation<'0.6'>;
+  const hash = await rd.operator.public.readContract({
+    address: account.address,
+    abi: COINBASE,
+    functionName: 'getUserOpHashWithoutChainId',
+    args: [{ ...v06, initCode: v06.initCode ?? '0x', paymasterAndData: v06.paymasterAndData ?? '0x', signature: '0x' }],
+  });
+  const signature = await account.owner.sign({ hash });
+  return encodeAbiParameters(
+    [
+      {
+        type: 'tuple',
+        components: [
+          { name: 'ownerIndex', type: 'uint8' },
+          { name: 'signatureData', type: 'bytes' },
+        ],
+      },
+    ],
+    [{ ownerIndex: 0, signatureData: signature }],
+  );
 }
 
 /** MultiSend.multiSend(operation 0 ‖ to ‖ value ‖ data length ‖ data, …): every transaction a CALL. */

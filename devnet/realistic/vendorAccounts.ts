@@ -1,11 +1,14 @@
 /**
- * The wallet vendors' accounts, each built and signed by permissionless 0.4.1's own
- * to…SmartAccount over the vendor contracts vendorContracts.ts deploys at their mainnet addresses
- * (permissionless' defaults, named here anyway so what runs is plain to read).
+ * The wallet vendors' accounts, each built and signed by its SDK's own to…SmartAccount:
+ * permissionless 0.4.1's over the vendor contracts vendorContracts.ts deploys at their mainnet
+ * addresses (permissionless' defaults, named here anyway so what runs is plain to read); viem's
+ * toCoinbaseSmartAccount (permissionless has none) over Coinbase Smart Wallet v1's factory at its
+ * mainnet address, owned by a key or by a passkey (passkey.ts); MetaMask's toMetaMaskSmartAccount over the Delegation Framework
+ * delegationFramework.ts deploys.
  */
-import type { Address, PublicClient } from 'viem';
+import { keccak256, toBytes, type Address, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { SmartAccount } from 'viem/account-abstraction';
+import { toCoinbaseSmartAccount, type SmartAccount } from 'viem/account-abstraction';
 import {
   toBiconomySmartAccount,
   toEtherspotSmartAccount,
@@ -16,6 +19,8 @@ import {
   toThirdwebSmartAccount,
   toTrustSmartAccount,
 } from 'permissionless/accounts';
+import { createDeleGatorAccount, type DelegationFramework } from './delegationFramework.js';
+import { toLocalPasskey } from './passkey.js';
 import { VENDOR } from './vendorContracts.js';
 
 export const VENDOR_ACCOUNT_TYPES = [
@@ -36,6 +41,10 @@ export const VENDOR_ACCOUNT_TYPES = [
   'thirdweb-v0.7',
   'trust',
   'etherspot',
+  'coinbase',
+  'coinbase-passkey',
+  'metamask-hybrid',
+  'metamask-7702',
 ] as const;
 export type VendorAccountType = (typeof VENDOR_ACCOUNT_TYPES)[number];
 
@@ -44,10 +53,14 @@ type Build = {
   owner: PrivateKeyAccount;
   index: bigint;
   entryPoint: Address;
+  delegationFramework: DelegationFramework;
 };
 
 /** The permissionless account of `type` for `owner` (its `index`-th account). */
-export async function createVendorAccount(type: VendorAccountType, { client, owner, index, entryPoint }: Build): Promise<SmartAccount> {
+export async function createVendorAccount(
+  type: VendorAccountType,
+  { client, owner, index, entryPoint, delegationFramework }: Build,
+): Promise<SmartAccount> {
   const v06 = { address: entryPoint, version: '0.6' } as const;
   const v07 = { address: entryPoint, version: '0.7' } as const;
   switch (type) {
@@ -144,5 +157,20 @@ export async function createVendorAccount(type: VendorAccountType, { client, own
         entryPoint: v07,
         metaFactoryAddress: VENDOR.etherspotFactory,
       });
+    case 'coinbase':
+      // Version '1': the factory VENDOR.coinbaseFactory names, on EntryPoint v0.6 (viem's fixed choice).
+      return toCoinbaseSmartAccount({ client, owners: [owner], nonce: index, version: '1' });
+    case 'coinbase-passkey':
+      // Owned by a passkey alone (its P-256 key derived from the owner's address: a devnet's, not a secret).
+      return toCoinbaseSmartAccount({
+        client,
+        owners: [toLocalPasskey(keccak256(toBytes(`opscan-realistic-passkey-${owner.address}`)))],
+        nonce: index,
+        version: '1',
+      });
+    case 'metamask-hybrid':
+      return createDeleGatorAccount('hybrid', { client, owner, index, framework: delegationFramework });
+    case 'metamask-7702':
+      return createDeleGatorAccount('stateless7702', { client, owner, index, framework: delegationFramework });
   }
 }

@@ -1,10 +1,13 @@
 /**
  * The wallet vendors' own account contracts — Kernel v2.1-v2.4 and v3.0-v3.3, Biconomy v2, Nexus,
- * LightAccount v1.1.0 and v2.0.0, Safe's ERC-7579 adapter and launchpad, Thirdweb, Trust, Etherspot —
- * with their factories, validators and modules at their mainnet addresses, deployed by replaying
- * devnet/contracts/realaccounts.json: 96 JSON-RPC calls recorded from permissionless' test
- * environment (MIT, LICENSE-permissionless-MIT beside it), whose to…SmartAccount functions default
- * to these addresses.
+ * LightAccount v1.1.0 and v2.0.0, Safe's ERC-7579 adapter and launchpad, Thirdweb, Trust, Etherspot,
+ * Coinbase Smart Wallet v1 — with their factories, validators and modules at their mainnet
+ * addresses, deployed by replaying two recipes in devnet/contracts/: realaccounts.json, 96 JSON-RPC
+ * calls recorded from permissionless' test environment (MIT, LICENSE-permissionless-MIT beside it),
+ * whose to…SmartAccount functions default to these addresses; and coinbase-smart-wallet.json, the
+ * Coinbase implementation and factory CREATE2-deployed through Safe's singleton factory with the
+ * vendor's salts and init code byte-identical to its mainnet deployment (MIT; the licences and
+ * NOTICE-coinbase-smart-wallet beside it), the addresses viem's toCoinbaseSmartAccount uses.
  *
  * It runs after deployRealisticContracts: the EntryPoints, SimpleAccount factories and Safe 1.4.1
  * contracts it also deploys are in place already, so those steps revert ("a contract exists") and
@@ -17,7 +20,7 @@ import type { Rpc } from '../rpc.js';
 type Step = { method: string; params: unknown[]; name?: string; note?: string; creates?: string };
 type Recipe = { chainId: number; steps: Step[]; contracts: Array<{ name: string; address: Address }> };
 
-const RECIPE_URL = new URL('../contracts/realaccounts.json', import.meta.url);
+const RECIPES = ['realaccounts.json', 'coinbase-smart-wallet.json'].map((file) => new URL(`../contracts/${file}`, import.meta.url));
 
 /** The vendor contracts the account types name (mainnet addresses, lower case). */
 export const VENDOR = {
@@ -51,6 +54,8 @@ export const VENDOR = {
   safe7579Launchpad: '0x7579011ab74c46090561ea277ba79d510c6c00ff',
   rhinestoneAttester: '0x000000333034e9f539ce08819e12c1b8cb29084d',
   nexusBootstrap: '0x6c77ddf87a1717465d29f8f16f44711eb0c839c0',
+  coinbaseFactory: '0x0ba5ed0c6aa8c49038f819e587e2633c4a9f428a',
+  coinbaseImplementation: '0x000100abaad02f1cfc8bbe32bd5a564817339e72',
 } as const;
 
 /** The anvil account the recipe was recorded from (account 0: the devnet's deployer). */
@@ -64,25 +69,44 @@ const RECORDED_SENDER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266';
 const REPLAY_SENDER = '0x000000000000000000000000000000000000a11c';
 
 /**
- * Replays the recipe on `rpc` (anvil, chain id 31337, automining) and checks every contract it
- * lists has code. It sends from REPLAY_SENDER and the vendors' own impersonated addresses only.
+ * Replays the recipes on `rpc` (anvil, chain id 31337, automining) and checks every contract they
+ * list has code. It sends from REPLAY_SENDER and the vendors' own impersonated addresses only.
  */
 export async function deployVendorContracts(rpc: Rpc): Promise<void> {
-  const recipe = JSON.parse(readFileSync(RECIPE_URL, 'utf8')) as Recipe;
   const chainId = Number(await rpc.call<Hex>('eth_chainId'));
-  if (chainId !== recipe.chainId)
-    throw new Error(`the vendor contracts' recipe is for chain id ${recipe.chainId}, the devnet is ${chainId}`);
   await rpc.call('anvil_setBalance', [REPLAY_SENDER, '0x56bc75e2d63100000']);
   await rpc.call('anvil_impersonateAccount', [REPLAY_SENDER]);
-  for (const step of recipe.steps) {
-    const result = await rpc.call<Hex>(step.method, replayParams(step));
-    // One after another, each mined before the next: a step may need the last.
-    if (step.method === 'eth_sendTransaction') await waitForReceipt(rpc, result);
+  for (const url of RECIPES) {
+    const recipe = JSON.parse(readFileSync(url, 'utf8')) as Recipe;
+    if (chainId !== recipe.chainId)
+      throw new Error(`the vendor contracts' recipe ${url.pathname} is for chain id ${recipe.chainId}, the devnet is ${chainId}`);
+    for (const step of recipe.steps) {
+      const result = await rpc.call<Hex>(step.method, replayParams(step));
+      // One after another, each mined before the next: a step may need the last.
+      if (step.method === 'eth_sendTransaction') await waitForReceipt(rpc, result);
+    }
+    const codes = await rpc.batch<Hex>(recipe.contracts.map((c) => ['eth_getCode', [c.address, 'latest']]));
+    const missing = recipe.contracts.filter((_, i) => codes[i] === '0x').map((c) => `${c.name} ${c.address}`);
+    if (missing.length > 0) throw new Error(`the vendor contracts' recipe left no code at: ${missing.join(', ')}`);
   }
   await rpc.call('anvil_stopImpersonatingAccount', [REPLAY_SENDER]);
-  const codes = await rpc.batch<Hex>(recipe.contracts.map((c) => ['eth_getCode', [c.address, 'latest']]));
-  const missing = recipe.contracts.filter((_, i) => codes[i] === '0x').map((c) => `${c.name} ${c.address}`);
-  if (missing.length > 0) throw new Error(`the vendor contracts' recipe left no code at: ${missing.join(', ')}`);
+}
+
+/**
+ * Sends `data` to `to` from `from`, an address no key of the devnet's signs for (impersonated),
+ * and waits for it to be mined; throws if it reverted.
+ */
+export async function sendImpersonated(rpc: Rpc, from: Address, tx: { to: Address; data: Hex }): Promise<void> {
+  await rpc.call('anvil_setBalance', [from, '0x56bc75e2d63100000']);
+  await rpc.call('anvil_impersonateAccount', [from]);
+  try {
+    const hash = await rpc.call<Hex>('eth_sendTransaction', [{ from, ...tx, gas: '0xe4e1c0' }]);
+    await waitForReceipt(rpc, hash);
+    const receipt = await rpc.call<{ status: Hex }>('eth_getTransactionReceipt', [hash]);
+    if (receipt.status !== '0x1') throw new Error(`transaction ${hash} from ${from} to ${tx.to} reverted`);
+  } finally {
+    await rpc.call('anvil_stopImpersonatingAccount', [from]);
+  }
 }
 
 function replayParams(step: Step): unknown[] {

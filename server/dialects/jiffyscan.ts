@@ -29,7 +29,7 @@ import {
   type UserOp,
 } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
-import { accountMethod } from '../../shared/calldata/accountCalls.js';
+import { SELF_CALLS_SELECTOR, accountMethod } from '../../shared/calldata/accountCalls.js';
 import { decodeCall } from '../knownCalls.js';
 import { decodeLog } from '../knownEvents.js';
 import { presentation, type Dialect } from './dialect.js';
@@ -197,7 +197,8 @@ function senderOf(execution: TraceNode): string | undefined {
  * - its DELEGATECALLs: a proxy into its implementation (ERC-1967, ERC-1167 clones, Safe's
  *   singleton), an ERC-7579 delegatecall execution, Safe's MultiSendCallOnly (whose CALLs are the
  *   batch);
- * - its calls to itself (an executeUserOp that re-enters the account);
+ * - its calls to itself (an executeUserOp that re-enters the account), except where calling itself
+ *   is what the op asks for (Coinbase's executeWithoutChainIdValidation: those CALLs are its calls);
  * - a fallback handler it forwards the EntryPoint's call to (the calldata keeps the selector: Safe's
  *   4337 module), or an account method to (Safe7579's launchpad runs the adapter's ERC-7579
  *   execute), which calls back into the account (execTransactionFromModule): the callbacks' calls
@@ -213,10 +214,12 @@ export function accountExecutionTrace(execution: TraceNode): TraceNode {
   const accountCall = execution.next.find((n) => n.traceData.to === sender && n.traceData.from === execution.traceData.to);
   if (!accountCall) return execution;
   const entered = selectorOf(accountCall.traceData.input);
+  const callsItself = entered === SELF_CALLS_SELECTOR;
   const handlers = new Set<string>();
   const callsOf = (frame: TraceNode): TraceNode[] =>
     frame.next.flatMap((child) => {
       const { to, type, input } = child.traceData;
+      if (callsItself && type === 'CALL' && to === sender) return [child];
       if (type === 'DELEGATECALL' || type === 'CALLCODE' || to === sender) return callsOf(child);
       if (type === 'STATICCALL') return [];
       // A handler is told apart from a target that shares the selector (an account's execute calling

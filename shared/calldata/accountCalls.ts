@@ -12,6 +12,12 @@ export type AccountCall = { target: string; value: bigint; data: string };
 /** IAccountExecute.executeUserOp(PackedUserOperation,bytes32): the account reads callData[4:] itself. */
 export const EXECUTE_USER_OP_SELECTOR = '0x8dd7712f';
 
+/**
+ * Coinbase Smart Wallet's executeWithoutChainIdValidation(bytes[]): its calls are the account's
+ * calls to itself (owner changes, replayed on every chain).
+ */
+export const SELF_CALLS_SELECTOR = '0x2c2abd1e';
+
 /** `account` is the op's sender: the target of layouts that call the account itself. */
 type Decoder = (r: HexReader, account: string | null) => AccountCall[];
 
@@ -28,6 +34,12 @@ const parallelArrays: Decoder = (r) => {
     value: values.length === 0 ? 0n : r.uint(values.start + i * 32),
     data: r.bytes(datas.start, datas.start + i * 32),
   }));
+};
+
+/** One (address target, uint256 value, bytes data) struct, the only argument. */
+const executionStruct: Decoder = (r) => {
+  const p = r.index(0);
+  return [{ target: r.address(p), value: r.uint(p + 32), data: r.bytes(p, p + 64) }];
 };
 
 /** (address,uint256,bytes)[] whose head word is at `headOffset` relative to `base`. */
@@ -203,9 +215,19 @@ const METHODS = new Map<string, { family: string; signature: string; decode: Dec
       decode: (r) => callStructs(r, 0, 0),
     },
   ],
+  // MetaMask's DeleGators (DeleGatorCore): one Execution struct, what @metamask/smart-accounts-kit
+  // sends for a single call (a batch goes through ERC-7579 execute(mode, data))
+  [
+    '0x5c1c6dcd',
+    {
+      family: 'MetaMask DeleGator',
+      signature: 'execute((address target, uint256 value, bytes callData) execution)',
+      decode: executionStruct,
+    },
+  ],
   // Coinbase Smart Wallet: every entry is a call of the account to itself (owner changes replayed across chains)
   [
-    '0x2c2abd1e',
+    SELF_CALLS_SELECTOR,
     {
       family: 'Coinbase Smart Wallet',
       signature: 'executeWithoutChainIdValidation(bytes[] calls)',
@@ -240,7 +262,7 @@ export function accountFamily(callData: string): string | null {
 export function accountMethod(selector: string): { signature: string; singleCall: boolean } | undefined {
   const method = METHODS.get(selector.toLowerCase());
   // Safe's arguments are one call even when that call is a MultiSend batch (decodeCall shows it nested).
-  return method && { signature: method.signature, singleCall: method.decode === single || method.decode === safeCall };
+  return method && { signature: method.signature, singleCall: [single, safeCall, executionStruct].includes(method.decode) };
 }
 
 /** Every account method's signature (selectors are checked against them in the tests). */

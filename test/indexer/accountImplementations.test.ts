@@ -3,7 +3,8 @@
  * mainnet addresses (the realaccounts recipe, replayed by devnet/realistic/vendorContracts.ts), one
  * account of each of the realistic devnet's vendor account types deployed through its factory (built
  * as the devnet builds it, named as its ACCOUNT_KINDS entry says; the factory calldata sent as a plain
- * transaction), other vendor builds permissionless knows, EIP-7702 delegations,
+ * transaction; the EIP-7702 Stateless DeleGator by its owner's authorization), other vendor builds
+ * permissionless knows, EIP-7702 delegations,
  * the devnet's own builds at other addresses (named by code hash), and one real op (a Safe set up
  * through Rhinestone's Safe7579 launchpad by EntryPoint v0.7's handleOps) indexed end to end: the
  * name in accounts, /v0, GraphQL and a webhook body.
@@ -32,6 +33,7 @@ import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
 import { ACCOUNT_KINDS } from '../../devnet/realistic/accounts.js';
 import { VENDOR_ACCOUNT_TYPES, createVendorAccount, type VendorAccountType } from '../../devnet/realistic/vendorAccounts.js';
 import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
+import { deployDelegationFramework, type DelegationFramework } from '../../devnet/realistic/delegationFramework.js';
 import { startIndexer } from '../../indexer/index.js';
 import { identifyAccounts, nameAccounts, type NamingMemory } from '../../indexer/sync/nameAccounts.js';
 import { RpcClient } from '../../indexer/sync/rpcClient.js';
@@ -96,6 +98,7 @@ describe('account implementations named from the chain', function () {
 
     // On a fresh chain the recipe deploys the EntryPoints v0.6–v0.8 and Safe's contracts too.
     await deployVendorContracts(chain.rpc);
+    const delegationFramework: DelegationFramework = await deployDelegationFramework(chain.rpc);
 
     const owner = privateKeyToAccount(generatePrivateKey());
     const viaFactory = async (name: string, account: SmartAccount) => {
@@ -110,10 +113,13 @@ describe('account implementations named from the chain', function () {
         owner: accountOwner,
         index,
         entryPoint: EP[ACCOUNT_KINDS[type].entryPoint],
+        delegationFramework,
       });
-    // Each vendor type through its factory; the Safe7579 account is set up by its first op (below).
+    // Each vendor type through its factory; the Safe7579 account is set up by its first op (below),
+    // the EIP-7702 Stateless DeleGator by its owner's authorization.
     for (const [i, type] of VENDOR_ACCOUNT_TYPES.entries())
-      if (type !== 'safe7579') await viaFactory(ACCOUNT_KINDS[type].implementation, await vendorAccount(type, BigInt(i)));
+      if (type !== 'safe7579' && type !== 'metamask-7702')
+        await viaFactory(ACCOUNT_KINDS[type].implementation, await vendorAccount(type, BigInt(i)));
     // Barz's code is the same for every account: a second owner's account is named alike.
     await viaFactory(ACCOUNT_KINDS.trust.implementation, await vendorAccount('trust', 0n, privateKeyToAccount(generatePrivateKey())));
     // Vendor builds no account type of the devnet runs: permissionless' defaults at their mainnet addresses.
@@ -153,6 +159,7 @@ describe('account implementations named from the chain', function () {
     for (const [delegate, name] of [
       [SIMPLE7702_V08, 'Simple7702Account v0.8'],
       [simple7702v09, 'Simple7702Account v0.9'],
+      [delegationFramework.stateless7702DeleGator, ACCOUNT_KINDS['metamask-7702'].implementation],
     ] as const) {
       const eoa = privateKeyToAccount(generatePrivateKey());
       const authorization = await eoa.signAuthorization({ chainId: 31337, address: delegate, nonce: 0 });
@@ -231,12 +238,17 @@ describe('account implementations named from the chain', function () {
     const named = await identifyAccounts(rpcClient(), slice, new Map());
     expect(Object.fromEntries(named.map((n) => [n.address, n.implementation]))).to.deep.equal(Object.fromEntries(expected));
     // Every name of the team's list this chain can show (counting versions) is among them.
-    expect(new Set(expected.values()).size).to.equal(26);
+    expect(new Set(expected.values()).size).to.equal(29);
   });
 
   it('asks only what each code calls for: 1 call for a 7702 account, 2 for an ERC-1967 proxy, 3 for a Safe', async () => {
     for (const [name, calls] of [
       ['Simple7702Account v0.8', 1],
+      ['Coinbase Smart Wallet v1', 2],
+      // The DeleGators are not at their mainnet addresses here: their implementation's code is read
+      // once more, to match its hash (then remembered for the process's life).
+      ['MetaMask EIP-7702 Stateless DeleGator 1.3.0', 2],
+      ['MetaMask Hybrid DeleGator 1.3.0', 3],
       ['SimpleAccount v0.7', 2],
       ['Kernel v3.3', 2],
       ['Safe 1.4.1 + Safe4337Module 0.3.0', 3],

@@ -198,6 +198,7 @@ describe('decode: account layouts seen on real chains', () => {
     'function execTransactionFromEntrypoint(address,uint256,bytes)',
     'function executeBySender((address,uint256,bytes)[])',
     'function executeWithoutChainIdValidation(bytes[])',
+    'function execute((address,uint256,bytes))',
   ]);
   const [a, b, me] = [addr(0xa), addr(0xb), addr(0x5e1f)];
 
@@ -224,5 +225,14 @@ describe('decode: account layouts seen on real chains', () => {
       { target: me, value: 0n, data: '0x89625b57' },
     ]);
     expect(decodeAccountCalls(selfCalls), 'without the account the targets are unknown').to.deep.equal([]);
+  });
+
+  it("decodes a MetaMask DeleGator's execute(Execution), the one call @metamask/smart-accounts-kit sends alone", () => {
+    expect(decodeAccountCalls(accounts.encodeFunctionData('execute', [[a, 5n, '0xabcdef']]))).to.deep.equal([
+      { target: a, value: 5n, data: '0xabcdef' },
+    ]);
+    expect(decodeAccountCalls(accounts.encodeFunctionData('execute', [[b, 0n, '0x']]))).to.deep.equal([
+      { target: b, value: 0n, data: '0x' },
+    ]);
   });
 });
