@@ -7,14 +7,14 @@
  * persistence code.
  */
 import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
-import type { Db } from '../shared/db/client.js';
+import { createDb, type Db } from '../shared/db/client.js';
 import type { IndexerConfig, NetworkConfig } from '../shared/config.js';
 import { findNetwork } from '../shared/networks.js';
 import type { Logger } from '../shared/log.js';
 import { newMemberId, startMembership, type Membership } from './membership.js';
 import { runNetwork, type NetworkRunner } from './runNetwork.js';
 import { startSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
-import { sessionName } from '../shared/db/tables/indexerMembers.js';
+import { sessionUrl } from '../shared/db/tables/indexerMembers.js';
 import { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
 
 export { decodeRange } from './decode/decodeRange.js';
@@ -94,8 +94,7 @@ export type SharedIndexer = { memberId: string; membership: Membership; supervis
  * database (indexer/membership.ts) and runs each network the split gives it in a worker thread of
  * its own (indexer/supervisor.ts).
  */
-export function startSharedIndexer(deps: {
-  db: Db;
+export async function startSharedIndexer(deps: {
   databaseUrl: string;
   config: Pick<
     IndexerConfig,
@@ -115,16 +114,18 @@ export function startSharedIndexer(deps: {
   heartbeatMs?: number;
   ttlMs?: number;
   supervision?: Pick<SupervisorOptions, 'hangMs' | 'restartDelayMs' | 'stopTimeoutMs'>;
-}): SharedIndexer {
+}): Promise<SharedIndexer> {
   const { config, log } = deps;
   const memberId = newMemberId();
+  // Every session of this process carries its member id: while one is open, the others know it is alive.
+  const databaseUrl = sessionUrl(deps.databaseUrl, memberId);
+  const db = await createDb({ databaseUrl, max: 1, log });
   const supervisor = startSupervisor({
     log,
     heapMb: config.INDEXER_NETWORK_HEAP_MB,
     ...deps.supervision,
     worker: {
-      databaseUrl: deps.databaseUrl,
-      applicationName: sessionName(memberId),
+      databaseUrl,
       pollIntervalMs: config.INDEXER_POLL_INTERVAL_MS,
       traces: config.INDEXER_TRACES,
       transfers: config.INDEXER_TRANSFERS,
@@ -134,7 +135,7 @@ export function startSharedIndexer(deps: {
     },
   });
   const membership = startMembership({
-    db: deps.db,
+    db,
     log,
     memberId,
     networks: indexableNetworks(config, log),
@@ -149,6 +150,7 @@ export function startSharedIndexer(deps: {
     async stop() {
       await membership.stop();
       await supervisor.stop();
+      await db.close();
     },
   };
 }

@@ -21,8 +21,8 @@ const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer', format: con
 startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 
-// On PostgreSQL this pool serves the heartbeat and /metrics (each network's worker has its own);
-// on PGlite it is the one store every network writes through.
+// On PostgreSQL this pool serves /metrics and /readyz (the heartbeat and each network's worker have
+// their own); on PGlite it is the one store every network writes through.
 const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 4, log });
 shutdown.add('database', () => db.close());
 indexerMetrics.watch(db, config.networks);
@@ -35,7 +35,7 @@ await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
 await assertMigrated(db);
 
 const indexer = config.DATABASE_URL
-  ? startSharedIndexer({ db, databaseUrl: config.DATABASE_URL, config, log })
+  ? await startSharedIndexer({ databaseUrl: config.DATABASE_URL, config, log })
   : startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 log.info({ networks: config.networks.map((n) => n.name) }, 'indexer started');

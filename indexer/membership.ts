@@ -4,10 +4,11 @@
  * `heartbeatMs`, the database's clock) naming the networks it may index; at each beat it reads the
  * live rows and computes the same split as every other process (`assignNetworks`: every network to
  * one process, as evenly as the pins allow), and runs the networks the split gives it. A process
- * that joins is in the next beat of the others (they hand over what the split moves to it); one that
- * dies stops beating, and after `ttlMs` the first survivor to look removes its row and ends its
- * database sessions (by their `application_name`), so that its writer locks are free even when its
- * host vanished without closing them. The writer lock of each network stays the guard against two
+ * that joins is in the next beat of the others (they hand over what the split moves to it). Every
+ * session of a process carries its `application_name`: one that dies (SIGKILL, a crash) has none
+ * left at once, and the first survivor to beat removes its row; one whose host vanished without
+ * closing its sessions stops beating, and after `ttlMs` a survivor removes its row and ends those
+ * sessions, so that its writer locks are free. The writer lock of each network stays the guard against two
  * writers: a network moving between processes is written by its new owner only once the old one
  * has let its lock go, from the committed cursor.
  */
@@ -18,8 +19,14 @@ import * as indexerMembers from '../shared/db/tables/indexerMembers.js';
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { Gauge } from 'prom-client';
+import { WRITER_LOCK_CLASS } from './runNetwork.js';
 
 export type IndexerMember = indexerMembers.IndexerMember;
+
+/** How often each indexer process beats (and looks at the split). */
+export const MEMBER_HEARTBEAT_MS = 5_000;
+/** A member silent this long is dead even if sessions of it seem open (its host vanished without closing them). */
+export const MEMBER_TTL_MS = 15_000;
 
 /** A process's id among the members: readable in pg_stat_activity, unique, short enough for application_name. */
 export function newMemberId(): string {
@@ -30,18 +37,22 @@ const rank = (memberId: string, chainId: number): string => createHash('sha256')
 
 /**
  * The split every member computes alike from the same rows: networks in chain-id order, each to
- * the member that may index it and holds the fewest so far, ties broken by a hash of (member,
- * network) so that ties do not all fall to one member. Answers chain id → member id.
+ * the member that may index it and holds the fewest so far; between members holding as many, the
+ * one writing the network now keeps it (a split moves no network it need not), then a hash of
+ * (member, network) decides, so that ties do not all fall to one member. Answers chain id → member id.
  */
-export function assignNetworks(members: readonly IndexerMember[]): Map<number, string> {
+export function assignNetworks(members: readonly IndexerMember[], writers: ReadonlyMap<number, string> = new Map()): Map<number, string> {
   const held = new Map(members.map((m) => [m.memberId, 0]));
   const chainIds = [...new Set(members.flatMap((m) => m.chainIds))].sort((a, b) => a - b);
   const owners = new Map<number, string>();
   for (const chainId of chainIds) {
     const candidates = members.filter((m) => m.chainIds.includes(chainId));
+    const score = (m: IndexerMember) => [held.get(m.memberId)!, writers.get(chainId) === m.memberId ? 0 : 1] as const;
     const owner = candidates.reduce((best, m) => {
-      const [a, b] = [held.get(m.memberId)!, held.get(best.memberId)!];
-      return a < b || (a === b && rank(m.memberId, chainId) > rank(best.memberId, chainId)) ? m : best;
+      const [a, b] = [score(m), score(best)];
+      if (a[0] !== b[0]) return a[0] < b[0] ? m : best;
+      if (a[1] !== b[1]) return a[1] < b[1] ? m : best;
+      return rank(m.memberId, chainId) > rank(best.memberId, chainId) ? m : best;
     });
     owners.set(chainId, owner.memberId);
     held.set(owner.memberId, held.get(owner.memberId)! + 1);
@@ -68,6 +79,7 @@ export type Membership = {
 };
 
 export function startMembership(deps: {
+  /** A pool whose sessions carry this member's application_name (indexerMembers.sessionUrl): while one is open, the member is alive. */
   db: Db;
   log: Logger;
   memberId: string;
@@ -78,8 +90,8 @@ export function startMembership(deps: {
   heartbeatMs?: number;
   ttlMs?: number;
 }): Membership {
-  const heartbeatMs = deps.heartbeatMs ?? 5_000;
-  const ttlMs = deps.ttlMs ?? 15_000;
+  const heartbeatMs = deps.heartbeatMs ?? MEMBER_HEARTBEAT_MS;
+  const ttlMs = deps.ttlMs ?? MEMBER_TTL_MS;
   const { db, log, memberId } = deps;
   const self = { memberId, chainIds: deps.networks.map((n) => n.chainId) };
   let share = '';
@@ -89,10 +101,10 @@ export function startMembership(deps: {
   const beatOnce = async (): Promise<void> => {
     try {
       await indexerMembers.beat(db, self);
-      for (const gone of await indexerMembers.removeSilent(db, ttlMs))
-        log.warn({ member: gone }, 'an indexer process stopped beating; its networks are taken over');
+      for (const gone of await indexerMembers.removeDead(db, ttlMs))
+        log.warn({ member: gone }, 'an indexer process is gone; its networks are taken over');
       const alive = await indexerMembers.listAlive(db, ttlMs);
-      const owners = assignNetworks(alive);
+      const owners = assignNetworks(alive, await indexerMembers.listWriters(db, WRITER_LOCK_CLASS));
       const mine = deps.networks.filter((n) => owners.get(n.chainId) === memberId);
       members.set(alive.length);
       owned.reset();

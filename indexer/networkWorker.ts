@@ -44,13 +44,11 @@ function usage(): WorkerUsage {
 
 indexerMetrics.forwardTo((event) => post({ kind: 'metrics', event }));
 const log = createLogger({ level: data.log.level, name: 'indexer', format: data.log.format });
-// The application name lets a surviving process end this process's sessions should its host vanish
-// without closing them (indexer/membership.ts).
-const separator = data.databaseUrl.includes('?') ? '&' : '?';
 const db = await createDb({
-  databaseUrl: `${data.databaseUrl}${separator}application_name=${encodeURIComponent(data.applicationName)}`,
-  // The writer lock's session, two overlapping batch writes, one more query.
-  max: 4,
+  databaseUrl: data.databaseUrl,
+  // The writer lock's session and two overlapping batch writes (other reads wait for one): 21
+  // networks then need 63 connections of PostgreSQL's default 100.
+  max: 3,
   log,
 });
 const runner = runNetwork({

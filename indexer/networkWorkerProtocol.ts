@@ -10,9 +10,8 @@ import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
 
 /** `workerData` of a network's worker: everything runNetwork needs, as plain data. */
 export type NetworkWorkerData = {
+  /** With the process's `application_name` (shared/db/tables/indexerMembers.ts: sessionUrl): its sessions say it is alive. */
   databaseUrl: string;
-  /** PostgreSQL `application_name` of the worker's sessions: a survivor ends a dead process's sessions by it. */
-  applicationName: string;
   network: NetworkConfig;
   pollIntervalMs: number;
   traces: TraceMode;

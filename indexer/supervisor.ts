@@ -27,6 +27,8 @@ export type SupervisorOptions = {
   heapMb: number;
   /** A worker silent this long is taken for hung and ended (default 30 s). */
   hangMs?: number;
+  /** How long a new worker may take to say it is alive the first time (default 5 min). */
+  startMs?: number;
   /** First back-off before a restart; it doubles per failure of one outage up to 60 s (default 1 s). */
   restartDelayMs?: number;
   /** How long a stopping worker may finish its pass before it is ended (default 15 s). */
@@ -85,6 +87,7 @@ const RECOVERED_AFTER_MS = 30_000;
 
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const hangMs = options.hangMs ?? 30_000;
+  const startMs = options.startMs ?? 300_000;
   const restartDelayMs = options.restartDelayMs ?? 1_000;
   const stopTimeoutMs = options.stopTimeoutMs ?? 15_000;
   const supervised = new Map<string, ReturnType<typeof supervise>>();
@@ -95,8 +98,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     let stopping = false;
     let failures = 0;
     let outageSince: number | null = null;
-    let lastBeat = 0;
+    /** When the worker last said it is alive (null: not yet, it is loading its modules). */
+    let lastBeat: number | null = null;
     let startedAt = 0;
+    let ending = false;
     let reason: RestartReason = 'exit';
     let restartTimer: NodeJS.Timeout | undefined;
     let stopped: () => void = () => undefined;
@@ -111,13 +116,15 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
         resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
       });
       worker = w;
-      lastBeat = startedAt = Date.now();
+      startedAt = Date.now();
+      lastBeat = null;
+      ending = false;
       reason = 'exit';
       w.on('message', (message: FromWorker) => {
         if (message.kind === 'beat') {
           lastBeat = Date.now();
           record.usage = message.usage;
-          if (outageSince !== null && lastBeat - startedAt >= RECOVERED_AFTER_MS) {
+          if (outageSince !== null && Date.now() - startedAt >= RECOVERED_AFTER_MS) {
             log.info({ downSeconds: Math.round((startedAt - outageSince) / 1000), restarts: failures }, 'network worker recovered');
             outageSince = null;
             failures = 0;
@@ -147,9 +154,13 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
     const watchdog = setInterval(
       () => {
-        if (!worker || stopping || Date.now() - lastBeat < hangMs) return;
+        if (!worker || stopping || ending) return;
+        // A worker loading its modules has startMs (many start at once on a busy machine); then hangMs between beats.
+        const silentMs = Date.now() - (lastBeat ?? startedAt);
+        if (silentMs < (lastBeat === null ? startMs : hangMs)) return;
         reason = 'hung';
-        if (outageSince === null) log.error({ silentMs: Date.now() - lastBeat }, 'network worker hung; ending it and restarting it');
+        ending = true;
+        if (outageSince === null) log.error({ silentMs }, 'network worker hung; ending it and restarting it');
         void worker.terminate();
       },
       Math.min(1_000, hangMs / 2),

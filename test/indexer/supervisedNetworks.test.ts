@@ -6,15 +6,12 @@
  *   bundles are malformed (its decoding throws), one whose worker is killed — the healthy networks
  *   keep every lag p99 ≤ 2 blocks and equal their simulators' truth, the killed one is restarted and
  *   does too;
- * - two processes: the second to join gets half of the networks, and when it leaves the first takes
- *   them back, every network equal to its truth.
- * SIGKILLed processes are in the fault suite (test/faults/networks.faults.ts).
+ * Processes joining and SIGKILLed are in the fault suite (test/faults/networks.faults.ts).
  */
 import { expect } from 'chai';
 import { register } from 'prom-client';
 import { startSharedIndexer, type SharedIndexer } from '../../indexer/index.js';
 import { assignNetworks } from '../../indexer/membership.js';
-import { createDb, type Db } from '../../shared/db/client.js';
 import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import type { SimChain } from '../../simchain/server.js';
 import { useTestDb } from '../helpers/db.js';
@@ -71,18 +68,15 @@ describe('networks side by side, each on its own worker thread', function () {
   /** Each chain's head when the first test began: every network is compared with its truth from there. */
   let starts: number[] = [];
   const endpoints: FaultyEndpoint[] = [];
-  const extraDbs: Db[] = [];
 
   after(async () => {
     await Promise.all(endpoints.map((e) => e.stop()));
     await Promise.all(chains.map((c) => c.close()));
-    await Promise.all(extraDbs.map((db) => db.close()));
   });
 
-  const start = (env: Record<string, string>, db: Db = t.db): SharedIndexer => {
+  const start = (env: Record<string, string>): Promise<SharedIndexer> => {
     const config = loadConfig(indexerEnvSchema, { DATABASE_URL: t.url!, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...env });
     return startSharedIndexer({
-      db,
       databaseUrl: t.url!,
       config,
       log: quietLogger(),
@@ -111,7 +105,7 @@ describe('networks side by side, each on its own worker thread', function () {
     const env = chainsEnv(chains, (c) => faulty.get(c) ?? c.url);
     starts = chains.map((c) => c.head());
     const healthy = chains.slice(0, 3);
-    const indexer = start(env);
+    const indexer = await start(env);
     try {
       await eventually(
         async () => (await Promise.all(healthy.map((c) => indexedBlock(t.db, c.chainId)))).every((b, i) => b >= healthy[i]!.head() - 1),
@@ -147,62 +141,9 @@ describe('networks side by side, each on its own worker thread', function () {
       expect(ops, `${chain.profile.name} ops`).to.be.greaterThan(0);
     }
   });
-
-  it('a process that joins gets half of the networks; when it leaves the first takes them back', async function () {
-    if (!t.url) this.skip();
-    const three = chains.slice(0, 3);
-    const env = chainsEnv(three);
-    // Each network resumes from its cursor, written by the previous test.
-    const first = start(env);
-    const secondDb = await createDb({ databaseUrl: t.url, max: 4 });
-    extraDbs.push(secondDb);
-    let second: SharedIndexer | null = null;
-    try {
-      await eventually(async () => first.supervisor.networks().length === 3, 10_000, 'the first process running all networks');
-      second = start(env, secondDb);
-      const joined = Date.now();
-      await eventually(
-        async () =>
-          second!.supervisor.networks().length >= 1 && first.supervisor.networks().length + second!.supervisor.networks().length === 3,
-        30_000,
-        'the split',
-      );
-      await eventually(
-        async () => (await writersOf(t.db, second!.memberId)) >= 1,
-        30_000,
-        "the second process holding its networks' locks",
-      );
-      const shareSeconds = (Date.now() - joined) / 1000;
-      expect(shareSeconds, 'seconds to its share').to.be.below(30);
-      await second.stop();
-      const left = Date.now();
-      await eventually(async () => (await writersOf(t.db, first.memberId)) === 3, 30_000, 'the first process holding every lock again');
-      expect((Date.now() - left) / 1000).to.be.below(30);
-      await eventually(
-        async () => (await Promise.all(three.map((c) => indexedBlock(t.db, c.chainId)))).every((b, i) => b >= three[i]!.head() - 1),
-        30_000,
-        'every network at its head',
-      );
-    } finally {
-      await second?.stop();
-      await first.stop();
-    }
-    for (const [i, chain] of three.entries())
-      await expectChainMatchesTruth(t.db, chain, starts[i]!, (got, want, what) => expect(got, what).to.deep.equal(want));
-  });
 });
 
 async function restartsOf(network: string): Promise<number> {
   const metric = await register.getSingleMetric('opscan_indexer_network_restarts_total')?.get();
   return (metric?.values ?? []).filter((v) => v.labels.network === network).reduce((sum, v) => sum + v.value, 0);
-}
-
-/** Writer locks held by sessions of a member's workers. */
-async function writersOf(db: Db, memberId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-      where l.locktype = 'advisory' and l.granted and a.application_name = $1`,
-    [`opscan-indexer/${memberId}`],
-  );
-  return rows[0]!.n;
 }

@@ -20,20 +20,40 @@ export async function beat(db: Queryable, member: IndexerMember): Promise<void> 
   );
 }
 
+/** `databaseUrl` with this member's application_name on every session it opens. */
+export function sessionUrl(databaseUrl: string, memberId: string): string {
+  return `${databaseUrl}${databaseUrl.includes('?') ? '&' : '?'}application_name=${encodeURIComponent(sessionName(memberId))}`;
+}
+
 /**
- * Removes the members silent for `ttlMs` and ends their database sessions still open (a host gone
- * without closing its connections keeps its writer locks until then); answers the ids removed.
- * Two survivors may run it at once: a row is removed, and its sessions ended, by one of them.
+ * Removes the dead members and answers their ids: those without a session left (a process that
+ * crashed or was killed: its connections closed with it) and those silent for `ttlMs` (a host gone
+ * without closing them — their sessions are ended here, freeing their writer locks). Two survivors
+ * may run it at once: each row is removed by one of them.
  */
-export async function removeSilent(db: Queryable, ttlMs: number): Promise<string[]> {
+export async function removeDead(db: Queryable, ttlMs: number): Promise<string[]> {
   const { rows } = await db.query<{ member_id: string }>(
-    'delete from indexer_members where heartbeat_at < now() - make_interval(secs => $1::float8 / 1000) returning member_id',
-    [ttlMs],
+    `delete from indexer_members m
+      where m.heartbeat_at < now() - make_interval(secs => $1::float8 / 1000)
+         or not exists (select 1 from pg_stat_activity a where a.application_name = $2 || m.member_id)
+      returning m.member_id`,
+    [ttlMs, SESSION_PREFIX],
   );
   for (const { member_id } of rows)
     // In the select list, the call runs for the rows the filter kept only.
     await db.query('select count(pg_terminate_backend(pid)) from pg_stat_activity where application_name = $1', [sessionName(member_id)]);
   return rows.map((r) => r.member_id);
+}
+
+/** Which member's session holds each writer lock now (locks of class `lockClass`, keyed by chain id): chain id → member id. */
+export async function listWriters(db: Queryable, lockClass: number): Promise<Map<number, string>> {
+  const { rows } = await db.query<{ chain_id: string; application_name: string }>(
+    `select l.objid::bigint as chain_id, a.application_name
+       from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and l.classid = $1 and l.objsubid = 1 and starts_with(a.application_name, $2)`,
+    [lockClass, SESSION_PREFIX],
+  );
+  return new Map(rows.map((r) => [Number(r.chain_id), r.application_name.slice(SESSION_PREFIX.length)]));
 }
 
 /** The members alive now (heartbeat within `ttlMs`), in id order. */
