@@ -109,8 +109,11 @@ async function startSim(options: SimChainOptions & { profile: string }): Promise
 
 /** Simulators in processes of `perProcess` chains each (one process of its own each by default). */
 async function startSims(list: Array<SimChainOptions & { profile: string }>, perProcess = 1): Promise<SimProcess[]> {
-  const groups = Array.from({ length: Math.ceil(list.length / perProcess) }, (_, g) => list.slice(g * perProcess, (g + 1) * perProcess));
-  return (await Promise.all(groups.map((group) => startSimProcess(group)))).flat();
+  // Dealt round the processes (the list is busiest first): each gets a share of the heavy chains.
+  const count = Math.ceil(list.length / perProcess);
+  const groups = Array.from({ length: count }, (_, g) => list.filter((_, i) => i % count === g));
+  const started = await Promise.all(groups.map((group) => startSimProcess(group)));
+  return list.map((_, i) => started[i % count]![Math.floor(i / count)]!);
 }
 
 /** One simulator process serving `list`'s chains (bench/chainsSim.ts). */

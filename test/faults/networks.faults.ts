@@ -69,7 +69,9 @@ describe(`indexer processes sharing ${NETWORKS.length} networks${REDUCED ? ' (re
     const half = Math.floor(NETWORKS.length / 2);
     await waitUntil('the second process holding its share', async () => (await locksOf(second.process.pid!)) === half, AIM_MS + 30_000);
     const shareMs = Date.now() - joined;
-    rows.push(`a second process joined: it held ${half} of ${NETWORKS.length} networks' writer locks after ${(shareMs / 1000).toFixed(1)} s`);
+    rows.push(
+      `a second process joined: it held ${half} of ${NETWORKS.length} networks' writer locks after ${(shareMs / 1000).toFixed(1)} s`,
+    );
     expect(await locksOf(first.process.pid!), 'the first process kept the rest').to.equal(NETWORKS.length - half);
     expect(shareMs, 'share within the aim').to.be.below(AIM_MS);
 
@@ -77,7 +79,11 @@ describe(`indexer processes sharing ${NETWORKS.length} networks${REDUCED ? ' (re
     await waitUntil('the networks at their heads again', atHeads, 60_000);
     await first.kill('SIGKILL');
     const killed = Date.now();
-    await waitUntil('the second process holding every lock', async () => (await locksOf(second.process.pid!)) === NETWORKS.length, AIM_MS + 30_000);
+    await waitUntil(
+      'the second process holding every lock',
+      async () => (await locksOf(second.process.pid!)) === NETWORKS.length,
+      AIM_MS + 30_000,
+    );
     const takeoverMs = Date.now() - killed;
     await waitUntil('every network at its head after the takeover', atHeads, 60_000);
     const caughtUpMs = Date.now() - killed;
