@@ -63,8 +63,10 @@ describe(`indexer processes sharing ${NETWORKS.length} networks${REDUCED ? ' (re
     await waitUntil('every network at its head', atHeads, 90_000);
     expect(await locksOf(first.process.pid!)).to.equal(NETWORKS.length);
 
-    const second = startChild('indexer-2', 'indexer/main.ts', { env });
+    const second = startChild('indexer-2', 'indexer/main.ts', { env: { ...env, LOG_LEVEL: 'info' } });
     children.push(second);
+    // From the moment it is up (its modules loaded, its database reached): what it then takes is the split's doing.
+    await second.printed('indexer started');
     const joined = Date.now();
     const half = Math.floor(NETWORKS.length / 2);
     await waitUntil('the second process holding its share', async () => (await locksOf(second.process.pid!)) === half, AIM_MS + 30_000);
