@@ -94,7 +94,7 @@ export function startMembership(deps: {
   const ttlMs = deps.ttlMs ?? MEMBER_TTL_MS;
   const { db, log, memberId } = deps;
   const self = { memberId, chainIds: deps.networks.map((n) => n.chainId) };
-  let share = '';
+  let share: string | null = null;
   let stopped = false;
   let beating: Promise<void> | null = null;
 

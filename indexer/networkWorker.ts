@@ -46,9 +46,10 @@ indexerMetrics.forwardTo((event) => post({ kind: 'metrics', event }));
 const log = createLogger({ level: data.log.level, name: 'indexer', format: data.log.format });
 const db = await createDb({
   databaseUrl: data.databaseUrl,
-  // The writer lock's session and two overlapping batch writes (other reads wait for one): 21
-  // networks then need 63 connections of PostgreSQL's default 100.
-  max: 3,
+  // The writer lock's session, two overlapping batch writes, and the reads made beside them (known
+  // addresses, tokens, the backfill): an idle connection closes after 10 s, so a quiet network keeps
+  // one or two. With 3 the busiest networks waited for connections (base 22 blocks behind).
+  max: 5,
   log,
 });
 const runner = runNetwork({
