@@ -1,13 +1,20 @@
 /**
- * The indexer as a library: `startIndexer` runs every configured network in this process (what
- * `npm run indexer` and `npm start` call); `decodeRange` and `persistBatch` are the two halves of
- * a batch, exported so the API benchmark can load many ops through the same persistence code.
+ * The indexer as a library: `startIndexer` runs every configured network on this thread (what
+ * `npm start` and the tests call, and `npm run indexer` on the embedded PGlite store);
+ * `startSharedIndexer` runs this process's share of the networks, each in a supervised worker
+ * thread (what `npm run indexer` calls on PostgreSQL); `decodeRange` and `persistBatch` are the
+ * two halves of a batch, exported so the API benchmark can load many ops through the same
+ * persistence code.
  */
 import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
-import type { Db } from '../shared/db/client.js';
-import type { IndexerConfig } from '../shared/config.js';
+import { createDb, type Db } from '../shared/db/client.js';
+import type { IndexerConfig, NetworkConfig } from '../shared/config.js';
+import { findNetwork } from '../shared/networks.js';
 import type { Logger } from '../shared/log.js';
+import { newMemberId, startMembership, type Membership } from './membership.js';
 import { runNetwork, type NetworkRunner } from './runNetwork.js';
+import { startSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
+import { sessionUrl } from '../shared/db/tables/indexerMembers.js';
 import { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
 
 export { decodeRange } from './decode/decodeRange.js';
@@ -57,6 +64,93 @@ export function startIndexer(deps: {
     },
     async stop() {
       await Promise.all(runners.map((r) => r.stop()));
+    },
+  };
+}
+
+/** The networks of NETWORKS this process may index: those with an RPC URL, and only INDEXER_NETWORKS' when it is set. */
+export function indexableNetworks(config: Pick<IndexerConfig, 'networks' | 'INDEXER_NETWORKS'>, log: Logger): NetworkConfig[] {
+  const pinned = config.INDEXER_NETWORKS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean)
+    .map((name) => {
+      const info = findNetwork(name);
+      if (!info || !config.networks.some((n) => n.chainId === info.chainId))
+        throw new Error(`INDEXER_NETWORKS: "${name}" is not one of NETWORKS (${config.networks.map((n) => n.name).join(', ')})`);
+      return info.chainId;
+    });
+  return config.networks.filter((network) => {
+    if (pinned && !pinned.includes(network.chainId)) return false;
+    if (network.rpcUrls.length > 0) return true;
+    log.warn({ network: network.name }, 'no RPC_URL for this network; not indexing it');
+    return false;
+  });
+}
+
+export type SharedIndexer = { memberId: string; membership: Membership; supervisor: Supervisor; stop(): Promise<void> };
+
+/**
+ * This process's share of the networks on PostgreSQL: it joins the indexer processes of the
+ * database (indexer/membership.ts) and runs each network the split gives it in a worker thread of
+ * its own (indexer/supervisor.ts).
+ */
+export async function startSharedIndexer(deps: {
+  databaseUrl: string;
+  config: Pick<
+    IndexerConfig,
+    | 'networks'
+    | 'INDEXER_NETWORKS'
+    | 'INDEXER_NETWORK_HEAP_MB'
+    | 'INDEXER_POLL_INTERVAL_MS'
+    | 'INDEXER_TRACES'
+    | 'INDEXER_TRANSFERS'
+    | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'
+    | 'LOG_LEVEL'
+  > &
+    Partial<Pick<IndexerConfig, 'LOG_FORMAT'>>;
+  log: Logger;
+  tuning?: Partial<IndexerTuning>;
+  /** Tests shorten these. */
+  heartbeatMs?: number;
+  ttlMs?: number;
+  supervision?: Pick<SupervisorOptions, 'hangMs' | 'restartDelayMs' | 'stopTimeoutMs'>;
+}): Promise<SharedIndexer> {
+  const { config, log } = deps;
+  const memberId = newMemberId();
+  // Every session of this process carries its member id: while one is open, the others know it is alive.
+  const databaseUrl = sessionUrl(deps.databaseUrl, memberId);
+  const db = await createDb({ databaseUrl, max: 1, log });
+  const supervisor = startSupervisor({
+    log,
+    heapMb: config.INDEXER_NETWORK_HEAP_MB,
+    ...deps.supervision,
+    worker: {
+      databaseUrl,
+      pollIntervalMs: config.INDEXER_POLL_INTERVAL_MS,
+      traces: config.INDEXER_TRACES,
+      transfers: config.INDEXER_TRANSFERS,
+      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
+      tuning: { ...DEFAULT_TUNING, ...deps.tuning },
+      log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
+    },
+  });
+  const membership = startMembership({
+    db,
+    log,
+    memberId,
+    networks: indexableNetworks(config, log),
+    run: (networks) => supervisor.run(networks),
+    heartbeatMs: deps.heartbeatMs,
+    ttlMs: deps.ttlMs,
+  });
+  return {
+    memberId,
+    membership,
+    supervisor,
+    async stop() {
+      await membership.stop();
+      await supervisor.stop();
+      await db.close();
     },
   };
 }

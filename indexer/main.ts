@@ -1,6 +1,8 @@
 /**
  * `npm run indexer` (Procfile `indexer:`): reads the environment, opens the database (refusing
- * one that is not migrated), and indexes every configured network until SIGINT/SIGTERM.
+ * one that is not migrated), and indexes until SIGINT/SIGTERM. On PostgreSQL it joins the other
+ * indexer processes of the database and runs its share of the networks, each in a supervised
+ * worker thread; on the embedded PGlite store (one store, one thread) it runs every network here.
  */
 import { indexerEnvSchema, loadConfig } from '../shared/config.js';
 import { waitForDatabase } from '../shared/db/availability.js';
@@ -10,7 +12,7 @@ import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
 import { closeServer, startOpsServer } from '../shared/opsServer.js';
 import { beginStartUp } from '../shared/startUp.js';
-import { startIndexer } from './index.js';
+import { startIndexer, startSharedIndexer } from './index.js';
 import { indexerMetrics } from './metrics.js';
 
 const startUp = beginStartUp('indexer');
@@ -19,14 +21,9 @@ const log = createLogger({ level: config.LOG_LEVEL, name: 'indexer', format: con
 startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 
-// Per network: the session holding its writer lock, two overlapping batch writes, one more query.
-const CONNECTIONS_PER_NETWORK = 4;
-const db = await createDb({
-  databaseUrl: config.DATABASE_URL,
-  dataDir: config.DATA_DIR,
-  max: Math.max(10, config.networks.length * CONNECTIONS_PER_NETWORK + 2),
-  log,
-});
+// On PostgreSQL this pool serves /metrics and /readyz (the heartbeat and each network's worker have
+// their own); on PGlite it is the one store every network writes through.
+const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 4, log });
 shutdown.add('database', () => db.close());
 indexerMetrics.watch(db, config.networks);
 // Served before the database is waited for: /readyz says 503 (and why) meanwhile.
@@ -37,7 +34,9 @@ if (config.METRICS_PORT !== undefined) {
 await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
 await assertMigrated(db);
 
-const indexer = startIndexer({ db, config, log });
+const indexer = config.DATABASE_URL
+  ? await startSharedIndexer({ databaseUrl: config.DATABASE_URL, config, log })
+  : startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 log.info({ networks: config.networks.map((n) => n.name) }, 'indexer started');
 startUp.done();

@@ -115,11 +115,8 @@ const heads = new Counter({
   labelNames: ['network', 'source'],
 });
 
-export const indexerMetrics = {
-  /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
-  watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
-    watched = { db, networks };
-  },
+/** What the indexer's code counts as it works (in a network's worker, forwarded to the process's registry). */
+const recorders = {
   /** Ops written whose callData opscan could not read as account calls (an unknown account layout). */
   undecodedCallData(network: string, ops: number): void {
     if (ops > 0) undecodedCalls.inc({ network }, ops);
@@ -143,4 +140,34 @@ export const indexerMetrics = {
   reorgRepaired(network: string): void {
     reorgs.inc({ network });
   },
+};
+
+type Recorders = typeof recorders;
+/** One recorder call, as a network's worker posts it to its supervisor (indexer/supervisor.ts). */
+export type MetricsEvent = { [K in keyof Recorders]: { metric: K; args: Parameters<Recorders[K]> } }[keyof Recorders];
+
+/** Set in a network's worker: recorder calls go to the supervising thread instead of this thread's registry. */
+let forward: ((event: MetricsEvent) => void) | null = null;
+
+const forwarding = Object.fromEntries(
+  Object.entries(recorders).map(([metric, record]) => [
+    metric,
+    (...args: unknown[]) => (forward ? forward({ metric, args } as MetricsEvent) : (record as (...a: unknown[]) => void)(...args)),
+  ]),
+) as Recorders;
+
+export const indexerMetrics = {
+  /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
+  watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
+    watched = { db, networks };
+  },
+  /** In a network's worker: sends every count to `post` (its supervisor records it with `record`). */
+  forwardTo(post: (event: MetricsEvent) => void): void {
+    forward = post;
+  },
+  /** Records a count a worker forwarded. */
+  record(event: MetricsEvent): void {
+    (recorders[event.metric] as (...a: unknown[]) => void)(...event.args);
+  },
+  ...forwarding,
 };

@@ -27,8 +27,10 @@ export type NetworkRunner = {
   stop(): Promise<void>;
 };
 
+/** The high 32 bits of every writer lock's key (pg_locks' classid). */
+export const WRITER_LOCK_CLASS = 0x4337;
 /** Advisory-lock key of a network's writer: a fixed prefix and the chain id. */
-export const lockKey = (chainId: number): string => ((0x4337n << 32n) + BigInt(chainId)).toString();
+export const lockKey = (chainId: number): string => ((BigInt(WRITER_LOCK_CLASS) << 32n) + BigInt(chainId)).toString();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -224,6 +224,21 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .describe(
       'INDEXER_TRANSFERS=known: how many blocks before an address is first seen its token transfers are read (an account funded before its deployment, a paymaster topped up before its first op); later ones are read as the chain is indexed. 100,000 blocks is about 2.3 days on Base, 14 days on Ethereum, 7 hours on Arbitrum. Each newly known address costs the node three topic-filtered eth_getLogs over this window, for up to 100 addresses at a time.',
     ),
+  INDEXER_NETWORKS: z
+    .string()
+    .optional()
+    .describe(
+      'Pins this indexer process to these networks (comma list, each one of NETWORKS): on PostgreSQL the indexer processes split the networks each may index evenly between them; unset, this process may index every network of NETWORKS.',
+    ),
+  INDEXER_NETWORK_HEAP_MB: z.coerce
+    .number()
+    .int()
+    .min(32)
+    .max(16_384)
+    .default(256)
+    .describe(
+      'On PostgreSQL each network is indexed in a worker thread of its own: the V8 heap limit of each (MB). A worker that exhausts it is restarted with back-off; the other networks go on.',
+    ),
 });
 
 /** The webhook dispatcher process. */

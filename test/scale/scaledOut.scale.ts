@@ -6,12 +6,12 @@
  *
  *   - two web processes on the cluster's cache, one reading from the replica (DATABASE_READ_URL);
  *   - two dispatchers sharing the outbox and the delivery queue;
- *   - an indexer per network, and a third standing by for `devnet`'s writer lock.
+ *   - an indexer per network, and a third that may index `devnet` too (the split leaves it idle).
  *
  * It checks that both web processes answer the ground truth of both chains; that every webhook
  * event is delivered at least once, with one delivery id per (webhook, event) and never two
  * attempts of one delivery in flight at once; and that SIGKILLing `devnet`'s indexer hands the
- * network to the standby within the writer lock's retry time, indexing going on to the truth.
+ * network to the standby within a heartbeat and a worker's start, indexing going on to the truth.
  *
  * `npm run test:scale` runs it in full; `npm run test:scale -- --reduced` (or SCALE_REDUCED=1) is CI's
  * shorter run: fewer user ops, the same processes and checks. Prints a summary table.
@@ -20,7 +20,7 @@ import { expect } from 'chai';
 import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
 import { Random } from '../../devnet/random.js';
 import { lockKey } from '../../indexer/runNetwork.js';
-import { DEFAULT_TUNING } from '../../indexer/tuning.js';
+import { MEMBER_HEARTBEAT_MS } from '../../indexer/membership.js';
 import type { Db } from '../../shared/db/client.js';
 import { envSuffix, findNetworkByChainId } from '../../shared/networks.js';
 import { callApi } from '../faults/support/apiLoad.js';
@@ -38,8 +38,13 @@ const REDUCED = process.argv.includes('--reduced') || process.env.SCALE_REDUCED 
 const PLAN = REDUCED ? { ops: 40, during: 20, after: 10 } : { ops: 1_000, during: 400, after: 100 };
 const CHAIN_IDS = [31337, 31338] as const;
 const FILTERS = ['BUNDLER', 'PAYMASTER', 'FACTORY', 'ADDRESS'] as const;
-/** The standby retries the lock every lockRetryMs (production's default); the slack covers polling and a busy machine. */
-const HANDOVER_BOUND_MS = DEFAULT_TUNING.lockRetryMs + 1_000;
+/**
+ * A killed process's sessions close with it: the standby removes it at its next beat (every
+ * MEMBER_HEARTBEAT_MS), then starts the network's worker, which loads its modules and takes the lock
+ * (10.9 s in all on the loaded 2-core machine under tsx); the slack covers a busier one, inside the
+ * 30 s takeover aim of issue 41.
+ */
+const HANDOVER_BOUND_MS = MEMBER_HEARTBEAT_MS + 15_000;
 
 type Web = { name: string; url: string };
 type Hook = { chainId: number; filter: string; address: string; id: string; secret: string };
@@ -168,8 +173,9 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
       indexers.set(network, start(`indexer-${network}`, 'indexer/main.ts', { NETWORKS: network }));
       await waitUntil(`indexer-${network} to take its writer lock`, async () => (await lockHolder(devnet.chainId)) !== null, 90_000);
     }
+    // The split leaves devnet with its writer: the standby runs no network until that one is gone.
     const standby = start('indexer-devnet-standby', 'indexer/main.ts', { NETWORKS: 'devnet', LOG_LEVEL: 'info' });
-    await standby.printed('waiting for its lock', 90_000);
+    await standby.printed('networks of this process', 90_000);
     indexers.set('standby', standby);
     summary.push(['set-up (engines, 2 chains, 7 processes)', `${((Date.now() - startedAt) / 1000).toFixed(0)} s`]);
   });
@@ -261,7 +267,7 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     ]);
   });
 
-  it(`hands devnet to the standby within the lock retry time (${DEFAULT_TUNING.lockRetryMs / 1000} s) when its indexer is SIGKILLed, and indexing goes on to the truth`, async () => {
+  it(`hands devnet to the standby within ${HANDOVER_BOUND_MS / 1000} s when its indexer is SIGKILLed, and indexing goes on to the truth`, async () => {
     const [devnet] = devnets;
     const before = await head(devnet!);
     const killedHolder = await lockHolder(devnet!.chainId);
