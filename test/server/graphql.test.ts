@@ -398,8 +398,13 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
         expect([page.status, page.type], path).to.deep.equal([200, 'text/html']);
         expect(page.text).to.include('<input id="key"').and.include('src="/subgraphs/query-page/page.js"');
         // Every script and stylesheet the page names is this server's own.
-        const assets = [...page.text.matchAll(/(?:src|href)="([^"#]+)"/g)].map((m) => m[1]!).filter((a) => !a.startsWith('/docs') && a !== '/');
-        expect(assets.filter((a) => !a.startsWith('/subgraphs/query-page/')), path).to.deep.equal([]);
+        const assets = [...page.text.matchAll(/(?:src|href)="([^"#]+)"/g)]
+          .map((m) => m[1]!)
+          .filter((a) => !a.startsWith('/docs') && a !== '/');
+        expect(
+          assets.filter((a) => !a.startsWith('/subgraphs/query-page/')),
+          path,
+        ).to.deep.equal([]);
         for (const asset of assets) expect((await d.api().get(asset)).status, asset).to.equal(200);
       }
       const graphiql = await d.api().get('/subgraphs/query-page/vendor/graphiql.js');
