@@ -1,0 +1,73 @@
+import { bytea, type Queryable } from '../client.js';
+
+/**
+ * `known_address_filters`: a network's filter of known addresses as the indexer last stored it
+ * (INDEXER_TRANSFERS=known; see migration 0038 and indexer/sync/knownAddressSet.ts), read at start
+ * as one value.
+ */
+
+export type KnownAddressFilter = {
+  layout: number;
+  /** Every known address first seen at or below this block is in the bits. */
+  throughBlock: number;
+  firstCapacity: number;
+  falsePositiveRate: number;
+  stageCounts: number[];
+  bits: Buffer;
+};
+
+export async function find(db: Queryable, chainId: number): Promise<KnownAddressFilter | null> {
+  const { rows } = await db.query<{
+    layout: number;
+    through_block: string;
+    first_capacity: string;
+    false_positive_rate: number;
+    stage_counts: string[];
+    bits: string;
+  }>(
+    `select layout, through_block, first_capacity, false_positive_rate, stage_counts, bits
+       from known_address_filters where chain_id = $1`,
+    [chainId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    layout: row.layout,
+    throughBlock: Number(row.through_block),
+    firstCapacity: Number(row.first_capacity),
+    falsePositiveRate: Number(row.false_positive_rate),
+    stageCounts: row.stage_counts.map(Number),
+    bits: Buffer.from(row.bits.slice(2), 'hex'),
+  };
+}
+
+/** Replaces the network's stored filter. */
+export async function save(db: Queryable, chainId: number, filter: KnownAddressFilter): Promise<void> {
+  await db.query(
+    `insert into known_address_filters (chain_id, layout, through_block, first_capacity, false_positive_rate, stage_counts, bits)
+     values ($1, $2, $3, $4, $5, $6, $7)
+     on conflict (chain_id) do update set layout = excluded.layout, through_block = excluded.through_block,
+       first_capacity = excluded.first_capacity, false_positive_rate = excluded.false_positive_rate,
+       stage_counts = excluded.stage_counts, bits = excluded.bits, saved_at = now()`,
+    [
+      chainId,
+      filter.layout,
+      filter.throughBlock,
+      filter.firstCapacity,
+      filter.falsePositiveRate,
+      filter.stageCounts,
+      bytea(`0x${filter.bits.toString('hex')}`),
+    ],
+  );
+}
+
+/**
+ * The known addresses above `blockNumber` were deleted (a reorg): the stored filter may lack those
+ * seen again there when re-indexed, so they are read from the table at the next start.
+ */
+export async function lowerThroughBlock(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
+  await db.query(`update known_address_filters set through_block = $2 where chain_id = $1 and through_block > $2`, [
+    chainId,
+    blockNumber,
+  ]);
+}
