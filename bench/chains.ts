@@ -616,7 +616,7 @@ async function population(context: Context, counts: number[], followSeconds: num
       const reader = await createDb({ databaseUrl: store.env.DATABASE_URL!, max: 1 });
       const t2 = performance.now();
       try {
-        for (let after: string | null = null; ; ) {
+        for (let after: string | null = null; ;) {
           const page = await knownAddresses.listPage(reader, 8453, after, 500_000);
           if (page.count === 0) break;
           after = page.last;
@@ -1031,10 +1031,24 @@ function markdownOf(result: Record<string, unknown>, summary: Record<string, num
           ]),
         ),
       ),
-      '\nBaselines of the same run and the restarts\' medians:\n',
+      "\nBaselines of the same run and the restarts' medians:\n",
       table(
-        ['known addresses', 'select count(*) ms', 'every address read (listPage) ms', 'restart start-up s (median)', 'restart load ms (median)', 'load / count(*)'],
-        population.map((p) => [p.knownAddresses, p.countMs, p.readAllMs, p.startupSeconds, p.loadMs, round(p.loadMs / Math.max(1, p.countMs))]),
+        [
+          'known addresses',
+          'select count(*) ms',
+          'every address read (listPage) ms',
+          'restart start-up s (median)',
+          'restart load ms (median)',
+          'load / count(*)',
+        ],
+        population.map((p) => [
+          p.knownAddresses,
+          p.countMs,
+          p.readAllMs,
+          p.startupSeconds,
+          p.loadMs,
+          round(p.loadMs / Math.max(1, p.countMs)),
+        ]),
       ),
     );
   const steps = result.networks as Array<FollowFigures & { count: number; worstLagP99: number }> | undefined;

@@ -116,7 +116,9 @@ export class GrowingAddressFilter {
   static fromStored(stored: StoredAddressFilter): GrowingAddressFilter | null {
     const { firstCapacity, falsePositiveRate, stageCounts, bits } = stored;
     if (stored.layout !== FILTER_LAYOUT || stageCounts.length === 0) return null;
-    const words = stageCounts.map((_, k) => Math.ceil(AddressBloomFilter.sizeInBits(firstCapacity * 2 ** k, falsePositiveRate / 2 ** (k + 1)) / 32));
+    const words = stageCounts.map((_, k) =>
+      Math.ceil(AddressBloomFilter.sizeInBits(firstCapacity * 2 ** k, falsePositiveRate / 2 ** (k + 1)) / 32),
+    );
     if (words.reduce((a, b) => a + b, 0) * 4 !== bits.length) return null;
     let at = 0;
     const stages = stageCounts.map((count, k) => {

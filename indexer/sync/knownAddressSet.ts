@@ -55,15 +55,19 @@ export class KnownAddressSet {
     };
     let read = 0;
     if (fromStored) {
-      for (let after: { firstBlock: number; address: string } | null = null; ; ) {
-        const page = await knownAddresses.listFirstSeenAbove(this.db, this.chainId, stored.throughBlock, after, PAGE);
+      for (let after: knownAddresses.FirstSeen | null = null; ;) {
+        const page = await knownAddresses.listFirstSeenAbove(this.db, this.chainId, {
+          aboveBlock: stored.throughBlock,
+          after,
+          limit: PAGE,
+        });
         if (page.count === 0) break;
         add(page.hex);
         read += page.count;
         after = page.last;
       }
     } else {
-      for (let after: string | null = null; ; ) {
+      for (let after: string | null = null; ;) {
         const page = await knownAddresses.listPage(this.db, this.chainId, after, PAGE);
         if (page.count === 0) break;
         add(page.hex);

@@ -71,8 +71,5 @@ export async function save(tx: Queryable, chainId: number, filter: KnownAddressF
  * seen again there when re-indexed, so they are read from the table at the next start.
  */
 export async function lowerThroughBlock(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
-  await db.query(`update known_address_filters set through_block = $2 where chain_id = $1 and through_block > $2`, [
-    chainId,
-    blockNumber,
-  ]);
+  await db.query(`update known_address_filters set through_block = $2 where chain_id = $1 and through_block > $2`, [chainId, blockNumber]);
 }

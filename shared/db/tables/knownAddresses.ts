@@ -35,6 +35,9 @@ export async function listPage(
   return { hex, count: hex.length / ADDRESS_HEX_DIGITS, last: last === null ? null : `0x${last}` };
 }
 
+/** Where a page of listFirstSeenAbove ends (and the next starts). */
+export type FirstSeen = { firstBlock: number; address: string };
+
 /**
  * Like listPage, the network's addresses first seen above `aboveBlock` (those a stored filter
  * lacks; see knownAddressFilters), the `limit` first after `after` in (first block, address) order
@@ -43,16 +46,14 @@ export async function listPage(
 export async function listFirstSeenAbove(
   db: Queryable,
   chainId: number,
-  aboveBlock: number,
-  after: { firstBlock: number; address: string } | null,
-  limit: number,
-): Promise<{ hex: string; count: number; last: { firstBlock: number; address: string } | null }> {
+  page: { aboveBlock: number; after: FirstSeen | null; limit: number },
+): Promise<{ hex: string; count: number; last: FirstSeen | null }> {
   const { rows } = await db.query<{ bytes: string | null; last_block: string | null }>(
     `select string_agg(address, ''::bytea order by first_block, address) as bytes, max(first_block) as last_block from (
        select first_block, address from known_addresses
         where chain_id = $1 and first_block >= $2 and (first_block, address) > ($2, $3::bytea)
         order by first_block, address limit $4) page`,
-    [chainId, after?.firstBlock ?? aboveBlock + 1, bytea(after?.address ?? '0x'), limit],
+    [chainId, page.after?.firstBlock ?? page.aboveBlock + 1, bytea(page.after?.address ?? '0x'), page.limit],
   );
   const hex = rows[0]?.bytes?.slice(2) ?? '';
   const lastBlock = rows[0]?.last_block ?? null;

@@ -98,10 +98,20 @@ describe('sync/KnownAddressSet, its filter stored', () => {
     return { chainId, addresses };
   }
   const moveCursor = (db: Db, chain: number, block: number) =>
-    indexerState.updateCursor(db, { chainId: chain, indexedBlock: block, indexedBlockHash: hash(block), headBlock: block, backfillComplete: true });
+    indexerState.updateCursor(db, {
+      chainId: chain,
+      indexedBlock: block,
+      indexedBlockHash: hash(block),
+      headBlock: block,
+      backfillComplete: true,
+    });
   async function insertKnown(db: Db, chain: number, count: number, firstBlock: (i: number) => number): Promise<string[]> {
     const addresses = Array.from({ length: count }, randomAddress);
-    await knownAddresses.insertMany(db, chain, addresses.map((address, i) => ({ address, firstBlock: firstBlock(i), backfillTo: null })));
+    await knownAddresses.insertMany(
+      db,
+      chain,
+      addresses.map((address, i) => ({ address, firstBlock: firstBlock(i), backfillTo: null })),
+    );
     return addresses;
   }
   const cursorOf = async (chain: number) => (await indexerState.findCursor(t.db, chain))!;
@@ -126,7 +136,11 @@ describe('sync/KnownAddressSet, its filter stored', () => {
     // Blocks 11–12 make 500 more known (as the indexer writes them: added, then committed).
     const later = Array.from({ length: 500 }, randomAddress);
     first.add(later);
-    await knownAddresses.insertMany(t.db, chain, later.map((address, i) => ({ address, firstBlock: 11 + (i % 2), backfillTo: 10 })));
+    await knownAddresses.insertMany(
+      t.db,
+      chain,
+      later.map((address, i) => ({ address, firstBlock: 11 + (i % 2), backfillTo: 10 })),
+    );
     first.committed(later);
     await moveCursor(t.db, chain, 12);
 
@@ -197,8 +211,8 @@ describe('sync/KnownAddressSet, its filter stored', () => {
       .filter((a) => a.firstBlock > 4)
       .sort((a, b) => a.firstBlock - b.firstBlock || (a.address < b.address ? -1 : 1));
     const seen: string[] = [];
-    for (let after: { firstBlock: number; address: string } | null = null; ; ) {
-      const page = await knownAddresses.listFirstSeenAbove(t.db, chain, 4, after, 2);
+    for (let after: knownAddresses.FirstSeen | null = null; ;) {
+      const page = await knownAddresses.listFirstSeenAbove(t.db, chain, { aboveBlock: 4, after, limit: 2 });
       if (page.count === 0) break;
       expect(page.count).to.be.at.most(2);
       seen.push(...(page.hex.match(/.{40}/g) ?? []).map((hex) => `0x${hex}`));
@@ -232,7 +246,10 @@ describe('sync/GrowingAddressFilter', () => {
     expect(others.map((a) => back.mayContain(a))).to.deep.equal(others.map((a) => filter.mayContain(a)));
     // It goes on growing as the original would.
     const more = Array.from({ length: 3_000 }, randomAddress);
-    for (const a of more) back.add(a), filter.add(a);
+    for (const a of more) {
+      back.add(a);
+      filter.add(a);
+    }
     expect(back.toStored().bits.equals(filter.toStored().bits)).to.equal(true);
     expect(GrowingAddressFilter.fromStored({ ...stored, bits: stored.bits.subarray(4) })).to.equal(null);
     expect(GrowingAddressFilter.fromStored({ ...stored, layout: FILTER_LAYOUT + 1 })).to.equal(null);
