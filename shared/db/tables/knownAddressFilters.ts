@@ -28,7 +28,8 @@ export async function find(db: Queryable, chainId: number): Promise<KnownAddress
     stage_counts: string[];
     bits: string;
   }>(
-    `select f.layout, f.through_block, f.first_capacity, f.false_positive_rate, f.stage_counts, p.bits
+    // base64: two thirds of the text hex would be (the parts are text on the wire either way).
+    `select f.layout, f.through_block, f.first_capacity, f.false_positive_rate, f.stage_counts, encode(p.bits, 'base64') as bits
        from known_address_filters f join known_address_filter_parts p using (chain_id)
       where f.chain_id = $1 order by p.part`,
     [chainId],
@@ -41,7 +42,7 @@ export async function find(db: Queryable, chainId: number): Promise<KnownAddress
     firstCapacity: Number(row.first_capacity),
     falsePositiveRate: Number(row.false_positive_rate),
     stageCounts: row.stage_counts.map(Number),
-    bits: Buffer.concat(rows.map((r) => Buffer.from(r.bits.slice(2), 'hex'))),
+    bits: Buffer.concat(rows.map((r) => Buffer.from(r.bits, 'base64'))),
   };
 }
 
