@@ -46,6 +46,12 @@ export type IndexerTuning = {
    * again (the rest waits for the next pass): a burst of new addresses never holds the head back.
    */
   transferBackfillSliceMs: number;
+  /**
+   * INDEXER_TRANSFERS=known: the known-address filter is stored (known_address_filters) between
+   * passes once this many addresses were added since it last was; a start reads at most about as
+   * many from the table besides it.
+   */
+  knownFilterSaveAddresses: number;
   /** Accounts whose implementation one naming slice reads (1–4 JSON-RPC calls each, in batched rounds). */
   accountNamingBatch: number;
   /**
@@ -80,6 +86,7 @@ export const DEFAULT_TUNING: IndexerTuning = {
   lockRetryMs: 5_000,
   transferBackfillAddresses: 100,
   transferBackfillSliceMs: 500,
+  knownFilterSaveAddresses: 50_000,
   accountNamingBatch: 50,
   accountNamingSliceMs: 500,
 };

@@ -58,7 +58,7 @@ export class NetworkSync {
     /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
     private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
   ) {
-    this.known = new KnownAddressSet(db, network.chainId);
+    this.known = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
       log,
@@ -108,8 +108,13 @@ export class NetworkSync {
     return Number(await this.rpc.call<string>('eth_blockNumber', [], (h) => typeof h === 'string' && /^0x[0-9a-f]+$/i.test(h)));
   }
 
-  /** Creates the cursor on first start: START_BLOCK_<NAME>, else the EntryPoints' deployment block. */
+  /**
+   * Creates the cursor on first start: START_BLOCK_<NAME>, else the EntryPoints' deployment block.
+   * Runs each time the process becomes the network's writer: the known addresses are loaded again
+   * before the next pass, as another writer may have made some known while this one waited.
+   */
   async init(): Promise<void> {
+    this.knownLoaded = false;
     if (await indexerState.findCursor(this.db, this.chainId)) return;
     const startBlock =
       this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
@@ -130,6 +135,21 @@ export class NetworkSync {
   }
 
   /**
+   * INDEXER_TRANSFERS=known: stores the filter when enough addresses were added since it last was
+   * (KnownAddressSet.saveWhenDue). Between passes only: no batch is being written.
+   */
+  private knownSaveDue(): boolean {
+    return this.tuning.transfers === 'known' && this.known.saveDue;
+  }
+
+  private async saveKnownWhenDue(cursor: indexerState.Cursor): Promise<void> {
+    if (!this.knownSaveDue()) return;
+    const t0 = performance.now();
+    if (await this.known.saveWhenDue(cursor))
+      this.log.info({ throughBlock: cursor.indexedBlock, ms: Math.round(performance.now() - t0) }, 'known address filter stored');
+  }
+
+  /**
    * Indexes up to the head (re-read after each pass), or up to `untilBlock` (a backfill of a range),
    * unless `shouldStop()` turns true. Resolves to whether it indexed any block.
    *
@@ -144,6 +164,7 @@ export class NetworkSync {
     for (let round = 0; !shouldStop(); round++) {
       const cursor = await indexerState.findCursor(this.db, this.chainId);
       if (!cursor) throw new Error(`no indexer_state for ${this.network.name}; init() first`);
+      await this.saveKnownWhenDue(cursor);
       const extendsTip =
         round === 0 &&
         announced !== undefined &&
@@ -165,7 +186,9 @@ export class NetworkSync {
       }
       try {
         indexed = true;
-        await this.indexRange(cursor.indexedBlock + 1, head, shouldStop);
+        // A long history pauses between batches whenever the known-address filter is due to be
+        // stored (the next round stores it), so that a restart never reads far more than that.
+        await this.indexRange(cursor.indexedBlock + 1, head, () => shouldStop() || this.knownSaveDue());
       } catch (err) {
         if (!(err instanceof ParentMismatchError)) throw err;
         await this.repairReorg(err.blockNumber - 1);

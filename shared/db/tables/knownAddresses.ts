@@ -1,5 +1,6 @@
 import { bytea, type Queryable } from '../client.js';
 import { ADDRESS_HEX_DIGITS } from '../../models/primitives.js';
+import * as knownAddressFilters from './knownAddressFilters.js';
 
 /**
  * `known_addresses`: the addresses whose every token transfer is indexed under
@@ -32,6 +33,35 @@ export async function listPage(
   const hex = rows[0]?.bytes?.slice(2) ?? '';
   const last = rows[0]?.last ?? null;
   return { hex, count: hex.length / ADDRESS_HEX_DIGITS, last: last === null ? null : `0x${last}` };
+}
+
+/** Where a page of listFirstSeenAbove ends (and the next starts). */
+export type FirstSeen = { firstBlock: number; address: string };
+
+/**
+ * Like listPage, the network's addresses first seen above `aboveBlock` (those a stored filter
+ * lacks; see knownAddressFilters), the `limit` first after `after` in (first block, address) order
+ * (the index known_addresses_first_seen), in `hex` one after the other in that order.
+ */
+export async function listFirstSeenAbove(
+  db: Queryable,
+  chainId: number,
+  page: { aboveBlock: number; after: FirstSeen | null; limit: number },
+): Promise<{ hex: string; count: number; last: FirstSeen | null }> {
+  const { rows } = await db.query<{ bytes: string | null; last_block: string | null }>(
+    `select string_agg(address, ''::bytea order by first_block, address) as bytes, max(first_block) as last_block from (
+       select first_block, address from known_addresses
+        where chain_id = $1 and first_block >= $2 and (first_block, address) > ($2, $3::bytea)
+        order by first_block, address limit $4) page`,
+    [chainId, page.after?.firstBlock ?? page.aboveBlock + 1, bytea(page.after?.address ?? '0x'), page.limit],
+  );
+  const hex = rows[0]?.bytes?.slice(2) ?? '';
+  const lastBlock = rows[0]?.last_block ?? null;
+  return {
+    hex,
+    count: hex.length / ADDRESS_HEX_DIGITS,
+    last: lastBlock === null ? null : { firstBlock: Number(lastBlock), address: `0x${hex.slice(-ADDRESS_HEX_DIGITS)}` },
+  };
 }
 
 /** Which of `addresses` are known on the network. */
@@ -94,7 +124,12 @@ export async function resetBackfill(db: Queryable, chainId: number): Promise<voi
   );
 }
 
-/** A reorg removed the blocks above: addresses first seen there are seen again when re-indexed. */
+/**
+ * A reorg removed the blocks above: addresses first seen there are seen again when re-indexed. The
+ * stored filter's through_block comes down with them, in the same transaction, so that what the
+ * re-indexed blocks make known is read at the next start whatever the stored bits hold.
+ */
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
   await db.query(`delete from known_addresses where chain_id = $1 and first_block > $2`, [chainId, blockNumber]);
+  await knownAddressFilters.lowerThroughBlock(db, chainId, blockNumber);
 }
