@@ -35,6 +35,17 @@ export type SimChainOptions = {
   host?: string;
   logTimestamps?: boolean;
   cacheLogs?: number;
+  /**
+   * A round-trip time added to every HTTP request (ms): the answer leaves this long after the
+   * request arrived, as a hosted node's answers reach a client across a network. 0 (default): none.
+   */
+  rttMs?: number;
+  /**
+   * Materialize the blocks available at start (and their JSON) before serving, kept in memory:
+   * every transaction (`all`) or bundle transactions only (`bundles`). For benches, whose history
+   * must be served faster than opscan reads it; start-up then takes the generator's time.
+   */
+  precompute?: 'all' | 'bundles';
 };
 
 export type SimChainStats = {
@@ -77,8 +88,11 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     cacheLogs: options.cacheLogs,
   });
   const blockTimeMs = options.blockTimeMs ?? profile.blockTimeMs;
+  const rttMs = options.rttMs ?? 0;
+  if (!Number.isFinite(rttMs) || rttMs < 0) throw new Error(`rttMs: a non-negative number of milliseconds expected, got ${rttMs}`);
   const fromBlock = options.fromBlock ?? profile.defaultFromBlock;
   let head = blockTimeMs === 0 && options.toBlock !== undefined ? options.toBlock : fromBlock + Math.max(1, options.blocks ?? 1) - 1;
+  if (options.precompute) model.precompute(fromBlock, head, options.precompute);
   const methods = createMethods(model, { current: () => head }, plan);
 
   const stats: SimChainStats = {
@@ -105,7 +119,7 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
   const subscriptions = new Map<string, (message: string) => void>();
   let nextSubscription = 1;
 
-  const answer = (req: JsonRequest, socket?: WsConnection): unknown => {
+  const answer = (req: JsonRequest, socket?: WsConnection): Record<string, unknown> => {
     const id = req?.id ?? null;
     if (!req || typeof req !== 'object' || typeof req.method !== 'string')
       return { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } };
@@ -141,6 +155,12 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     }
   };
 
+  /** One answer's JSON, its result from the model's cached text (what a history serves twice is serialised once). */
+  const encode = (response: Record<string, unknown>): string =>
+    'result' in response
+      ? `{"jsonrpc":"2.0","id":${JSON.stringify(response.id) ?? 'null'},"result":${model.json(response.result)}}`
+      : JSON.stringify(response);
+
   /** The body to send for one request body, and its HTTP status. */
   const respond = (body: string, socket?: WsConnection): { status: number; body: string } => {
     stats.requests++;
@@ -157,14 +177,14 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       stats.rateLimited++;
       return { status: 429, body: JSON.stringify(plan.rateLimitBody) };
     }
-    if (!list) return { status: 200, body: JSON.stringify(answer(parsed as JsonRequest, socket)) };
+    if (!list) return { status: 200, body: encode(answer(parsed as JsonRequest, socket)) };
     if (plan.batchCap === 0) return { status: 200, body: JSON.stringify(BATCH_REFUSAL) };
     if (plan.batchCap !== null && list.length > plan.batchCap) {
       return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: plan.batchError(list.length, plan.batchCap) }) };
     }
     if (list.length === 0)
       return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } }) };
-    return { status: 200, body: JSON.stringify(list.map((r) => answer(r, socket))) };
+    return { status: 200, body: `[${list.map((r) => encode(answer(r, socket))).join(',')}]` };
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -177,7 +197,9 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     req.on('end', () => {
       const out = respond(Buffer.concat(chunks).toString('utf8'));
       stats.bytesOut += Buffer.byteLength(out.body);
-      res.writeHead(out.status, { 'content-type': 'application/json' }).end(out.body);
+      const send = (): void => void res.writeHead(out.status, { 'content-type': 'application/json' }).end(out.body);
+      if (rttMs > 0) setTimeout(send, rttMs);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;
