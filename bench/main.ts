@@ -13,6 +13,7 @@ import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
 import { runFreshnessBench } from './freshness.js';
 import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
+import { historyOptionsFromEnv, runHistoryBench } from './history.js';
 import { runStorageBench } from './storage.js';
 
 const databaseUrl = process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || undefined;
@@ -36,6 +37,9 @@ const PARTS: Record<string, () => Promise<unknown>> = {
     }),
   // The chain simulator's networks (PostgreSQL only); sizes from BENCH_CHAINS_* (bench/chains.ts).
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
+  // A network's history at its density through 0, 50 and 200 ms RTT beside its bare fetch, and the
+  // time to the head of every network (PostgreSQL only); sizes from BENCH_HISTORY_* (bench/history.ts).
+  history: () => runHistoryBench(historyOptionsFromEnv(databaseUrl)),
   // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
   // BENCH_STORAGE_OPS (default 300,1000): sizes in ops; BENCH_STORAGE_CHAIN: realistic (default) or a
   // chain simulator profile (base, …); BENCH_STORAGE_PREVIOUS: the previous release's commit.

@@ -38,6 +38,7 @@ export type SimChainOptions = {
   /**
    * A round-trip time added to every HTTP request (ms): the answer leaves this long after the
    * request arrived, as a hosted node's answers reach a client across a network. 0 (default): none.
+   * A request to the path `/rtt/MS` gets MS instead.
    */
   rttMs?: number;
   /**
@@ -198,7 +199,8 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       const out = respond(Buffer.concat(chunks).toString('utf8'));
       stats.bytesOut += Buffer.byteLength(out.body);
       const send = (): void => void res.writeHead(out.status, { 'content-type': 'application/json' }).end(out.body);
-      if (rttMs > 0) setTimeout(send, rttMs);
+      const rtt = rttOfPath(req.url) ?? rttMs;
+      if (rtt > 0) setTimeout(send, rtt);
       else send();
     });
   });
@@ -270,6 +272,15 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The round trip a request's path asks for (`/rtt/MS`), else null: one simulator, its history
+ * precomputed once, serves clients at several distances (a bench's 0, 50 and 200 ms runs).
+ */
+function rttOfPath(path: string | undefined): number | null {
+  const ms = /^\/rtt\/(\d{1,5})\/?$/.exec(path ?? '')?.[1];
+  return ms === undefined ? null : Number(ms);
 }
 
 /** One WebSocket connection: unmasks client frames, answers pings, sends unmasked text frames. */
