@@ -117,6 +117,9 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     return windowCalls > plan.callsPerSecond;
   };
 
+  /** The text of answers that never change once given (see answerKey), oldest first. */
+  const answered = new Map<string, JsonText>();
+
   const subscriptions = new Map<string, (message: string) => void>();
   let nextSubscription = 1;
 
@@ -144,7 +147,15 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       }
       const handler = methods.get(req.method);
       if (!handler) throw RpcError.of(methodNotFound(req.method));
-      return { jsonrpc: '2.0', id, result: handler(params) ?? null };
+      const key = answerKey(req.method, params);
+      const known = key === null ? undefined : answered.get(key);
+      if (known !== undefined) return { jsonrpc: '2.0', id, result: known };
+      const result = handler(params) ?? null;
+      if (key === null || result === null) return { jsonrpc: '2.0', id, result };
+      const text = new JsonText(model.json(result));
+      answered.set(key, text);
+      if (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value!);
+      return { jsonrpc: '2.0', id, result: text };
     } catch (err) {
       if (err instanceof RpcError)
         return {
@@ -159,7 +170,7 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
   /** One answer's JSON, its result from the model's cached text (what a history serves twice is serialised once). */
   const encode = (response: Record<string, unknown>): string =>
     'result' in response
-      ? `{"jsonrpc":"2.0","id":${JSON.stringify(response.id) ?? 'null'},"result":${model.json(response.result)}}`
+      ? `{"jsonrpc":"2.0","id":${JSON.stringify(response.id) ?? 'null'},"result":${response.result instanceof JsonText ? response.result.text : model.json(response.result)}}`
       : JSON.stringify(response);
 
   /** The body to send for one request body, and its HTTP status. */
@@ -272,6 +283,35 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** An answer's JSON text, kept. */
+class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** Answers kept by answerKey: about 100 MB of a Base history's receipts and transactions. */
+const ANSWERS_KEPT = 200_000;
+
+/** Methods whose answer, once not null, is the same for the same parameters (the simulator has no reorgs). */
+const FIXED_ANSWERS = new Set([
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+]);
+
+/**
+ * The key of an answer that cannot change: a block, its receipts, a transaction or a receipt asked
+ * by hex number or hash (not by a tag such as latest, which moves with the head). Null otherwise.
+ * A history's receipts are asked again by every run of a bench: served from their text, without
+ * validating and locating the hash again.
+ */
+function answerKey(method: string, params: unknown[]): string | null {
+  if (!FIXED_ANSWERS.has(method) || typeof params[0] !== 'string' || !params[0].startsWith('0x') || params.length > 2) return null;
+  if (params.length === 2 && typeof params[1] !== 'boolean') return null;
+  return `${method} ${params[0].toLowerCase()} ${params[1] === true}`;
 }
 
 /**
