@@ -255,6 +255,12 @@ describe('simchain', function () {
       const t1 = performance.now();
       await Promise.all([0, 1, 2, 3].map((i) => post(far.url, header(FROM + i))));
       expect(performance.now() - t1, 'four requests at once').to.be.below(RTT * 3);
+      const t2 = performance.now();
+      await post(`${far.url}/rtt/0`, header(FROM));
+      expect(performance.now() - t2, 'a request to /rtt/0').to.be.below(RTT);
+      const t3 = performance.now();
+      await post(`${chain.url}/rtt/${RTT}`, header(FROM));
+      expect(performance.now() - t3, `a request to /rtt/${RTT} of a near chain`).to.be.at.least(RTT);
       // The precomputed chain (cached JSON) answers what the chain generating on demand answers, twice alike.
       for (let i = 0; i < 4; i++) {
         const answer = (await post(far.url, body(FROM + i))).json;
