@@ -232,11 +232,19 @@ export type TimeToHead = {
   blocks: number;
   /** At the profile's measured rate through 50 ms RTT (the nearest measured RTT), INDEXER_TRANSFERS=ops and known. */
   hours: { ops: number | null; known: number | null };
-  /** The whole history's calls by method (ops), and Alchemy compute units (ops, known). */
+  /** The whole history's calls by method (ops; eth_call left out, see perBlock), and Alchemy compute units (ops, known). */
   history: { callsByMethod: Record<string, number>; computeUnits: Bill };
   /** A day at the head (null: a stopped testnet). eth_call left out: the head runs' token metadata reads of a fresh start. */
   perDayAtHead: { calls: number; computeUnits: number } | null;
 };
+
+/**
+ * A run's calls per block that scale with the blocks: eth_call (token metadata, once per token: a
+ * short run's hundreds of new tokens, a long history's few thousand) and the subscription are left out.
+ */
+function perBlock(rate: MeasuredRate | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(rate?.callsPerBlock ?? {}).filter(([m]) => m !== 'eth_call' && m !== 'eth_subscribe'));
+}
 
 export function timeToHead(rates: MeasuredRate[]): TimeToHead[] {
   const heads = headCallsPerBlock();
@@ -249,8 +257,8 @@ export function timeToHead(rates: MeasuredRate[]): TimeToHead[] {
     const ops = rateOf(e.profile, 'ops');
     const known = rateOf(e.profile, 'known');
     const hours = (r: MeasuredRate | undefined) => (r ? Math.round((blocks / r.blocksPerSecond / 3600) * 10) / 10 : null);
-    const callsByMethod = Object.fromEntries(Object.entries(ops?.callsPerBlock ?? {}).map(([m, n]) => [m, Math.round(n * blocks)]));
-    const cu = (r: MeasuredRate | undefined) => (r ? Math.round(computeUnits(r.callsPerBlock) * blocks) : null);
+    const callsByMethod = Object.fromEntries(Object.entries(perBlock(ops)).map(([m, n]) => [m, Math.round(n * blocks)]));
+    const cu = (r: MeasuredRate | undefined) => (r ? Math.round(computeUnits(perBlock(r)) * blocks) : null);
     const head = heads[e.profile];
     const lastEra = e.eras.at(-1)!;
     const blocksPerDay = 86_400 / lastEra.blockTimeS;

@@ -18,6 +18,7 @@
  * v0.6 deployment (headEstimates.ts), at its profile's measured rate, and the RPC bill of that
  * history and of a day at the head.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { CANONICAL_ENTRYPOINTS, findNetworkByChainId, type EntryPointVersion } from '../shared/networks.js';
 import { createLogger } from '../shared/log.js';
 import { findProfile } from '../simchain/profiles.js';
@@ -43,19 +44,24 @@ export type HistoryBenchOptions = {
   transfers?: Array<'ops' | 'known'>;
   /** BENCH_HISTORY_BLOCKS (default 1000,300): blocks of an ops and of a known history (arbitrum's 8× as many: its blocks are that much thinner). */
   blocks?: { ops: number; known: number };
-  /** BENCH_HISTORY_REPEATS (default 3 for base, 1 for the others): runs of each pair; figures are medians. */
+  /** BENCH_HISTORY_REPEATS (default 2 for base, 1 for the others): runs of each pair; figures are medians (of two: their mean). */
   repeats?: number;
 };
 
 type Transfers = 'ops' | 'known';
 
 const DATABASE = 'opscan_bench_history';
+/** The runs measured so far (bench/out is ignored by git). */
+const PARTIAL_FILE = new URL('./out/history-partial.json', import.meta.url);
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-history' });
 
 type BareRun = { seconds: number; cpuSeconds: number; simulatorCpuSeconds: number };
 
 /** The bare fetch of [fromBlock, head] through `url`: fetchRange, ranges in flight as the indexer's memory bound allows. */
-async function bareFetch(sim: SimProcess, url: string, fromBlock: number, head: number, transfers: Transfers): Promise<BareRun> {
+async function bareFetch(
+  sim: SimProcess,
+  { url, fromBlock, head, transfers }: { url: string; fromBlock: number; head: number; transfers: Transfers },
+): Promise<BareRun> {
   const tuning = DEFAULT_TUNING;
   const rpc = new RpcClient({ urls: [url], log, batchSize: tuning.rpcBatchSize, concurrency: tuning.rpcConcurrency });
   const entryPoints = new Map(Object.entries(CANONICAL_ENTRYPOINTS).map(([v, a]) => [a.toLowerCase(), v as EntryPointVersion]));
@@ -118,12 +124,9 @@ type BackfillRun = {
 
 /** The indexer as the Procfile runs it, from `fromBlock` to the simulator's (fixed) head through `url`. */
 async function backfill(
-  args: string[],
-  databaseUrl: string,
+  { args, databaseUrl }: { args: string[]; databaseUrl: string },
   sim: SimProcess,
-  url: string,
-  fromBlock: number,
-  transfers: Transfers,
+  { url, fromBlock, transfers }: { url: string; fromBlock: number; transfers: Transfers },
 ): Promise<BackfillRun> {
   const store = await freshStore(databaseUrl, DATABASE);
   const db = await connect(store);
@@ -207,10 +210,11 @@ export async function runHistoryBench(options: HistoryBenchOptions): Promise<Rec
   const args = procfile.args('indexer');
   const say = (text: string) => process.stderr.write(`[history] ${text}\n`);
   const runs: HistoryFigures[] = [];
+  mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
   try {
     for (const name of profiles) {
       const profile = findProfile(name);
-      const repeats = options.repeats ?? (name === 'base' ? 3 : 1);
+      const repeats = options.repeats ?? (name === 'base' ? 2 : 1);
       for (const transfers of settings) {
         const blocks = (options.blocks ?? { ops: 1000, known: 300 })[transfers] * (profile.blockTimeMs < 1000 ? 8 : 1);
         const head = profile.defaultFromBlock;
@@ -230,8 +234,8 @@ export async function runHistoryBench(options: HistoryBenchOptions): Promise<Rec
             const pairs: Array<{ bare: BareRun; run: BackfillRun }> = [];
             for (let i = 0; i < repeats; i++) {
               say(`${name} ${transfers} RTT ${rttMs} ms, run ${i + 1}/${repeats}`);
-              const bare = await bareFetch(sim, url, fromBlock, head, transfers);
-              const run = await backfill(args, options.databaseUrl, sim, url, fromBlock, transfers);
+              const bare = await bareFetch(sim, { url, fromBlock, head, transfers });
+              const run = await backfill({ args, databaseUrl: options.databaseUrl }, sim, { url, fromBlock, transfers });
               pairs.push({ bare, run });
             }
             const seconds = median(pairs.map((p) => p.run.seconds));
@@ -263,6 +267,8 @@ export async function runHistoryBench(options: HistoryBenchOptions): Promise<Rec
               computeUnitsPerBlock: round(computeUnits(last.byMethod) / blocks, 1),
               complaints: last.complaints,
             });
+            // Written as it goes: a long run cut short still leaves what it measured.
+            writeFileSync(PARTIAL_FILE, JSON.stringify({ date: new Date().toISOString(), runs }, null, 1));
             const r = runs.at(-1)!;
             say(
               `  ${r.blocksPerSecond} blocks/s, ${r.opsPerSecond} ops/s, ${r.toBareFetch}× bare fetch, ${r.toLoopback}× loopback, simulator headroom ${r.simulatorHeadroom}×`,
