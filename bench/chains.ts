@@ -91,7 +91,7 @@ const DATABASE = process.env.BENCH_CHAINS_DATABASE ?? 'opscan_bench_chains';
 // ---------------------------------------------------------------------------------------------
 // The simulator in its own process
 
-type SimProcess = {
+export type SimProcess = {
   pid: number;
   url: string;
   wsUrl: string;
@@ -105,7 +105,7 @@ type SimProcess = {
   stop(): Promise<void>;
 };
 
-async function startSim(options: SimChainOptions & { profile: string }): Promise<SimProcess> {
+export async function startSim(options: SimChainOptions & { profile: string }): Promise<SimProcess> {
   return (await startSimProcess([options]))[0]!;
 }
 
@@ -183,7 +183,7 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, ask: () => 
 
 type LogEntry = { level?: number; msg?: string; [key: string]: unknown };
 
-type IndexerProcess = {
+export type IndexerProcess = {
   pid: number;
   /** The first entry logged with this message, and when (ms after the process was spawned). */
   logged(msg: string): Promise<{ entry: LogEntry; ms: number }>;
@@ -199,7 +199,7 @@ type Followed = { sim: SimProcess; startBlock: number };
 const INDEXER_VARIABLES =
   /^(NETWORKS|DEFAULT_NETWORK|INDEXER_|RPC_URL_|RPC_WS_URL_|START_BLOCK_|FINALITY_DEPTH_|ENTRYPOINTS_|METRICS_PORT|LOG_)/;
 
-function startIndexer(args: string[], store: Store, followed: Followed[], settings: Record<string, string> = {}): IndexerProcess {
+export function startIndexer(args: string[], store: Store, followed: Followed[], settings: Record<string, string> = {}): IndexerProcess {
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !INDEXER_VARIABLES.test(key)));
   Object.assign(
     env,
@@ -249,7 +249,7 @@ function startIndexer(args: string[], store: Store, followed: Followed[], settin
 // Reading where the indexer stands and what it cost
 
 /** A connection to the run's database for the bench's own reads. */
-async function connect(store: Store): Promise<pg.Client> {
+export async function connect(store: Store): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: store.env.DATABASE_URL });
   await client.connect();
   return client;
@@ -261,7 +261,7 @@ async function indexedBlock(db: pg.Client, chainId: number): Promise<number | nu
 }
 
 /** Resolves once the indexer has indexed `block` on every network, or rejects after `timeoutMs`. */
-async function reached(
+export async function reached(
   db: pg.Client,
   targets: Array<{ chainId: number; block: () => number }>,
   indexer: IndexerProcess,
@@ -287,7 +287,7 @@ async function reached(
  * beside it); a backend that exits between two samples loses its last slice (the indexer keeps its
  * pool open, so few do); the server's shared work (WAL writer, checkpoints) is not in it.
  */
-class DatabaseCpu {
+export class DatabaseCpu {
   private readonly at = new Map<number, { first: number; last: number }>();
   private started = false;
 
@@ -327,7 +327,7 @@ const percentile = (values: number[], p: number): number => {
 };
 
 const callsOf = (stats: SimChainStats): number => stats.calls;
-const delta = (after: SimChainStats, before: SimChainStats) => ({
+export const delta = (after: SimChainStats, before: SimChainStats) => ({
   calls: callsOf(after) - callsOf(before),
   bytes: after.bytesOut - before.bytesOut,
   byMethod: Object.fromEntries(

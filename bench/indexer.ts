@@ -15,7 +15,9 @@
  *    (memory growing with the length of a range would show there);
  *  - both again through a proxy that holds every request REMOTE_RTT_MS (a hosted node): on
  *    loopback the node answers almost for free, so that pair shows whether the backfill is bounded
- *    by the fetch once fetching costs what it costs in production.
+ *    by the fetch once fetching costs what it costs in production; and through FAR_RTT_MS (a
+ *    provider an ocean away), where the ranges in flight must hide the latency (aim: ≤ 1.3× the
+ *    loopback backfill).
  * Each figure is the median of its runs, each ratio the median of the per-repeat ratios.
  *
  * Beside the times, where the CPU went (Linux, bench/processCpu.ts): the indexer's, the whole
@@ -38,6 +40,7 @@ import { generate, startDevnet, type Devnet } from '../devnet/index.js';
 import { DEFAULT_TUNING, type IndexerTuning } from '../indexer/index.js';
 import { RpcClient } from '../indexer/sync/rpcClient.js';
 import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
+import { PrefetchDepth } from '../indexer/sync/prefetchDepth.js';
 import { TOPICS } from '../indexer/decode/abi.js';
 import { parentPid, postgresCpuSeconds, processCpuSeconds } from './processCpu.js';
 import { ROOT, buildProcfile } from './procfile.js';
@@ -49,6 +52,8 @@ const GENERATE_CHUNK_OPS = 2_000;
 
 /** Round trip added per HTTP request in the "remote node" runs. */
 const REMOTE_RTT_MS = 20;
+/** And in the "far node" runs: a hosted provider across an ocean (the peers' latency benchmarks use 200 ms). */
+const FAR_RTT_MS = 200;
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
@@ -74,6 +79,7 @@ async function bareFetch(
   const cpuAtStart = { fetcher: process.cpuUsage(), node: processCpuSeconds(nodePid) };
   const fetchRange = async (fromBlock: number, toBlock: number): Promise<number> => {
     const logs = await fetchLogs(rpc, { fromBlock, toBlock, addresses: entryPoints }, estimator);
+    depth.fetched(logs.length);
     const txs = [...new Set(logs.filter((l) => l.topics[0] === TOPICS.beforeExecution).map((l) => l.transactionHash))];
     const answers = await rpc.batch<{ hash?: string; logs?: unknown }>(
       txs.flatMap((h) => [
@@ -84,16 +90,21 @@ async function bareFetch(
     );
     return answers.length / 2;
   };
+  // As many ranges in flight as the indexer's own rule allows (PrefetchDepth: it grows while the
+  // consumer waits, up to the memory bound); here the consumer always waits.
+  const depth = new PrefetchDepth({ min: tuning.prefetchRanges, max: tuning.maxPrefetchRanges, logsInFlight: tuning.prefetchLogsInFlight });
   const queue: Array<Promise<number>> = [];
   let next = 0;
   let transactions = 0;
   while (next <= head || queue.length > 0) {
-    while (queue.length < tuning.prefetchRanges && next <= head) {
+    while (queue.length < depth.current && next <= head) {
       const to = Math.min(head, next + estimator.size - 1);
       queue.push(fetchRange(next, to));
       next = to + 1;
     }
+    const t0 = performance.now();
     transactions += await queue.shift()!;
+    depth.waited(performance.now() - t0);
   }
   const fetcher = process.cpuUsage(cpuAtStart.fetcher);
   return {
@@ -326,6 +337,7 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
   const indexer = { args: procfile.args('indexer') };
   const devnet = await startDevnet();
   const proxy = await startLatencyProxy(devnet.rpcUrl, REMOTE_RTT_MS / 2);
+  const farProxy = await startLatencyProxy(devnet.rpcUrl, FAR_RTT_MS / 2);
   try {
     const generatedAt = performance.now();
     await generateOps(devnet, options.ops);
@@ -341,6 +353,8 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       remoteBackfill: [] as BackfillRun[],
       opsOnly: [] as BackfillRun[],
       remoteOpsOnly: [] as BackfillRun[],
+      farBare: [] as BareFetchRun[],
+      farBackfill: [] as BackfillRun[],
     };
     // The default (INDEXER_TRANSFERS=known) against ops: what reading the chain's token logs costs.
     const chain = { entryPoints, head, nodePid: devnet.pid };
@@ -353,8 +367,10 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       runs.remoteBare.push(await bareFetch(proxy.url, chain, DEFAULT_TUNING));
       runs.remoteBackfill.push(await backfill(indexer.args, proxy.url, options.databaseUrl, known));
       runs.remoteOpsOnly.push(await backfill(indexer.args, proxy.url, options.databaseUrl, opsOnly));
+      runs.farBare.push(await bareFetch(farProxy.url, chain, DEFAULT_TUNING));
+      runs.farBackfill.push(await backfill(indexer.args, farProxy.url, options.databaseUrl, known));
     }
-    for (const run of [...runs.backfill, ...runs.remoteBackfill, ...runs.opsOnly, ...runs.remoteOpsOnly])
+    for (const run of [...runs.backfill, ...runs.remoteBackfill, ...runs.opsOnly, ...runs.remoteOpsOnly, ...runs.farBackfill])
       if (run.userOps !== ops) throw new Error(`indexed ${run.userOps} of ${ops} ops`);
 
     const seconds = (list: Array<{ seconds: number }>) => list.map((r) => r.seconds);
@@ -394,6 +410,11 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       remoteBareFetchSeconds: round(median(seconds(runs.remoteBare))),
       remoteBackfillSeconds: round(median(seconds(runs.remoteBackfill))),
       remoteBackfillToBareFetch: ratio(runs.remoteBackfill, runs.remoteBare),
+      // Through 200 ms: against its bare fetch, and against the loopback backfill (aim ≤ 1.3).
+      farBareFetchSeconds: round(median(seconds(runs.farBare))),
+      farBackfillSeconds: round(median(seconds(runs.farBackfill))),
+      farBackfillToBareFetch: ratio(runs.farBackfill, runs.farBare),
+      farBackfillToLoopback: round(median(runs.farBackfill.map((r, i) => r.seconds / runs.backfill[i]!.seconds))),
       cores,
       backfillCpuSeconds: backfillCpu,
       bareFetchCpuSeconds: bareFetchCpu,
@@ -418,6 +439,7 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
       transfers: 'known (default) against ops',
       indexerCommand: `node ${indexer.args.slice(0, -1).join(' ')} dist/indexer/main.js`,
       remoteRttMs: REMOTE_RTT_MS,
+      farRttMs: FAR_RTT_MS,
       repeats,
       bundles: devnet.truth.bundles.length,
       blocks: head + 1,
@@ -429,12 +451,15 @@ export async function runIndexerBench(options: IndexerBenchOptions): Promise<Rec
         remoteBackfillSeconds: seconds(runs.remoteBackfill).map((s) => round(s)),
         opsOnlyBackfillSeconds: seconds(runs.opsOnly).map((s) => round(s)),
         remoteOpsOnlyBackfillSeconds: seconds(runs.remoteOpsOnly).map((s) => round(s)),
+        farBareFetchSeconds: seconds(runs.farBare).map((s) => round(s)),
+        farBackfillSeconds: seconds(runs.farBackfill).map((s) => round(s)),
         peakRssMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.peakRssMb),
         rssAtStartMb: [...runs.backfill, ...runs.remoteBackfill].map((r) => r.startRssMb),
       },
     };
   } finally {
     await proxy.stop();
+    await farProxy.stop();
     await devnet.stop();
     procfile.cleanup();
   }

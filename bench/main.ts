@@ -13,6 +13,7 @@ import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
 import { runFreshnessBench } from './freshness.js';
 import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
+import { historyOptionsFromEnv, runHistoryBench } from './history.js';
 import { runStorageBench } from './storage.js';
 import { runStartupBench } from './startup.js';
 
@@ -39,6 +40,9 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   chains: () => runChainsBench(chainsOptionsFromEnv(databaseUrl)),
   // Time to the banner of `npm start`: first and second start, both demo modes; BENCH_STARTUP_RUNS (default 3).
   startup: () => runStartupBench({ runs: Number(process.env.BENCH_STARTUP_RUNS ?? 3) }),
+  // A network's history at its density through 0, 50 and 200 ms RTT beside its bare fetch, and the
+  // time to the head of every network (PostgreSQL only); sizes from BENCH_HISTORY_* (bench/history.ts).
+  history: () => runHistoryBench(historyOptionsFromEnv(databaseUrl)),
   // Bytes per op per table and index, the previous release against this tree (PostgreSQL only);
   // BENCH_STORAGE_OPS (default 300,1000): sizes in ops; BENCH_STORAGE_CHAIN: realistic (default) or a
   // chain simulator profile (base, …); BENCH_STORAGE_PREVIOUS: the previous release's commit.

@@ -24,8 +24,12 @@ export type IndexerTuning = {
   maxLogRange: number;
   /** EntryPoint logs per range the range size aims at (bounds batch size and memory). */
   targetLogsPerRange: number;
-  /** Ranges fetched ahead of the one being written. */
+  /** Ranges fetched ahead of the one being written, at least (the depth grows to hide latency: PrefetchDepth). */
   prefetchRanges: number;
+  /** Ranges fetched ahead at most, however far the provider is. */
+  maxPrefetchRanges: number;
+  /** Raw logs (EntryPoint and token logs) the ranges fetched ahead may hold together: bounds their memory. */
+  prefetchLogsInFlight: number;
   /** Batches written at once: the next one's base rows go in while the previous one commits. */
   concurrentWrites: number;
   /** How often the repair pass retries the ops left trace_needed (a node that could not trace). */
@@ -78,6 +82,8 @@ export const DEFAULT_TUNING: IndexerTuning = {
   maxLogRange: 10_000,
   targetLogsPerRange: 1_000,
   prefetchRanges: 3,
+  maxPrefetchRanges: 32,
+  prefetchLogsInFlight: 60_000,
   concurrentWrites: 2,
   traceRepairIntervalMs: 10 * 60_000,
   traceRepairBatch: 50,

@@ -24,7 +24,9 @@ export type ChainOptions = {
 /** eth_getLogs' filter, parsed: lower-case addresses, positional topics (null: any). */
 export type LogFilter = { fromBlock: number; toBlock: number; addresses: Set<string> | null; topics: Array<Set<string> | null> };
 
-type BlockEntry = { sk: Skeleton; txs: Array<SimTx | undefined>; weight: number };
+type BlockEntry = { sk: Skeleton; txs: Array<SimTx | undefined>; weight: number; headers: [Header?, Header?] };
+
+type Header = Record<string, unknown>;
 
 const EMPTY_UNCLES = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 
@@ -37,9 +39,15 @@ export class SimChainModel {
   private readonly entryPointSet: Set<string>;
   private readonly blocks = new Map<number, BlockEntry>();
   private weight = 0;
-  private readonly maxWeight: number;
+  private maxWeight: number;
   /** Blocks and transactions materialized (a cache miss each), for stats. */
   readonly counters = { skeletons: 0, transactions: 0 };
+  /**
+   * The JSON text of what the cache holds (headers, transactions, receipts, logs), made the first
+   * time it is served: a history read twice, or a header asked for by several ranges, is
+   * serialised once. Weak: what the cache evicts takes its text with it.
+   */
+  private readonly texts = new WeakMap<object, string>();
 
   constructor(options: ChainOptions) {
     this.profile = options.profile;
@@ -52,7 +60,9 @@ export class SimChainModel {
       'v0.7': CANONICAL_ENTRYPOINTS['v0.7'],
       'v0.8': CANONICAL_ENTRYPOINTS['v0.8'],
     };
-    this.entryPointSet = new Set(Object.values(this.entryPoints));
+    // Every canonical EntryPoint, v0.9 too (none of its bundles are made, but opscan asks for its
+    // logs): a filter of EntryPoints only reads bundle slots, never the filler's ~1,000 logs a block.
+    this.entryPointSet = new Set(Object.values(CANONICAL_ENTRYPOINTS));
   }
 
   get chainId(): number {
@@ -68,7 +78,7 @@ export class SimChainModel {
     }
     this.counters.skeletons++;
     const sk = this.plan.skeleton(n);
-    e = { sk, txs: new Array<SimTx | undefined>(sk.slots.length), weight: 1 };
+    e = { sk, txs: new Array<SimTx | undefined>(sk.slots.length), weight: 1, headers: [] };
     this.blocks.set(n, e);
     this.weight += 1;
     this.evict(n);
@@ -114,7 +124,45 @@ export class SimChainModel {
     return at.index < this.skeleton(at.block).slots.length ? at : null;
   }
 
-  header(n: number, full: boolean): Record<string, unknown> {
+  /** The header of block n (with its transactions when `full`): the same object while the block is cached. */
+  header(n: number, full: boolean): Header {
+    const e = this.entry(n);
+    return (e.headers[full ? 1 : 0] ??= this.makeHeader(n, full));
+  }
+
+  /**
+   * The JSON text of an answer: the objects this model made (headers, transactions, receipts,
+   * logs) from their cached text, arrays element by element, anything else by JSON.stringify.
+   */
+  json(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map((v) => this.json(v)).join(',')}]`;
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    let text = this.texts.get(value);
+    if (text === undefined) this.texts.set(value, (text = JSON.stringify(value)));
+    return text;
+  }
+
+  /**
+   * Materializes blocks [from, to] and their JSON ahead of serving, kept whatever cacheLogs says:
+   * every transaction (`all`), or only bundle transactions (`bundles`: what INDEXER_TRANSFERS=ops
+   * reads). A bench's history is then served from memory, at the cost of the generator's time up front.
+   */
+  precompute(from: number, to: number, what: 'all' | 'bundles'): void {
+    this.maxWeight = Infinity;
+    for (let n = from; n <= to; n++) {
+      const e = this.entry(n);
+      this.json(this.header(n, false));
+      e.sk.slots.forEach((slot, i) => {
+        if (what === 'bundles' && slot.kind !== 'bundle') return;
+        const tx = this.transaction(n, i);
+        this.json(tx.tx);
+        this.json(tx.receipt);
+        for (const log of tx.receipt.logs) this.json(log);
+      });
+    }
+  }
+
+  private makeHeader(n: number, full: boolean): Header {
     const sk = this.skeleton(n);
     const seed = this.seed;
     const gasLimit = sk.gasUsed * 2n > 30_000_000n ? sk.gasUsed * 2n : 30_000_000n;

@@ -1,6 +1,6 @@
 /**
  * npm run simchain -- --profile base --from-block 25000000 [--blocks K] [--block-time-ms MS | --fast --to-block N]
- *   [--plan unlimited|infura|alchemy|quicknode|public|tiny] [--accounts N] [--seed S] [--port P]
+ *   [--plan unlimited|infura|alchemy|quicknode|public|tiny] [--rtt MS] [--accounts N] [--seed S] [--port P]
  * Prints the URLs it serves and runs until killed.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +19,7 @@ const USAGE = `usage: npm run simchain -- [options]
   --fast               same as --block-time-ms 0
   --to-block N         with a fixed head: the head
   --plan NAME          ${Object.keys(PLANS).join(', ')}; default unlimited
+  --rtt MS             round-trip time added to every HTTP request (a hosted node's distance); default 0
   --accounts N         established smart accounts (default: the profile's)
   --seed S             chain seed (default 1)
   --port P             0 for a free port (default 8545)
@@ -45,6 +46,7 @@ try {
       fast: { type: 'boolean' },
       'to-block': { type: 'string' },
       plan: { type: 'string' },
+      rtt: { type: 'string' },
       accounts: { type: 'string' },
       seed: { type: 'string' },
       port: { type: 'string' },
@@ -70,6 +72,7 @@ try {
     toBlock: integer('to-block', str('to-block')),
     blockTimeMs: values.fast ? 0 : integer('block-time-ms', str('block-time-ms')),
     plan: str('plan'),
+    rttMs: integer('rtt', str('rtt')),
     accounts: integer('accounts', str('accounts')),
     seed: integer('seed', str('seed')),
     port: integer('port', str('port')) ?? 8545,

@@ -35,6 +35,18 @@ export type SimChainOptions = {
   host?: string;
   logTimestamps?: boolean;
   cacheLogs?: number;
+  /**
+   * A round-trip time added to every HTTP request (ms): the answer leaves this long after the
+   * request arrived, as a hosted node's answers reach a client across a network. 0 (default): none.
+   * A request to the path `/rtt/MS` gets MS instead.
+   */
+  rttMs?: number;
+  /**
+   * Materialize the blocks available at start (and their JSON) before serving, kept in memory:
+   * every transaction (`all`) or bundle transactions only (`bundles`). For benches, whose history
+   * must be served faster than opscan reads it; start-up then takes the generator's time.
+   */
+  precompute?: 'all' | 'bundles';
 };
 
 export type SimChainStats = {
@@ -77,8 +89,11 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     cacheLogs: options.cacheLogs,
   });
   const blockTimeMs = options.blockTimeMs ?? profile.blockTimeMs;
+  const rttMs = options.rttMs ?? 0;
+  if (!Number.isFinite(rttMs) || rttMs < 0) throw new Error(`rttMs: a non-negative number of milliseconds expected, got ${rttMs}`);
   const fromBlock = options.fromBlock ?? profile.defaultFromBlock;
   let head = blockTimeMs === 0 && options.toBlock !== undefined ? options.toBlock : fromBlock + Math.max(1, options.blocks ?? 1) - 1;
+  if (options.precompute) model.precompute(fromBlock, head, options.precompute);
   const methods = createMethods(model, { current: () => head }, plan);
 
   const stats: SimChainStats = {
@@ -102,10 +117,13 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     return windowCalls > plan.callsPerSecond;
   };
 
+  /** The text of answers that never change once given (see answerKey), oldest first. */
+  const answered = new Map<string, JsonText>();
+
   const subscriptions = new Map<string, (message: string) => void>();
   let nextSubscription = 1;
 
-  const answer = (req: JsonRequest, socket?: WsConnection): unknown => {
+  const answer = (req: JsonRequest, socket?: WsConnection): Record<string, unknown> => {
     const id = req?.id ?? null;
     if (!req || typeof req !== 'object' || typeof req.method !== 'string')
       return { jsonrpc: '2.0', id, error: { code: -32600, message: 'invalid request' } };
@@ -129,7 +147,15 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       }
       const handler = methods.get(req.method);
       if (!handler) throw RpcError.of(methodNotFound(req.method));
-      return { jsonrpc: '2.0', id, result: handler(params) ?? null };
+      const key = answerKey(req.method, params);
+      const known = key === null ? undefined : answered.get(key);
+      if (known !== undefined) return { jsonrpc: '2.0', id, result: known };
+      const result = handler(params) ?? null;
+      if (key === null || result === null) return { jsonrpc: '2.0', id, result };
+      const text = new JsonText(model.json(result));
+      answered.set(key, text);
+      if (answered.size > ANSWERS_KEPT) answered.delete(answered.keys().next().value!);
+      return { jsonrpc: '2.0', id, result: text };
     } catch (err) {
       if (err instanceof RpcError)
         return {
@@ -140,6 +166,12 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       return { jsonrpc: '2.0', id, error: { code: -32603, message: `internal error: ${(err as Error).message}` } };
     }
   };
+
+  /** One answer's JSON, its result from the model's cached text (what a history serves twice is serialised once). */
+  const encode = (response: Record<string, unknown>): string =>
+    'result' in response
+      ? `{"jsonrpc":"2.0","id":${JSON.stringify(response.id) ?? 'null'},"result":${response.result instanceof JsonText ? response.result.text : model.json(response.result)}}`
+      : JSON.stringify(response);
 
   /** The body to send for one request body, and its HTTP status. */
   const respond = (body: string, socket?: WsConnection): { status: number; body: string } => {
@@ -157,14 +189,14 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       stats.rateLimited++;
       return { status: 429, body: JSON.stringify(plan.rateLimitBody) };
     }
-    if (!list) return { status: 200, body: JSON.stringify(answer(parsed as JsonRequest, socket)) };
+    if (!list) return { status: 200, body: encode(answer(parsed as JsonRequest, socket)) };
     if (plan.batchCap === 0) return { status: 200, body: JSON.stringify(BATCH_REFUSAL) };
     if (plan.batchCap !== null && list.length > plan.batchCap) {
       return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: plan.batchError(list.length, plan.batchCap) }) };
     }
     if (list.length === 0)
       return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } }) };
-    return { status: 200, body: JSON.stringify(list.map((r) => answer(r, socket))) };
+    return { status: 200, body: `[${list.map((r) => encode(answer(r, socket))).join(',')}]` };
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -177,7 +209,10 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     req.on('end', () => {
       const out = respond(Buffer.concat(chunks).toString('utf8'));
       stats.bytesOut += Buffer.byteLength(out.body);
-      res.writeHead(out.status, { 'content-type': 'application/json' }).end(out.body);
+      const send = (): void => void res.writeHead(out.status, { 'content-type': 'application/json' }).end(out.body);
+      const rtt = rttOfPath(req.url) ?? rttMs;
+      if (rtt > 0) setTimeout(send, rtt);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -248,6 +283,44 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** An answer's JSON text, kept. */
+class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** Answers kept by answerKey: about 100 MB of a Base history's receipts and transactions. */
+const ANSWERS_KEPT = 200_000;
+
+/** Methods whose answer, once not null, is the same for the same parameters (the simulator has no reorgs). */
+const FIXED_ANSWERS = new Set([
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+]);
+
+/**
+ * The key of an answer that cannot change: a block, its receipts, a transaction or a receipt asked
+ * by hex number or hash (not by a tag such as latest, which moves with the head). Null otherwise.
+ * A history's receipts are asked again by every run of a bench: served from their text, without
+ * validating and locating the hash again.
+ */
+function answerKey(method: string, params: unknown[]): string | null {
+  if (!FIXED_ANSWERS.has(method) || typeof params[0] !== 'string' || !params[0].startsWith('0x') || params.length > 2) return null;
+  if (params.length === 2 && typeof params[1] !== 'boolean') return null;
+  return `${method} ${params[0].toLowerCase()} ${params[1] === true}`;
+}
+
+/**
+ * The round trip a request's path asks for (`/rtt/MS`), else null: one simulator, its history
+ * precomputed once, serves clients at several distances (a bench's 0, 50 and 200 ms runs).
+ */
+function rttOfPath(path: string | undefined): number | null {
+  const ms = /^\/rtt\/(\d{1,5})\/?$/.exec(path ?? '')?.[1];
+  return ms === undefined ? null : Number(ms);
 }
 
 /** One WebSocket connection: unmasks client frames, answers pings, sends unmasked text frames. */

@@ -178,6 +178,11 @@ export async function fetchRange(
 ): Promise<RawRange> {
   const { fromBlock, toBlock } = range;
   const [lastBefore] = await fetchHeaders(source.rpc, [toBlock]);
+  // The token logs (INDEXER_TRANSFERS=known) are asked for with the EntryPoint logs: one round trip, not two.
+  const allTokenLogs = source.tokenLogs
+    ? fetchLogs(source.rpc, { fromBlock, toBlock, topics: [TOKEN_TOPICS] }, source.tokenLogs.estimator)
+    : Promise.resolve([]);
+  allTokenLogs.catch(() => undefined); // awaited below, after the EntryPoint logs
   // Logs without a transaction (zkSync-style system logs) cannot belong to a bundle: skipped.
   const logs = (await fetchLogs(source.rpc, { fromBlock, toBlock, addresses: [...source.entryPoints.keys()] }, source.estimator)).filter(
     (log) => {
@@ -205,10 +210,9 @@ export async function fetchRange(
   // Token logs outside bundle transactions; the times of blocks where a party may be known.
   let tokenLogs: RpcLog[] | undefined;
   if (source.tokenLogs) {
-    const { estimator, mayBeKnown } = source.tokenLogs;
+    const { mayBeKnown } = source.tokenLogs;
     const seenHere = entryPointParties(logs);
-    const all = await fetchLogs(source.rpc, { fromBlock, toBlock, topics: [TOKEN_TOPICS] }, estimator);
-    tokenLogs = all.filter((l) => l.transactionHash !== ZERO_HASH && !bundleTxs.has(l.transactionHash));
+    tokenLogs = (await allTokenLogs).filter((l) => l.transactionHash !== ZERO_HASH && !bundleTxs.has(l.transactionHash));
     for (const log of tokenLogs) {
       const n = hexToNumber(log.blockNumber);
       const seen = blockHashes.get(n);

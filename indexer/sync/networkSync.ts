@@ -26,6 +26,7 @@ import { nameAccounts, type NamingMemory } from './nameAccounts.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
 import { KnownAddressSet } from './knownAddressSet.js';
+import { PrefetchDepth } from './prefetchDepth.js';
 import { chainHashes, findCommonAncestor } from './findCommonAncestor.js';
 import { findStartBlock } from './findStartBlock.js';
 import { repairTraceNeeded } from './repairTraceNeeded.js';
@@ -282,15 +283,26 @@ export class NetworkSync {
   private async indexRange(from: number, head: number, shouldStop: () => boolean): Promise<void> {
     const windowFrom = head - this.network.finalityDepth - this.tuning.reorgMarginBlocks;
     const progress = new Progress(this.log, from, head);
+    const depth = new PrefetchDepth({
+      min: this.tuning.prefetchRanges,
+      max: this.tuning.maxPrefetchRanges,
+      logsInFlight: this.tuning.prefetchLogsInFlight,
+    });
+    let rateLimited = this.rpc.stats.rateLimited;
     const queue: Array<{ toBlock: number; decoded: Promise<{ batch: DecodedBatch; fetchedAt: number; decodedAt: number }> }> = [];
     let next = from;
     let previous: Promise<unknown> = Promise.resolve();
+    /** Tokens a range ahead is describing: its batch stores them, and commits first. */
+    const describing = new Set<string>();
     const plan = (): void => {
       const toBlock = Math.min(head, next + this.source.estimator.size - 1);
       // Fetched ahead, decoded in chain order as soon as it and the range before are in: only the
       // (smaller) rows wait in the queue, never the raw answers. In order, because a range's token
       // logs are kept for the addresses known by then, those of the ranges before included.
-      const fetched = this.fetch({ fromBlock: next, toBlock, windowFrom });
+      const fetched = this.fetch({ fromBlock: next, toBlock, windowFrom }).then((raw) => {
+        depth.fetched(raw.entryPointLogs.length + (raw.tokenLogs?.length ?? 0));
+        return raw;
+      });
       const decoded = Promise.all([fetched, previous]).then(async ([raw]) => {
         let knownTransfers: KnownTransfers | undefined;
         if (this.tuning.transfers === 'known') {
@@ -304,22 +316,33 @@ export class NetworkSync {
         return { batch, fetchedAt, decodedAt: performance.now() };
       });
       previous = decoded.catch(() => undefined);
-      decoded.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
-      queue.push({ toBlock, decoded });
+      // New tokens' metadata is read as soon as the range is decoded, beside the other ranges'
+      // fetches (not on the writer's path, where it would cost a round trip per range).
+      const described = decoded.then(async (d) => {
+        d.batch.tokenMetadata = await this.newTokenMetadata(d.batch, describing);
+        return d;
+      });
+      described.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
+      queue.push({ toBlock, decoded: described });
       next = toBlock + 1;
     };
-    // The stages overlap: ranges are fetched and decoded ahead, and two writes run at once
-    // (persistBatch orders their commits). Memory is bounded by prefetchRanges + concurrentWrites
-    // batches of at most targetLogsPerRange EntryPoint logs each.
+    // The stages overlap: ranges are fetched and decoded ahead, as many in flight as hide the
+    // provider's latency (PrefetchDepth), and two writes run at once (persistBatch orders their
+    // commits). Memory is bounded by the raw logs in flight (prefetchLogsInFlight) and
+    // concurrentWrites batches of at most targetLogsPerRange EntryPoint logs each.
     const writes: Array<Promise<void>> = [];
     try {
       while ((next <= head || queue.length > 0) && !shouldStop()) {
-        while (queue.length < this.tuning.prefetchRanges && next <= head) plan();
+        if (this.rpc.stats.rateLimited > rateLimited) {
+          rateLimited = this.rpc.stats.rateLimited;
+          depth.rateLimited();
+        }
+        while (queue.length < depth.current && next <= head) plan();
         const { toBlock, decoded } = queue.shift()!;
         const t0 = performance.now();
         const { batch, fetchedAt, decodedAt } = await decoded;
         const t1 = performance.now();
-        batch.tokenMetadata = await this.newTokenMetadata(batch);
+        depth.waited(t1 - t0);
         const t2 = performance.now();
         if (writes.length >= this.tuning.concurrentWrites) await writes.shift();
         const t3 = performance.now();
@@ -361,8 +384,10 @@ export class NetworkSync {
     }
   }
 
-  private async newTokenMetadata(batch: DecodedBatch): Promise<DecodedBatch['tokenMetadata']> {
-    const unseen = batch.tokens.filter((t) => !this.knownTokens.has(t.address));
+  /** Metadata of the batch's tokens neither stored nor being described for a range before (`describing`, which it joins). */
+  private async newTokenMetadata(batch: DecodedBatch, describing: Set<string>): Promise<DecodedBatch['tokenMetadata']> {
+    const unseen = batch.tokens.filter((t) => !this.knownTokens.has(t.address) && !describing.has(t.address));
+    for (const t of unseen) describing.add(t.address);
     if (unseen.length === 0) return [];
     const stored = await tokens.listKnown(
       this.db,

@@ -39,7 +39,8 @@ export type RpcClientOptions = {
   maxRetryDelayMs?: number;
 };
 
-export type RpcStats = { calls: number; httpRequests: number; failedHttpRequests: number; retriedCalls: number };
+/** Counters; `rateLimited`: refusals for the pace of calls (HTTP 429 or a rate-limit error). */
+export type RpcStats = { calls: number; httpRequests: number; failedHttpRequests: number; retriedCalls: number; rateLimited: number };
 
 type Response = { id?: unknown; result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
 
@@ -49,7 +50,7 @@ function isFinal(e: RpcCallError): boolean {
 }
 
 export class RpcClient {
-  readonly stats: RpcStats = { calls: 0, httpRequests: 0, failedHttpRequests: 0, retriedCalls: 0 };
+  readonly stats: RpcStats = { calls: 0, httpRequests: 0, failedHttpRequests: 0, retriedCalls: 0, rateLimited: 0 };
   private current = 0;
   private nextId = 1;
   private batchSize: number;
@@ -178,6 +179,7 @@ export class RpcClient {
 
   /** The endpoint refused calls for their pace: send slower (said once at warn, then at debug). */
   private slowDown(retryAfter?: number): void {
+    this.stats.rateLimited++;
     const pace = this.pace.refused(retryAfter);
     if (pace === null) return;
     const level = this.paceWarned ? 'debug' : 'warn';

@@ -231,6 +231,53 @@ describe('simchain', function () {
     });
   });
 
+  it('adds its round-trip time to every HTTP request, requests in flight overlapping, and serves a precomputed history byte for byte', async () => {
+    // Long enough that this machine's scheduling (a loaded 2-core VM) stays well inside the margins.
+    const RTT = 300;
+    const far = await startSimChain({
+      profile: 'base',
+      fromBlock: FROM,
+      blocks: 4,
+      blockTimeMs: 0,
+      accounts: 5_000,
+      rttMs: RTT,
+      precompute: 'all',
+    });
+    try {
+      const body = (n: number) => [
+        { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [hex(n), true] },
+        { jsonrpc: '2.0', id: 2, method: 'eth_getLogs', params: [{ fromBlock: hex(n), toBlock: hex(n) }] },
+        { jsonrpc: '2.0', id: 3, method: 'eth_getBlockReceipts', params: [hex(n)] },
+      ];
+      const header = (n: number) => ({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: [hex(n), false] });
+      const t0 = performance.now();
+      await post(far.url, header(FROM));
+      expect(performance.now() - t0, 'one request').to.be.at.least(RTT);
+      const t1 = performance.now();
+      await Promise.all([0, 1, 2, 3].map((i) => post(far.url, header(FROM + i))));
+      expect(performance.now() - t1, 'four requests at once: less than four round trips one after the other').to.be.below(RTT * 4);
+      const t2 = performance.now();
+      await post(`${far.url}/rtt/0`, header(FROM));
+      expect(performance.now() - t2, 'a request to /rtt/0').to.be.below(RTT);
+      const t3 = performance.now();
+      await post(`${chain.url}/rtt/${RTT}`, header(FROM));
+      expect(performance.now() - t3, `a request to /rtt/${RTT} of a near chain`).to.be.at.least(RTT);
+      // The precomputed chain (cached JSON) answers what the chain generating on demand answers, twice alike.
+      for (let i = 0; i < 4; i++) {
+        const answer = (await post(far.url, body(FROM + i))).json;
+        expect(answer).to.deep.equal((await post(chain.url, body(FROM + i))).json);
+        expect((await post(far.url, body(FROM + i))).json).to.deep.equal(answer);
+      }
+      const refused = await startSimChain({ profile: 'base', rttMs: -1 }).then(
+        (c) => c.close().then(() => null),
+        (err: Error) => err.message,
+      );
+      expect(refused).to.match(/rttMs/);
+    } finally {
+      await far.close();
+    }
+  });
+
   it('announces new heads over WebSocket', async () => {
     const live = await startSimChain({ profile: 'arbitrum', blocks: 1, blockTimeMs: 50, accounts: 5_000 });
     const ws = new WebSocket(live.wsUrl);
