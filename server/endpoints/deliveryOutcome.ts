@@ -16,9 +16,11 @@ const POLL_MS = 50;
 export async function waitForAttempt(db: Queryable, deliveryId: string, after: number): Promise<WebhookDelivery> {
   const deadline = Date.now() + WAIT_FOR_ATTEMPT_MS;
   for (;;) {
+    // Attempts first: the dispatcher logs an attempt and settles its delivery in one transaction, so
+    // a delivery read after the attempt shows that attempt's outcome (read before, it may be stale).
+    const attempts = await webhookAttempts.listByDeliveries(db, [deliveryId]);
     const delivery = await webhookDeliveries.findById(db, deliveryId);
     if (!delivery) throw new AppError('NOT_FOUND', `Delivery ${deliveryId} vanished (webhook deleted?)`);
-    const attempts = await webhookAttempts.listByDeliveries(db, [deliveryId]);
     if (attempts.some((a) => a.attempt > after) || Date.now() >= deadline) return webhookDeliveries.toDeliveryModel(delivery, attempts);
     await sleep(POLL_MS);
   }
