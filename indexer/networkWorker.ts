@@ -9,7 +9,7 @@ import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDb } from '../shared/db/client.js';
 import { createLogger } from '../shared/log.js';
-import { indexerMetrics } from './metrics.js';
+import { indexerMetrics, type MetricsEvent } from './metrics.js';
 import { WORKER_BEAT_MS, type FromWorker, type NetworkWorkerData, type ToWorker, type WorkerUsage } from './networkWorkerProtocol.js';
 import { runNetwork } from './runNetwork.js';
 
@@ -42,7 +42,21 @@ function usage(): WorkerUsage {
   };
 }
 
-indexerMetrics.forwardTo((event) => post({ kind: 'metrics', event }));
+// Counts go to the supervisor in batches: one message per call made (16 a Base block) cost the
+// thread ~2.5 % of its CPU in postMessage alone.
+const METRICS_FLUSH_MS = 100;
+let pendingMetrics: MetricsEvent[] = [];
+let metricsTimer: NodeJS.Timeout | undefined;
+const flushMetrics = (): void => {
+  clearTimeout(metricsTimer);
+  metricsTimer = undefined;
+  if (pendingMetrics.length > 0) post({ kind: 'metrics', events: pendingMetrics });
+  pendingMetrics = [];
+};
+indexerMetrics.forwardTo((event) => {
+  pendingMetrics.push(event);
+  metricsTimer ??= setTimeout(flushMetrics, METRICS_FLUSH_MS);
+});
 const log = createLogger({ level: data.log.level, name: 'indexer', format: data.log.format });
 const db = await createDb({
   databaseUrl: data.databaseUrl,
@@ -71,5 +85,8 @@ port.on('message', (message: ToWorker) => {
   void runner
     .stop()
     .then(() => db.close())
-    .finally(() => post({ kind: 'stopped' }));
+    .finally(() => {
+      flushMetrics();
+      post({ kind: 'stopped' });
+    });
 });

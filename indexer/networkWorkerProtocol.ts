@@ -36,7 +36,7 @@ export type WorkerUsage = {
 
 export type FromWorker =
   | { kind: 'beat'; usage: WorkerUsage }
-  | { kind: 'metrics'; event: MetricsEvent }
+  | { kind: 'metrics'; events: MetricsEvent[] }
   /** The runner has stopped and the worker's database sessions are closed: it may be ended. */
   | { kind: 'stopped' };
 

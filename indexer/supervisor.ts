@@ -129,7 +129,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
             outageSince = null;
             failures = 0;
           }
-        } else if (message.kind === 'metrics') indexerMetrics.record(message.event);
+        } else if (message.kind === 'metrics') for (const event of message.events) indexerMetrics.record(event);
         else stopped();
       });
       w.on('error', (err: Error & { code?: string }) => {

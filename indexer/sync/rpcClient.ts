@@ -12,6 +12,7 @@ import { RetryableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { indexerMetrics } from '../metrics.js';
 import { CallRateLimiter, retryAfterMs } from './callRateLimiter.js';
+import { postJson } from './jsonRpcHttp.js';
 import {
   RpcCallError,
   isBatchLimitError,
@@ -189,16 +190,11 @@ export class RpcClient {
 
   private async post(body: unknown): Promise<Response[]> {
     this.stats.httpRequests++;
-    const res = await fetch(this.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = bodyText(Buffer.from(await res.arrayBuffer()));
+    const res = await postJson(this.url, JSON.stringify(body), this.timeoutMs);
     if (res.status === 413) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
-    if (res.status === 429) this.slowDown(retryAfterMs(res.headers.get('retry-after')));
-    if (!res.ok) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);
+    if (res.status === 429) this.slowDown(retryAfterMs(res.retryAfter));
+    if (res.status < 200 || res.status > 299) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);
+    const text = bodyText(res.body);
     const json: unknown = JSON.parse(text);
     if (Array.isArray(json)) return json as Response[];
     if (json && typeof json === 'object') {

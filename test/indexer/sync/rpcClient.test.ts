@@ -1,10 +1,12 @@
 /**
  * How RpcClient reads an answer's bytes: a node's answers are ASCII (hex) but for the odd text a
  * provider writes itself (a revert reason, a localized error message), which must arrive intact
- * whatever way the body was cut into packets. A local HTTP server stands in for such a provider.
+ * whatever way the body was cut into packets. And what its HTTP exchange does with a provider
+ * that never answers, cuts an answer off, or asks for a slower pace. A local HTTP server stands
+ * in for such a provider.
  */
 import { expect } from 'chai';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcClient } from '../../../indexer/sync/rpcClient.js';
 import { RpcCallError } from '../../../indexer/sync/rpcErrors.js';
@@ -65,5 +67,62 @@ describe('sync/RpcClient answers', () => {
     );
     expect(err).to.be.instanceOf(RpcCallError);
     expect((err as RpcCallError).message).to.equal('eth_call: execution reverted: sólo el dueño ✗ (code 3)');
+  });
+});
+
+describe('sync/RpcClient over HTTP', () => {
+  const servers: Server[] = [];
+  after(() => servers.forEach((s) => s.close()));
+  /** A provider whose n-th request (from 1) is handled by `handle(n, res, calls)`. */
+  const provider = async (handle: (n: number, res: ServerResponse, calls: Array<{ id: number }>) => void): Promise<string> => {
+    let n = 0;
+    const server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => handle(++n, res, [JSON.parse(text)].flat() as Array<{ id: number }>));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const answer = (res: ServerResponse, calls: Array<{ id: number }>) =>
+    res.end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' }))));
+
+  it('gives up on a provider that never answers after its timeout, and asks again', async () => {
+    const url = await provider((n, res, calls) => (n === 1 ? undefined : answer(res, calls)));
+    const rpc = new RpcClient({ urls: [url], log: quietLogger(), timeoutMs: 200, minRetryDelayMs: 1 });
+    const started = performance.now();
+    expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
+    expect(performance.now() - started).to.be.within(190, 3_000);
+    expect(rpc.stats).to.include({ httpRequests: 2, failedHttpRequests: 1 });
+  });
+
+  it('asks again when an answer is cut off mid-body', async () => {
+    const url = await provider((n, res, calls) => {
+      if (n > 1) {
+        answer(res, calls);
+        return;
+      }
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('[{"jsonrpc":"2.0"');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const rpc = new RpcClient({ urls: [url], log: quietLogger(), minRetryDelayMs: 1 });
+    expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
+    expect(rpc.stats).to.include({ httpRequests: 2, failedHttpRequests: 1 });
+  });
+
+  it('reads Retry-After of a 429 as the pace to keep', async () => {
+    const url = await provider((n, res, calls) => {
+      if (n > 1) {
+        answer(res, calls);
+        return;
+      }
+      res.writeHead(429, { 'retry-after': '0' });
+      res.end('{"error":"slow down"}');
+    });
+    const rpc = new RpcClient({ urls: [url], log: quietLogger(), minRetryDelayMs: 1 });
+    expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
+    expect(rpc.stats).to.include({ httpRequests: 2, rateLimited: 1 });
   });
 });
