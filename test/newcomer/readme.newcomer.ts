@@ -17,7 +17,16 @@ import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
 import { isPortFree } from '../helpers/freePort.js';
-import { copyTree, newcomerEnv, npmCi, processesFrom, removeTree, runInTerminal, type TerminalRun } from './support/newcomer.js';
+import {
+  copyTree,
+  killProcessesFrom,
+  newcomerEnv,
+  npmCi,
+  processesFrom,
+  removeTree,
+  runInTerminal,
+  type TerminalRun,
+} from './support/newcomer.js';
 
 const URL_BASE = 'http://127.0.0.1:3000';
 const BANNER_WAIT_MS = 300_000;
@@ -60,11 +69,12 @@ async function withStart(
     expect(left, 'processes left 15 s after Ctrl-C').to.deep.equal([]);
     expect(run.lines().filter((l) => ERROR_LINE.test(l))).to.deep.equal([]);
   } catch (err) {
+    // A new error: mocha prints an assertion's message only up to its ": expected", and the lines are the point.
     const last = run.lines().slice(-40).join('\n');
-    (err as Error).message += `\n--- npm start's last 40 lines ---\n${last}`;
-    throw err;
+    throw new Error(`${(err as Error).message}\n--- npm start's last 40 lines ---\n${last}`, { cause: err });
   } finally {
     run.child.kill('SIGKILL');
+    killProcessesFrom(dir);
   }
 }
 

@@ -116,8 +116,8 @@ export function processesFrom(dir: string): string[] {
   return found;
 }
 
-/** Removes the copy (and kills anything of it still running, so a failed test leaves nothing behind). */
-export function removeTree(dir: string): void {
+/** Kills anything of the copy still running (a failed start must not hold the port for the next). */
+export function killProcessesFrom(dir: string): void {
   for (const p of processesFrom(dir)) {
     try {
       process.kill(Number(p.split(' ')[0]), 'SIGKILL');
@@ -125,5 +125,10 @@ export function removeTree(dir: string): void {
       // Already gone.
     }
   }
+}
+
+/** Removes the copy (and kills anything of it still running, so a failed test leaves nothing behind). */
+export function removeTree(dir: string): void {
+  killProcessesFrom(dir);
   rmSync(dir, { recursive: true, force: true });
 }
