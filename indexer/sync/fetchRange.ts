@@ -177,7 +177,10 @@ export async function fetchRange(
   range: { fromBlock: number; toBlock: number; windowFrom: number },
 ): Promise<RawRange> {
   const { fromBlock, toBlock } = range;
-  const [lastBefore] = await fetchHeaders(source.rpc, [toBlock]);
+  // Within the reorg window the range's last header is read first: read again after the logs, a
+  // different hash says a reorg ran meanwhile. Below it blocks are final, and a backfill through a
+  // provider's round trip does not wait for that read.
+  const lastBefore = toBlock >= range.windowFrom ? (await fetchHeaders(source.rpc, [toBlock]))[0]! : null;
   // The token logs (INDEXER_TRANSFERS=known) are asked for with the EntryPoint logs: one round trip, not two.
   const allTokenLogs = source.tokenLogs
     ? fetchLogs(source.rpc, { fromBlock, toBlock, topics: [TOKEN_TOPICS] }, source.tokenLogs.estimator)
@@ -238,7 +241,7 @@ export async function fetchRange(
     blockTimes.set(h.number, blockTimes.get(h.number) ?? h.timestamp);
   }
   const last = fetched.headers.get(toBlock)!;
-  if (last.hash !== lastBefore!.hash) throw new InconsistentRangeError(`block ${toBlock} changed while its range was fetched`);
+  if (lastBefore && last.hash !== lastBefore.hash) throw new InconsistentRangeError(`block ${toBlock} changed while its range was fetched`);
 
   const rawTxs: RawBundleTx[] = txHashes.map((h) => {
     const receipt = fetched.receipts.get(h)!;

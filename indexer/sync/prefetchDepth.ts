@@ -4,9 +4,11 @@
  * 50–200 ms the writer would wait for every range unless enough of them are on their way: by
  * Little's law, as many as a fetch's latency holds ranges the writer gets through. That latency is
  * not known in advance (it is the provider's distance and load), so the depth is learned from what
- * the provider answers: one more range whenever the writer had to wait for one, half as many when
- * the provider refused calls for their pace (more in flight would only queue behind the learned
- * calls-per-second pace), and never more than the raw logs the memory budget allows in flight.
+ * the provider answers, as TCP learns its window: twice as many ranges whenever the writer had to
+ * wait for one until the provider first refuses calls for their pace (a backfill through 200 ms
+ * reaches the depth it needs within a few ranges, not a few dozen), one more a wait after that,
+ * half as many at each refusal (more in flight would only queue behind the learned calls-per-second
+ * pace), and never more than the raw logs the memory budget allows in flight.
  */
 
 export type PrefetchDepthOptions = {
@@ -25,6 +27,8 @@ export class PrefetchDepth {
   private depth: number;
   /** Raw logs per range, a moving average of the ranges fetched (0: none yet). */
   private logsPerRange = 0;
+  /** The provider has refused calls for their pace: growth is one range at a time from then on. */
+  private refused = false;
 
   constructor(private readonly options: PrefetchDepthOptions) {
     this.depth = Math.max(1, options.min);
@@ -41,13 +45,17 @@ export class PrefetchDepth {
     this.logsPerRange = this.logsPerRange === 0 ? logs : this.logsPerRange * 0.8 + logs * 0.2;
   }
 
-  /** The writer waited `ms` for the next range: the fetch is behind, one more goes out. */
+  /** The writer waited `ms` for the next range: the fetch is behind, more go out. */
   waited(ms: number): void {
-    if (ms >= STARVED_MS) this.depth = Math.min(this.options.max, this.depth + 1);
+    if (ms < STARVED_MS) return;
+    // Grown from what is in flight (the memory bound may hold it below the depth reached).
+    const from = Math.min(this.depth, this.current);
+    this.depth = Math.min(this.options.max, this.refused ? from + 1 : from * 2);
   }
 
   /** The provider refused calls for their pace since the last look: half as many in flight. */
   rateLimited(): void {
+    this.refused = true;
     this.depth = Math.max(Math.max(1, this.options.min), Math.floor(this.depth / 2));
   }
 }
