@@ -101,6 +101,7 @@ export async function startSharedIndexer(deps: {
     | 'networks'
     | 'INDEXER_NETWORKS'
     | 'INDEXER_NETWORK_HEAP_MB'
+    | 'INDEXER_NETWORK_YOUNG_MB'
     | 'INDEXER_POLL_INTERVAL_MS'
     | 'INDEXER_TRACES'
     | 'INDEXER_TRANSFERS'
@@ -123,6 +124,7 @@ export async function startSharedIndexer(deps: {
   const supervisor = startSupervisor({
     log,
     heapMb: config.INDEXER_NETWORK_HEAP_MB,
+    youngMb: config.INDEXER_NETWORK_YOUNG_MB,
     ...deps.supervision,
     worker: {
       databaseUrl,

@@ -25,6 +25,8 @@ export type SupervisorOptions = {
   worker: Omit<NetworkWorkerData, 'network'>;
   /** INDEXER_NETWORK_HEAP_MB: each worker's V8 old-generation limit. */
   heapMb: number;
+  /** INDEXER_NETWORK_YOUNG_MB: each worker's V8 young generation (0: V8's own choice). */
+  youngMb: number;
   /** A worker silent this long is taken for hung and ended (default 30 s). */
   hangMs?: number;
   /** How long a new worker may take to say it is alive the first time (default 5 min). */
@@ -113,7 +115,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       const w = new Worker(WORKER_SCRIPT.script, {
         eval: WORKER_SCRIPT.eval,
         workerData: data,
-        resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+        resourceLimits: {
+          maxOldGenerationSizeMb: options.heapMb,
+          ...(options.youngMb > 0 ? { maxYoungGenerationSizeMb: options.youngMb } : {}),
+        },
       });
       worker = w;
       startedAt = Date.now();

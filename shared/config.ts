@@ -239,6 +239,15 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .describe(
       'On PostgreSQL each network is indexed in a worker thread of its own: the V8 heap limit of each (MB). A worker that exhausts it is restarted with back-off; the other networks go on.',
     ),
+  INDEXER_NETWORK_YOUNG_MB: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_024)
+    .default(8)
+    .describe(
+      "Each network worker's V8 young generation (MB; 0 leaves it to V8). 8 keeps 21 networks in 921 MB where V8's choice took 1,150; V8's choice backfills a single busy network ~8 % faster (fewer, larger collections).",
+    ),
 });
 
 /** The webhook dispatcher process. */
