@@ -115,7 +115,8 @@ export function runNetwork(deps: {
           for (const w of served) w.resolve();
         } catch (err) {
           // An outage is logged once by the database client; the pass runs again once it is over.
-          if (isDatabaseUnavailable(err)) log.debug({ err }, 'indexing pass cut by a database outage');
+          if (stopped) log.debug({ err }, 'indexing pass ended by the stop');
+          else if (isDatabaseUnavailable(err)) log.debug({ err }, 'indexing pass cut by a database outage');
           else log.error({ err }, 'indexing pass failed; retrying on the next poll or head');
           for (const w of served) w.reject(err);
         }
@@ -185,6 +186,9 @@ export function runNetwork(deps: {
     },
     async stop() {
       stopped = true;
+      // A pass's RPC retries end at once: a node that went away first (Ctrl-C stops the demo chain
+      // with the indexer) would hold the stop for the whole retry schedule (~16 s).
+      sync.stop();
       wake();
       await loop;
     },

@@ -14,9 +14,13 @@ const agents = {
 
 export type HttpAnswer = { status: number; retryAfter: string | null; body: Buffer };
 
-/** POSTs `body` to `url`; rejects on a network error or when the whole exchange outlasts `timeoutMs`. */
-export function postJson(url: string, body: string, timeoutMs: number): Promise<HttpAnswer> {
+/**
+ * POSTs `body` to `url`; rejects on a network error, when the whole exchange outlasts `timeoutMs`,
+ * or when `signal` aborts (the request is abandoned).
+ */
+export function postJson(url: string, body: string, timeoutMs: number, signal?: AbortSignal): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
     const target = new URL(url);
     const transport = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : null;
     if (!transport) return reject(new Error(`unsupported JSON-RPC URL protocol ${target.protocol}`));
@@ -26,6 +30,9 @@ export function postJson(url: string, body: string, timeoutMs: number): Promise<
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     });
     const timer = setTimeout(() => request.destroy(new Error(`no JSON-RPC answer within ${timeoutMs} ms`)), timeoutMs);
+    const abort = (): void => void request.destroy(signal!.reason as Error);
+    signal?.addEventListener('abort', abort, { once: true });
+    request.once('close', () => signal?.removeEventListener('abort', abort));
     request.once('error', (err) => {
       clearTimeout(timer);
       reject(err);

@@ -52,6 +52,9 @@ export class NetworkSync {
   /** What the account-naming passes learned: implementations' code hashes, whether the node keeps old state. */
   private readonly naming: NamingMemory = { codeHashes: new Map(), readAtLatest: false };
 
+  /** Aborted by stop(): the RPC calls of a pass in flight are no longer retried. */
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly db: Db,
     private readonly network: NetworkConfig,
@@ -69,6 +72,7 @@ export class NetworkSync {
       retries: tuning.rpcRetries,
       minRetryDelayMs: tuning.rpcMinRetryDelayMs,
       maxRetryDelayMs: tuning.rpcMaxRetryDelayMs,
+      signal: this.stopping.signal,
     });
     this.entryPoints = new Map(network.entryPoints.map((e) => [e.address.toLowerCase(), e.version]));
     this.source = {
@@ -103,6 +107,11 @@ export class NetworkSync {
 
   private get chainId(): number {
     return this.network.chainId;
+  }
+
+  /** Ends the RPC retries of a pass in flight (it fails at once); the sync is not used after. */
+  stop(): void {
+    this.stopping.abort(new Error('the indexer is stopping'));
   }
 
   async head(): Promise<number> {

@@ -38,6 +38,8 @@ export type RpcClientOptions = {
   retries?: number;
   minRetryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /** Once aborted (the indexer is stopping), calls are no longer retried and requests in flight are abandoned. */
+  signal?: AbortSignal;
 };
 
 /** Counters; `rateLimited`: refusals for the pace of calls (HTTP 429 or a rate-limit error). */
@@ -104,6 +106,7 @@ export class RpcClient {
         if (left > 0) throw new RetryableError(`${left} of ${requests.length} JSON-RPC calls unanswered`);
       },
       {
+        signal: this.options.signal,
         retries: this.options.retries ?? 8,
         minTimeout: this.options.minRetryDelayMs ?? 100,
         maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
@@ -190,7 +193,7 @@ export class RpcClient {
 
   private async post(body: unknown): Promise<Response[]> {
     this.stats.httpRequests++;
-    const res = await postJson(this.url, JSON.stringify(body), this.timeoutMs);
+    const res = await postJson(this.url, JSON.stringify(body), this.timeoutMs, this.options.signal);
     if (res.status === 413) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
     if (res.status === 429) this.slowDown(retryAfterMs(res.retryAfter));
     if (res.status < 200 || res.status > 299) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);
