@@ -2,7 +2,7 @@
  * How RpcClient reads an answer's bytes: a node's answers are ASCII (hex) but for the odd text a
  * provider writes itself (a revert reason, a localized error message), which must arrive intact
  * whatever way the body was cut into packets. And what its HTTP exchange does with a provider
- * that never answers, cuts an answer off, or asks for a slower pace. A local HTTP server stands
+ * that never answers, cuts an answer off, or refuses calls for their pace. A local HTTP server stands
  * in for such a provider.
  */
 import { expect } from 'chai';
@@ -73,23 +73,25 @@ describe('sync/RpcClient answers', () => {
 describe('sync/RpcClient over HTTP', () => {
   const servers: Server[] = [];
   after(() => servers.forEach((s) => s.close()));
-  /** A provider whose n-th request (from 1) is handled by `handle(n, res, calls)`. */
-  const provider = async (handle: (n: number, res: ServerResponse, calls: Array<{ id: number }>) => void): Promise<string> => {
+  /** A provider whose first request gets `first(res)` and every later one its answer. */
+  const provider = async (first: (res: ServerResponse) => void): Promise<string> => {
     let n = 0;
     const server = createServer((req, res) => {
       let text = '';
       req.on('data', (c: Buffer) => (text += c.toString()));
-      req.on('end', () => handle(++n, res, [JSON.parse(text)].flat() as Array<{ id: number }>));
+      req.on('end', () => {
+        if (++n === 1) return first(res);
+        const calls = [JSON.parse(text)].flat() as Array<{ id: number }>;
+        res.end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' }))));
+      });
     });
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
-  const answer = (res: ServerResponse, calls: Array<{ id: number }>) =>
-    res.end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' }))));
 
   it('gives up on a provider that never answers after its timeout, and asks again', async () => {
-    const url = await provider((n, res, calls) => (n === 1 ? undefined : answer(res, calls)));
+    const url = await provider(() => undefined);
     const rpc = new RpcClient({ urls: [url], log: quietLogger(), timeoutMs: 200, minRetryDelayMs: 1 });
     const started = performance.now();
     expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
@@ -98,11 +100,7 @@ describe('sync/RpcClient over HTTP', () => {
   });
 
   it('asks again when an answer is cut off mid-body', async () => {
-    const url = await provider((n, res, calls) => {
-      if (n > 1) {
-        answer(res, calls);
-        return;
-      }
+    const url = await provider((res) => {
       res.writeHead(200, { 'content-length': '1000' });
       res.write('[{"jsonrpc":"2.0"');
       setTimeout(() => res.destroy(), 10);
@@ -112,15 +110,8 @@ describe('sync/RpcClient over HTTP', () => {
     expect(rpc.stats).to.include({ httpRequests: 2, failedHttpRequests: 1 });
   });
 
-  it('reads Retry-After of a 429 as the pace to keep', async () => {
-    const url = await provider((n, res, calls) => {
-      if (n > 1) {
-        answer(res, calls);
-        return;
-      }
-      res.writeHead(429, { 'retry-after': '0' });
-      res.end('{"error":"slow down"}');
-    });
+  it('takes a 429 for a refused pace and asks again', async () => {
+    const url = await provider((res) => res.writeHead(429, { 'retry-after': '0' }).end('{"error":"slow down"}'));
     const rpc = new RpcClient({ urls: [url], log: quietLogger(), minRetryDelayMs: 1 });
     expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
     expect(rpc.stats).to.include({ httpRequests: 2, rateLimited: 1 });
