@@ -223,6 +223,9 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         l1Fee: null,
         firstLogIndex,
         logs: txLogs,
+        cumulativeGasUsed: gasUsed * BigInt(b + 1),
+        type: 2,
+        receiptRest: null,
       });
       batch.bundles.push({
         txHash,

@@ -89,19 +89,25 @@ export type Admission<A extends Access> = {
 };
 
 /**
+ * The key's part of admission, without counting the call: authenticates the caller (401, 403),
+ * checks the key's lifecycle and its scope for `capability` (403), and returns its plan. The key is
+ * on the context afterwards, even when it is refused, so that the refusal is metered under it.
+ */
+export async function authorize(ctx: Ctx, capability: ApiKeyScope): Promise<ApiPlan | null> {
+  const key = await identify(ctx, ctx.headers);
+  ctx.apiKey = key;
+  assertUsable(key);
+  assertScope(key, capability);
+  return key.planId === null ? null : planOf(ctx, key);
+}
+
+/**
  * Authenticates the caller when the endpoint asks for a key, checks the key's lifecycle and scope,
  * then counts the call against its limits. The key, once known, is on the context even when it is
  * refused, so that the refusal is metered under it.
  */
 export async function admit<A extends Access>(ctx: Ctx, rule: AccessRule & { auth?: A }): Promise<Admission<A>> {
-  let plan: ApiPlan | null = null;
-  if ((rule.auth ?? 'apiKey') === 'apiKey') {
-    const key = await identify(ctx, ctx.headers);
-    ctx.apiKey = key;
-    assertUsable(key);
-    assertScope(key, rule.capability ?? 'read');
-    if (key.planId !== null) plan = await planOf(ctx, key);
-  }
+  const plan = (rule.auth ?? 'apiKey') === 'apiKey' ? await authorize(ctx, rule.capability ?? 'read') : null;
   const subject = ctx.apiKey ? `key:${ctx.apiKey.id}` : `ip:${ctx.clientIp()}`;
   const counted = plan
     ? ctx.services.limiter.consume(subject, plan.rateLimitPerSecond, plan.burst)

@@ -16,6 +16,7 @@ import { errorHeaders, toAppError } from './http/errors.js';
 import { bodySizeGuard, MAX_BODY_BYTES, MAX_TRPC_BATCH, refuseDeepJson, trpcRequestGuard } from './http/requestGuards.js';
 import { contextOf, createRestRouter } from './rest/router.js';
 import { appRouter } from './trpc/router.js';
+import { createRpcRouter } from './rpc/routes.js';
 import { jiffyscanDialect } from './dialects/jiffyscan.js';
 import { specDialect } from './dialects/spec.js';
 
@@ -57,6 +58,8 @@ export function createApp(deps: Deps): express.Express {
   app.use(requestMetrics);
   app.use(corsMiddleware);
   app.use(bodySizeGuard);
+  // The ERC-4337 RPC reads its own body: JSON-RPC answers a body that is not JSON with its own error.
+  app.use('/rpc', createRpcRouter(deps));
   app.use(jsonBodyParser);
 
   app.use('/v0', createRestRouter(deps, specDialect));

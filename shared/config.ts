@@ -306,6 +306,12 @@ export const networkEnvSchema = z.object({
     .describe(
       'WebSocket JSON-RPC URL of the network: the indexer subscribes to newHeads there and indexes each block as it is announced (polling goes on as the fallback). Unset: the first ws:// or wss:// RPC_URL_<NETWORK>, else polling alone.',
     ),
+  BUNDLER_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "An ERC-4337 bundler's JSON-RPC URL for the network (it may carry the provider's key; it is never shown): /rpc/<network> forwards there the methods it does not answer from the index (eth_sendUserOperation, gas estimates, the bundler's own methods), and a read of an op not yet indexed. Unset: those methods answer -32601.",
+    ),
   START_BLOCK: z.coerce.number().int().min(0).optional().describe('First block to index.'),
   FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional().describe('Reorg window in blocks.'),
   ENTRYPOINTS: z
@@ -328,6 +334,8 @@ export type NetworkConfig = NetworkInfo & {
   rpcUrls: string[];
   /** Where the indexer subscribes to newHeads (RPC_WS_URL, else a ws:// RPC_URL); absent: polling alone. */
   wsUrl?: string;
+  /** BUNDLER_URL_<NETWORK>: where /rpc/<network> forwards what it does not answer (secret: never shown). */
+  bundlerUrl?: string;
   startBlock?: number;
   entryPoints: EntryPointConfig[];
 };
@@ -393,6 +401,7 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
       ...info,
       rpcUrls: rpcUrls.map(httpTwin),
       wsUrl: parsed.data.RPC_WS_URL ?? rpcUrls.find(isWebSocketUrl),
+      bundlerUrl: parsed.data.BUNDLER_URL,
       startBlock: parsed.data.START_BLOCK,
       finalityDepth: parsed.data.FINALITY_DEPTH ?? info.finalityDepth,
       entryPoints: [...canonical, ...extra.filter((e) => !canonical.some((c) => c.address === e.address))],

@@ -11,7 +11,7 @@ export const KEYS_USAGE = `usage: opscan keys create NAME [SETTINGS]            
        opscan keys rotate KEY [--grace-hours N]           issue a replacement (printed once, alone on the last line);
                                                           the old key works N hours more (default ${ops.DEFAULT_GRACE_HOURS})
        opscan keys revoke KEY                             revoke a key at once
-SETTINGS: --plan PLAN|none  --scopes read,webhooks,admin  --networks NAME,NAME|all
+SETTINGS: --plan PLAN|none  --scopes read,webhooks,admin,rpc  --networks NAME,NAME|all
           --expires DATE|never (ISO 8601)  --rate-limit N|default (requests per second without a plan)`;
 
 const SETTINGS = {

@@ -26,6 +26,8 @@ export type RpcReceipt = {
   status: string;
   gasUsed: string;
   effectiveGasPrice: string;
+  cumulativeGasUsed?: string;
+  type?: string;
   /** OP-stack L1 data fee, paid on top of gasUsed × effectiveGasPrice. */
   l1Fee?: string | null;
   logs: RpcLog[];

@@ -27,6 +27,7 @@ import { decodeRevertMessage } from './revertReason.js';
 import { delegatedAuthorities, hasEip7702InitCode } from './eip7702.js';
 import { transfersOf } from './transfers.js';
 import { logOwners, type TransactionLog } from '../../shared/db/tables/logs.js';
+import { receiptRest } from '../../shared/db/tables/bundleTransactions.js';
 
 export type DecodedTx = {
   bundleTx: DecodedBundleTx;
@@ -193,6 +194,9 @@ function toBundleTx(raw: RawBundleTx): DecodedBundleTx {
     fee: gasUsed * effectiveGasPrice + (l1Fee ?? 0n),
     l1Fee,
     ...receiptLogs(r),
+    cumulativeGasUsed: r.cumulativeGasUsed === undefined ? null : BigInt(r.cumulativeGasUsed),
+    type: r.type === undefined ? null : hexToNumber(r.type),
+    receiptRest: receiptRest(r),
   };
 }
 

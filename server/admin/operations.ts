@@ -93,7 +93,7 @@ const scopesInput = z
   .max(API_KEY_SCOPES.length * 2)
   .transform((scopes) => API_KEY_SCOPES.filter((s) => scopes.includes(s)))
   .describe(
-    `What the key may do: ${API_KEY_SCOPES.join(', ')} (read: the data API; webhooks: manage its webhooks; admin: operator endpoints).`,
+    `What the key may do: ${API_KEY_SCOPES.join(', ')} (read: the data API; webhooks: manage its webhooks; admin: operator endpoints; rpc: the ERC-4337 RPC at /rpc/<network>).`,
   );
 
 const networkNameInput = z

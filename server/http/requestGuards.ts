@@ -4,6 +4,7 @@ import type express from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { AppError } from '../../shared/errors.js';
 import { errorBody, HTTP_STATUS, trpcErrorData } from './errors.js';
+import { rpcErrorBody } from '../rpc/rpcErrors.js';
 
 /**
  * Limits checked before a request body or a tRPC input is parsed, so that what a caller sends is a
@@ -55,6 +56,7 @@ function trpcError(res: express.Response, error: AppError): void {
 /** The body of an error answered before routing, in the shape the path's clients read (tRPC, GraphQL, or REST). */
 function earlyErrorBody(req: express.Request, error: AppError): object {
   if (req.path.startsWith('/trpc/')) return trpcErrorBody(error);
+  if (req.path.startsWith('/rpc/')) return rpcErrorBody(error);
   if (/\/subgraphs\//.test(req.path)) return { errors: [{ message: error.message, extensions: { code: error.code } }] };
   return errorBody(error);
 }

@@ -1,8 +1,8 @@
 import type { Queryable } from '../client.js';
 import { updateById } from '../updateById.js';
 
-/** What a key may do: read the data API, manage its webhooks, call operator endpoints. */
-export const API_KEY_SCOPES = ['read', 'webhooks', 'admin'] as const;
+/** What a key may do: read the data API, manage its webhooks, call operator endpoints, call the ERC-4337 RPC. */
+export const API_KEY_SCOPES = ['read', 'webhooks', 'admin', 'rpc'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 export type ApiKey = {
@@ -88,7 +88,7 @@ export async function insert(
 ): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
     `insert into api_keys (prefix, key_hash, name, rate_limit_per_second, plan_id, scopes, networks, expires_at, quota_holder_id)
-     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks}'), $7, $8, $9) returning ${COLUMNS}`,
+     values ($1, $2, $3, $4, $5, coalesce($6::text[], '{read,webhooks,rpc}'), $7, $8, $9) returning ${COLUMNS}`,
     [
       key.prefix,
       key.hash,

@@ -1,7 +1,7 @@
-import { bytea, type Queryable } from '../client.js';
+import { bytea, prepared, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
-import { packLogs, type TransactionLog } from './logs.js';
+import { packLogs, unpackLogs, type TransactionLog } from './logs.js';
 
 /**
  * Reads of `bundle_transactions`: the transactions that carry at least one bundle. Their logs, kept
@@ -110,7 +110,43 @@ export type NewBundleTransaction = {
   firstLogIndex: number;
   /** The receipt's logs, in order (stored packed: logs.ts). */
   logs: TransactionLog[];
+  /** The receipt's cumulativeGasUsed and type (null where the node sent none). */
+  cumulativeGasUsed: bigint | null;
+  type: number | null;
+  /** The receipt's fields no column keeps (receiptRest), as the node sent them; null when there are none. */
+  receiptRest: Record<string, unknown> | null;
 };
+
+/**
+ * The receipt fields that the columns and the packed logs give back (logsBloom is computed from
+ * the logs; contractAddress is null for every transaction with a `to`). Every other field the node
+ * sends (a chain's own, such as an OP-stack chain's L1 fee fields, or a node's blobGasPrice and
+ * blockTimestamp) is kept in receipt_rest as sent, so that the ERC-4337 RPC answers the receipt
+ * as the node gave it.
+ */
+const RECEIPT_FIELDS_IN_COLUMNS = new Set([
+  'transactionHash',
+  'transactionIndex',
+  'blockHash',
+  'blockNumber',
+  'from',
+  'to',
+  'status',
+  'gasUsed',
+  'effectiveGasPrice',
+  'cumulativeGasUsed',
+  'type',
+  'logs',
+  'logsBloom',
+]);
+
+/** The fields of a node's receipt that receipt_rest keeps (null: none). */
+export function receiptRest(receipt: object): Record<string, unknown> | null {
+  const rest = Object.entries(receipt).filter(
+    ([field, value]) => !RECEIPT_FIELDS_IN_COLUMNS.has(field) && !(field === 'contractAddress' && value === null),
+  );
+  return rest.length > 0 ? Object.fromEntries(rest) : null;
+}
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
@@ -129,6 +165,9 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
   ['l1_fee', 'numeric', (t) => numeric(t.l1Fee)],
   ['first_log_index', 'integer', (t) => t.firstLogIndex],
   ['logs', 'bytea', (t) => packLogs(t.logs)],
+  ['cumulative_gas_used', 'numeric', (t) => numeric(t.cumulativeGasUsed)],
+  ['tx_type', 'smallint', (t) => t.type],
+  ['receipt_rest', 'text', (t) => (t.receiptRest === null ? null : JSON.stringify(t.receiptRest)), (v) => `${v}::jsonb`],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -151,4 +190,78 @@ export async function insertMany(db: Queryable, chainId: number, txs: NewBundleT
 
 export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<void> {
   await db.query(`delete from bundle_transactions where chain_id = $1 and block_number > $2`, [chainId, blockNumber]);
+}
+
+// Reads of the ERC-4337 RPC (server/rpc).
+
+/** A bundle transaction's receipt as stored (receiptRest: the node's other fields as sent). */
+export type StoredReceipt = {
+  txHash: string;
+  blockNumber: string;
+  blockHash: string;
+  txIndex: number;
+  /** Its block's time, for the logs' blockTimestamp, where the node wrote one (null: it did not). */
+  blockTimestamp: string | null;
+  from: string;
+  to: string | null;
+  status: boolean;
+  gasUsed: string;
+  effectiveGasPrice: string;
+  cumulativeGasUsed: string | null;
+  type: number | null;
+  rest: Record<string, unknown> | null;
+  firstLogIndex: number;
+  logs: TransactionLog[];
+};
+
+type StoredReceiptRow = {
+  tx_hash: string;
+  block_number: string;
+  block_hash: string;
+  block_time: string;
+  tx_index: number;
+  tx_from: string;
+  tx_to: string | null;
+  status: boolean;
+  gas_used: string;
+  effective_gas_price: string;
+  cumulative_gas_used: string | null;
+  tx_type: number | null;
+  receipt_rest: Record<string, unknown> | null;
+  first_log_index: number;
+  logs: string;
+};
+
+/** The receipt of the latest transaction holding the op (a hash included twice: its last inclusion). */
+const RECEIPT_OF_USER_OP = prepared(`select bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
+    bt.gas_used, bt.effective_gas_price, bt.cumulative_gas_used, bt.tx_type, bt.receipt_rest, bt.first_log_index, bt.logs
+  from user_ops o
+  join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
+  where o.chain_id = $1 and o.user_op_hash = $2
+  order by o.block_number desc, o.log_index desc
+  limit 1`);
+
+/** The stored receipt of the transaction that holds the op `userOpHash`, or null. */
+export async function findReceiptOfUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<StoredReceipt | null> {
+  const { rows } = await db.query<StoredReceiptRow>(RECEIPT_OF_USER_OP, [chainId, bytea(userOpHash)]);
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    txHash: r.tx_hash,
+    blockNumber: r.block_number,
+    blockHash: r.block_hash,
+    txIndex: r.tx_index,
+    // A node that writes blockTimestamp on its receipts (kept in receipt_rest) writes it on their logs.
+    blockTimestamp: r.receipt_rest && 'blockTimestamp' in r.receipt_rest ? r.block_time : null,
+    from: r.tx_from,
+    to: r.tx_to,
+    status: r.status,
+    gasUsed: r.gas_used,
+    effectiveGasPrice: r.effective_gas_price,
+    cumulativeGasUsed: r.cumulative_gas_used,
+    type: r.tx_type,
+    rest: r.receipt_rest,
+    firstLogIndex: r.first_log_index,
+    logs: unpackLogs(r.logs),
+  };
 }

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { getAddress } from 'ethers';
+import type { NetworkConfig } from '../../shared/config.js';
+import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
+import * as userOps from '../../shared/db/tables/userOps.js';
+import { AppError } from '../../shared/errors.js';
+import type { Ctx } from '../context.js';
+import { defineEndpoint, type Endpoint } from '../endpoints/defineEndpoint.js';
+import { hashInput } from '../endpoints/inputs.js';
+import { callBundler } from './bundlerUpstream.js';
+import { quantity, userOpByHashAnswer, userOpReceiptAnswer } from './userOpAnswers.js';
+
+/**
+ * The methods of /rpc/<network>, each an endpoint that runEndpoint admits (the key's `rpc` scope,
+ * its rate limit and plan quotas: each item of a batch is one call), meters and, for op reads,
+ * answers through the read-through cache. None is in the /v0 registry: JSON-RPC is their only
+ * transport.
+ */
+
+const EMPTY = z.object({ network: z.string() });
+const BY_HASH = z.object({ network: z.string(), hash: hashInput });
+const FORWARDED = z.object({ network: z.string(), method: z.string(), params: z.unknown() });
+const ANY = z.unknown();
+
+/** The served network an input names (the route answered 404 for any other). */
+function networkOf(ctx: Ctx, name: string): NetworkConfig {
+  const network = ctx.config.networks.find((n) => n.name === name);
+  if (!network) throw new AppError('NOT_FOUND', `No network "${name}" is served here`, { param: 'network' });
+  return network;
+}
+
+/** An op answer's block, for the cache: kept long once final, like /v0's answers about an op. */
+const finalWhen = (blockNumberOf: (answer: Record<string, unknown>) => unknown) => ({
+  finalWhen: (answer: unknown, input: { network: string }) =>
+    answer === null ? [] : [{ network: input.network, blockNumber: Number(BigInt(String(blockNumberOf(answer as Record<string, unknown>)))) }],
+});
+
+const rpcMethod = <TInput extends z.ZodType>(
+  summary: string,
+  input: TInput,
+  rest: Pick<Endpoint<TInput, typeof ANY>, 'handler' | 'cache'>,
+): Endpoint => defineEndpoint({ summary, tag: 'ERC-4337 RPC', input, output: ANY, capability: 'rpc', ...rest }) as unknown as Endpoint;
+
+/** The methods answered from the index, by name, and the kind of params each takes. */
+export const INDEX_METHODS = {
+  eth_getUserOperationReceipt: {
+    params: 'hash',
+    endpoint: rpcMethod('An op’s receipt', BY_HASH, {
+      cache: finalWhen((a) => (a.receipt as { blockNumber: string }).blockNumber),
+      async handler(ctx, input) {
+        const receipt = await bundleTransactions.findReceiptOfUserOp(ctx.db, networkOf(ctx, input.network).chainId, input.hash);
+        return receipt && userOpReceiptAnswer(input.hash, receipt);
+      },
+    }),
+  },
+  eth_getUserOperationByHash: {
+    params: 'hash',
+    endpoint: rpcMethod('An op by hash', BY_HASH, {
+      cache: finalWhen((a) => a.blockNumber),
+      async handler(ctx, input) {
+        const [op] = await userOps.listStoredByHashes(ctx.db, networkOf(ctx, input.network).chainId, [input.hash]);
+        return op ? userOpByHashAnswer(op) : null;
+      },
+    }),
+  },
+  eth_supportedEntryPoints: {
+    params: 'none',
+    endpoint: rpcMethod('The EntryPoints read on the network', EMPTY, {
+      // The preferred first: the newest version.
+      handler: async (ctx, input) =>
+        [...networkOf(ctx, input.network).entryPoints]
+          .sort((a, b) => b.version.localeCompare(a.version, 'en', { numeric: true }))
+          .map((e) => getAddress(e.address)),
+    }),
+  },
+  eth_chainId: {
+    params: 'none',
+    endpoint: rpcMethod('The chain id', EMPTY, { handler: async (ctx, input) => quantity(networkOf(ctx, input.network).chainId) }),
+  },
+} as const satisfies Record<string, { params: 'hash' | 'none'; endpoint: Endpoint }>;
+
+export type IndexMethod = keyof typeof INDEX_METHODS;
+
+export const isIndexMethod = (method: string): method is IndexMethod => Object.hasOwn(INDEX_METHODS, method);
+
+/** A method forwarded to the network's bundler (BUNDLER_URL_<NETWORK>): the bundler's outcome as it gave it. */
+export const FORWARD = rpcMethod('A method the bundler answers', FORWARDED, {
+  async handler(ctx, input) {
+    const url = networkOf(ctx, input.network).bundlerUrl;
+    if (!url) throw new AppError('NOT_FOUND', `The method ${input.method} is not available`, { param: 'method' });
+    return callBundler(url, input.method, input.params);
+  },
+});
