@@ -41,7 +41,10 @@ export async function callBundler(url: string, method: string, params: unknown):
     });
   } catch (error) {
     const timedOut = (error as { name?: unknown } | null)?.name === 'TimeoutError';
-    throw new AppError('BAD_GATEWAY', timedOut ? `The bundler did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s` : 'The bundler could not be reached');
+    throw new AppError(
+      'BAD_GATEWAY',
+      timedOut ? `The bundler did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s` : 'The bundler could not be reached',
+    );
   }
   const text = redacted(await response.text().catch(() => ''), url);
   if (!response.ok) throw new AppError('BAD_GATEWAY', `The bundler answered HTTP ${response.status}`);
@@ -52,8 +55,8 @@ export async function callBundler(url: string, method: string, params: unknown):
     throw new AppError('BAD_GATEWAY', 'The bundler answered something other than JSON');
   }
   if (body && typeof body === 'object' && !Array.isArray(body)) {
-    if ('error' in body) return { error: (body as { error: unknown }).error };
-    if ('result' in body) return { result: (body as { result: unknown }).result };
+    if ('error' in body) return { error: body.error };
+    if ('result' in body) return { result: body.result };
   }
   throw new AppError('BAD_GATEWAY', 'The bundler answered something other than a JSON-RPC response');
 }

@@ -32,14 +32,16 @@ function networkOf(ctx: Ctx, name: string): NetworkConfig {
 /** An op answer's block, for the cache: kept long once final, like /v0's answers about an op. */
 const finalWhen = (blockNumberOf: (answer: Record<string, unknown>) => unknown) => ({
   finalWhen: (answer: unknown, input: { network: string }) =>
-    answer === null ? [] : [{ network: input.network, blockNumber: Number(BigInt(String(blockNumberOf(answer as Record<string, unknown>)))) }],
+    answer === null
+      ? []
+      : [{ network: input.network, blockNumber: Number(BigInt(String(blockNumberOf(answer as Record<string, unknown>)))) }],
 });
 
 const rpcMethod = <TInput extends z.ZodType>(
   summary: string,
   input: TInput,
   rest: Pick<Endpoint<TInput, typeof ANY>, 'handler' | 'cache'>,
-): Endpoint => defineEndpoint({ summary, tag: 'ERC-4337 RPC', input, output: ANY, capability: 'rpc', ...rest }) as unknown as Endpoint;
+): Endpoint => defineEndpoint({ summary, tag: 'ERC-4337 RPC', input, output: ANY, capability: 'rpc', ...rest });
 
 /** The methods answered from the index, by name, and the kind of params each takes. */
 export const INDEX_METHODS = {
@@ -67,15 +69,19 @@ export const INDEX_METHODS = {
     params: 'none',
     endpoint: rpcMethod('The EntryPoints read on the network', EMPTY, {
       // The preferred first: the newest version.
-      handler: async (ctx, input) =>
-        [...networkOf(ctx, input.network).entryPoints]
-          .sort((a, b) => b.version.localeCompare(a.version, 'en', { numeric: true }))
-          .map((e) => getAddress(e.address)),
+      handler: (ctx, input) =>
+        Promise.resolve(
+          [...networkOf(ctx, input.network).entryPoints]
+            .sort((a, b) => b.version.localeCompare(a.version, 'en', { numeric: true }))
+            .map((e) => getAddress(e.address)),
+        ),
     }),
   },
   eth_chainId: {
     params: 'none',
-    endpoint: rpcMethod('The chain id', EMPTY, { handler: async (ctx, input) => quantity(networkOf(ctx, input.network).chainId) }),
+    endpoint: rpcMethod('The chain id', EMPTY, {
+      handler: (ctx, input) => Promise.resolve(quantity(networkOf(ctx, input.network).chainId)),
+    }),
   },
 } as const satisfies Record<string, { params: 'hash' | 'none'; endpoint: Endpoint }>;
 

@@ -28,9 +28,12 @@ type Id = string | number | null;
 type ErrorObject = { code: number; message: string; data?: unknown };
 
 const errorText = (id: Id, error: ErrorObject) => JSON.stringify({ jsonrpc: '2.0', id, error });
-const resultText = (id: Id, resultJson: string | Buffer) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+const resultText = (id: Id, resultJson: string | Buffer) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson.toString()}}`;
 const outcomeText = (id: Id, outcome: UpstreamOutcome) =>
-  'error' in outcome ? JSON.stringify({ jsonrpc: '2.0', id, error: outcome.error }) : resultText(id, JSON.stringify(outcome.result ?? null));
+  'error' in outcome
+    ? JSON.stringify({ jsonrpc: '2.0', id, error: outcome.error })
+    : resultText(id, JSON.stringify(outcome.result ?? null));
 
 /** An item's answer: its JSON text (null for a notification), and a refusal of its rate (for a lone request's 429). */
 type ItemAnswer = { text: string | null; refused?: AppError };
@@ -65,7 +68,9 @@ function paramsProblem(kind: 'hash' | 'none', params: unknown): string | null {
   if (!Array.isArray(list)) return 'Invalid params: params must be an array';
   if (kind === 'none') return list.length === 0 ? null : 'Invalid params: this method takes no parameters';
   if (list.length !== 1) return `Invalid params: expected [userOpHash], got ${list.length} parameters`;
-  return typeof list[0] === 'string' && HASH.test(list[0]) ? null : 'Invalid params: params[0] (userOpHash) must be a 0x-prefixed 32-byte hex hash';
+  return typeof list[0] === 'string' && HASH.test(list[0])
+    ? null
+    : 'Invalid params: params[0] (userOpHash) must be a 0x-prefixed 32-byte hex hash';
 }
 
 async function answerItem(ctx: Ctx, network: NetworkConfig, item: unknown): Promise<ItemAnswer> {
@@ -76,7 +81,8 @@ async function answerItem(ctx: Ctx, network: NetworkConfig, item: unknown): Prom
   const idOrNull = isId(id) ? id : null;
   const invalid = (message: string) => ({ text: errorText(idOrNull, { code: RPC_ERRORS.invalidRequest, message }) });
   if (jsonrpc !== '2.0') return invalid('Invalid request: "jsonrpc" must be "2.0"');
-  if (typeof method !== 'string' || method.length === 0 || method.length > 200) return invalid('Invalid request: "method" must be a method name');
+  if (typeof method !== 'string' || method.length === 0 || method.length > 200)
+    return invalid('Invalid request: "method" must be a method name');
   if (id !== undefined && !isId(id)) return invalid('Invalid request: "id" must be a string, a number or null');
   if (params !== undefined && (params === null || typeof params !== 'object')) {
     return invalid('Invalid request: "params" must be an array or an object');
@@ -88,7 +94,14 @@ async function answerItem(ctx: Ctx, network: NetworkConfig, item: unknown): Prom
     if (isIndexMethod(method)) {
       const { params: kind, endpoint } = INDEX_METHODS[method];
       const problem = paramsProblem(kind, params);
-      if (problem) return done(errorText(idOrNull, { code: RPC_ERRORS.invalidParams, message: problem, data: { param: kind === 'hash' ? 'params[0]' : 'params' } }));
+      if (problem)
+        return done(
+          errorText(idOrNull, {
+            code: RPC_ERRORS.invalidParams,
+            message: problem,
+            data: { param: kind === 'hash' ? 'params[0]' : 'params' },
+          }),
+        );
       const input = kind === 'hash' ? { network: network.name, hash: (params as string[])[0] } : { network: network.name };
       const json = answerJson(await runEndpoint(ctx, { name: method, endpoint }, input));
       // An op not indexed yet may be known to the bundler (just included, or still pending).
@@ -114,7 +127,8 @@ const forward = async (ctx: Ctx, network: NetworkConfig, method: string, params:
 /** The body as parsed JSON, or the JSON-RPC error it is answered with. */
 function parseBody(req: Request): { value: unknown } | { error: ErrorObject } {
   const text = typeof req.body === 'string' ? req.body : '';
-  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) return { error: { code: RPC_ERRORS.parse, message: `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels` } };
+  if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
+    return { error: { code: RPC_ERRORS.parse, message: `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels` } };
   try {
     return { value: JSON.parse(text) };
   } catch {
@@ -123,7 +137,10 @@ function parseBody(req: Request): { value: unknown } | { error: ErrorObject } {
 }
 
 function send(res: Response, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.status(status).set({ ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).send(body);
+  res
+    .status(status)
+    .set({ ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+    .send(body);
 }
 
 export function createRpcRouter(deps: Deps): express.Router {
@@ -134,7 +151,14 @@ export function createRpcRouter(deps: Deps): express.Router {
     const network = deps.config.networks.find((n) => n.name === req.params.network);
     if (!network) {
       const served = deps.config.networks.map((n) => n.name).join(', ');
-      return send(res, 404, errorText(null, { code: RPC_ERRORS.invalidRequest, message: `No network "${String(req.params.network)}" is served here (served: ${served})` }));
+      return send(
+        res,
+        404,
+        errorText(null, {
+          code: RPC_ERRORS.invalidRequest,
+          message: `No network "${String(req.params.network)}" is served here (served: ${served})`,
+        }),
+      );
     }
     const apikey = typeof req.query.apikey === 'string' ? req.query.apikey : undefined;
     const ctx = createContext(deps, {
@@ -155,12 +179,16 @@ export function createRpcRouter(deps: Deps): express.Router {
     if ('error' in body) return send(res, 200, errorText(null, body.error));
     const batch = Array.isArray(body.value);
     const items: unknown[] = batch ? (body.value as unknown[]) : [body.value];
-    if (batch && items.length === 0) return send(res, 200, errorText(null, { code: RPC_ERRORS.invalidRequest, message: 'Invalid request: an empty batch' }));
+    if (batch && items.length === 0)
+      return send(res, 200, errorText(null, { code: RPC_ERRORS.invalidRequest, message: 'Invalid request: an empty batch' }));
     if (items.length > MAX_RPC_BATCH) {
       return send(
         res,
         200,
-        errorText(null, { code: RPC_ERRORS.invalidRequest, message: `Invalid request: a batch holds at most ${MAX_RPC_BATCH} requests (this one has ${items.length})` }),
+        errorText(null, {
+          code: RPC_ERRORS.invalidRequest,
+          message: `Invalid request: a batch holds at most ${MAX_RPC_BATCH} requests (this one has ${items.length})`,
+        }),
       );
     }
     const answers = await Promise.all(items.map((item) => answerItem(ctx, network, item)));

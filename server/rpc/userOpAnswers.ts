@@ -124,7 +124,8 @@ export function userOpReceiptAnswer(userOpHash: string, r: StoredReceipt): Json 
   return null;
 }
 
-const bytesAt = (hex: string, from: number, to?: number): string => `0x${hex.slice(2 + from * 2, to === undefined ? undefined : 2 + to * 2)}`;
+const bytesAt = (hex: string, from: number, to?: number): string =>
+  `0x${hex.slice(2 + from * 2, to === undefined ? undefined : 2 + to * 2)}`;
 const byteLength = (hex: string): number => (hex.length - 2) / 2;
 
 /** A v0.7+ op's initCode unpacked as bundlers answer it: factory, then factoryData when there is any. */

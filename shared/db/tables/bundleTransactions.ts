@@ -233,7 +233,8 @@ type StoredReceiptRow = {
 };
 
 /** The receipt of the latest transaction holding the op (a hash included twice: its last inclusion). */
-const RECEIPT_OF_USER_OP = prepared(`select bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
+const RECEIPT_OF_USER_OP =
+  prepared(`select bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
     bt.gas_used, bt.effective_gas_price, bt.cumulative_gas_used, bt.tx_type, bt.receipt_rest, bt.first_log_index, bt.logs
   from user_ops o
   join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
