@@ -36,6 +36,12 @@ export type BundlerOptions = {
   executorKeys: string[];
   executorAddresses: string[];
   utilityKey: string;
+  /**
+   * Alto's `--max-block-range`: how many blocks back its op reads (eth_getUserOperationReceipt,
+   * eth_getUserOperationByHash) search the logs. Unset, they search what eth_getLogs searches without
+   * a range (the latest block), and older ops come from its memory of those it saw included.
+   */
+  maxBlockRange?: number;
 };
 
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -61,6 +67,7 @@ export async function startBundler(opts: BundlerOptions): Promise<Bundler> {
     ...['--min-bundle-interval', '100'],
     ...['--max-bundle-interval', '500'],
     ...['--log-level', 'warn'],
+    ...(opts.maxBlockRange === undefined ? [] : ['--max-block-range', String(opts.maxBlockRange)]),
     // One JSON object per line: a dropped op's log then carries the reason (the pretty printer shows only the message).
     '--json',
   ];

@@ -26,6 +26,7 @@ import { useWebhookHarness } from '../webhooks/support/harness.js';
 import { startReceiver, verifySignature } from '../webhooks/support/receiver.js';
 import { ZERO_ADDRESS, expectedUserOp, pick } from './support/expected.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
+import { describeRpcWithRealClients } from './support/rpcRealClients.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -345,4 +346,6 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
       expect(added.filter((r) => r.expectedOutcome === 'success' && !r.bundlerReceipt.success).map((r) => r.userOpHash)).to.deep.equal([]);
     });
   });
+
+  describeRpcWithRealClients(() => rd!, traffic);
 });

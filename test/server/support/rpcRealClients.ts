@@ -1,0 +1,156 @@
+/**
+ * The ERC-4337 RPC (/rpc/<network>) against the real clients and a real bundler, on the realistic
+ * devnet's traffic: for every op, viem's bundler client reading opscan gets what it gets reading
+ * Alto, and opscan's raw answers hold every field Alto's hold, equal; permissionless' smart account
+ * client with its bundler transport pointed at opscan alone sends an op and waits for its receipt;
+ * an Alto with a short look-back answers null for an old op that opscan still answers.
+ */
+import { expect } from 'chai';
+import { HDNodeWallet } from 'ethers';
+import { createSmartAccountClient } from 'permissionless';
+import { createPimlicoClient } from 'permissionless/clients/pimlico';
+import { http, type Hex } from 'viem';
+import { createBundlerClient } from 'viem/account-abstraction';
+import { ANVIL_MNEMONIC } from '../../../devnet/chain.js';
+import type { RealisticDevnet } from '../../../devnet/realistic/index.js';
+import { startBundler, type Bundler } from '../../../devnet/realistic/bundler.js';
+import { devnetChain } from '../../../devnet/realistic/contracts.js';
+import { startIndexer } from '../../../indexer/index.js';
+import { indexerEnvSchema, loadConfig } from '../../../shared/config.js';
+import { createLogger } from '../../../shared/log.js';
+import type { Deps } from '../../../server/context.js';
+import { testDeps, useListeningApp } from '../../helpers/app.js';
+import { useIndexedDevnet, type Traffic } from './indexedDevnet.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Every field of `want` is in `got`, equal (arrays item by item): opscan answers a superset of Alto's fields. */
+function expectHolds(got: unknown, want: unknown, path: string): void {
+  if (want && typeof want === 'object') {
+    expect(got, path).to.be.an(Array.isArray(want) ? 'array' : 'object');
+    if (Array.isArray(want)) expect((got as unknown[]).length, `${path}.length`).to.equal(want.length);
+    for (const [k, v] of Object.entries(want)) expectHolds((got as Json)[k], v, `${path}.${k}`);
+  } else expect(got, path).to.equal(want);
+}
+
+async function rawCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: unknown };
+  if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+/** anvil's accounts 7-10 are used by no part of the realistic devnet: the executors and utility keys of the two Altos started here. */
+const anvilKey = (i: number): { key: string; address: string } => {
+  const w = HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0").deriveChild(i);
+  return { key: w.privateKey, address: w.address };
+};
+
+/** Blocks the short-look-back Alto searches. */
+const SHORT_RANGE = 5;
+
+export function describeRpcWithRealClients(devnet: () => RealisticDevnet, traffic: () => Promise<Traffic>): void {
+  describe('the ERC-4337 RPC with viem, permissionless and Alto', function () {
+    this.timeout(600_000);
+    const d = useIndexedDevnet({ traffic });
+    let depsWithBundler: Deps | undefined;
+    const indexOnly = useListeningApp(() => d.deps);
+    const withBundler = useListeningApp(() => (depsWithBundler = testDeps(d.db, { BUNDLER_URL_DEVNET: devnet().bundlers[0]!.url })));
+    /** An Alto that searches the whole chain (the reference: no memory of the traffic's ops) and one that searches SHORT_RANGE blocks. */
+    let wide: Bundler | undefined;
+    let short: Bundler | undefined;
+    before(async () => {
+      const rd = devnet();
+      const start = (name: string, exec: number, utility: number, maxBlockRange: number) =>
+        startBundler({
+          name,
+          rpcUrl: rd.devnet.rpcUrl,
+          entryPoints: Object.values(rd.contracts.entryPoints),
+          executorKeys: [anvilKey(exec).key],
+          executorAddresses: [anvilKey(exec).address],
+          utilityKey: anvilKey(utility).key,
+          maxBlockRange,
+        });
+      [wide, short] = await Promise.all([start('alto-wide', 7, 8, 1_000_000), start('alto-short', 9, 10, SHORT_RANGE)]);
+    });
+    after(async () => {
+      await Promise.all([wide?.stop(), short?.stop(), depsWithBundler?.services.close()]);
+    });
+    const opscanUrl = (origin: string) => `${origin}/rpc/devnet?apikey=${d.key}`;
+
+    it("every op: viem's bundler client reads the same from opscan as from Alto, and opscan's answers hold Alto's fields", async () => {
+      const rd = devnet();
+      const chain = devnetChain(rd.devnet);
+      const fromAlto = createBundlerClient({ chain, transport: http(wide!.url) });
+      const fromOpscan = createBundlerClient({ chain, transport: http(opscanUrl(indexOnly.origin)) });
+      expect(rd.records.length).to.be.greaterThan(0);
+      for (const { userOpHash } of rd.records) {
+        const hash = userOpHash;
+        expect(await fromOpscan.getUserOperationReceipt({ hash }), `${hash}: receipt`).to.deep.equal(
+          await fromAlto.getUserOperationReceipt({ hash }),
+        );
+        expect(await fromOpscan.getUserOperation({ hash }), `${hash}: op`).to.deep.equal(await fromAlto.getUserOperation({ hash }));
+        for (const method of ['eth_getUserOperationReceipt', 'eth_getUserOperationByHash']) {
+          const alto = await rawCall(wide!.url, method, [hash]);
+          expect(alto, `${method} ${hash} from Alto`).to.not.equal(null);
+          expectHolds(await rawCall(opscanUrl(indexOnly.origin), method, [hash]), alto, `${method} ${hash}`);
+        }
+      }
+      expect(await fromOpscan.getSupportedEntryPoints()).to.have.members(await fromAlto.getSupportedEntryPoints());
+      expect(await fromOpscan.getChainId()).to.equal(await fromAlto.getChainId());
+    });
+
+    it("permissionless' smart account client, its bundler transport and gas prices at opscan alone, sends an op and gets its receipt", async () => {
+      const rd = devnet();
+      const chain = devnetChain(rd.devnet);
+      const account = rd.accounts.find((a) => a.type === 'simple-v0.7' && a.deployed);
+      expect(account, 'a deployed simple-v0.7 account').to.not.equal(undefined);
+      const transport = http(opscanUrl(withBundler.origin));
+      const pimlico = createPimlicoClient({ chain, transport, entryPoint: { address: rd.contracts.entryPoints['v0.7'], version: '0.7' } });
+      const client = createSmartAccountClient({
+        account: account!.sdk,
+        chain,
+        client: rd.operator.public,
+        bundlerTransport: transport,
+        userOperation: { estimateFeesPerGas: async () => (await pimlico.getUserOperationGasPrice()).fast },
+      });
+      const hash = await client.sendUserOperation({ calls: [{ to: account!.address, value: 0n, data: '0x' }] });
+      const receipt = await client.waitForUserOperationReceipt({ hash, timeout: 120_000 });
+      expect(receipt.success).to.equal(true);
+      expect(receipt.userOpHash).to.equal(hash);
+
+      // Once indexed, the index answers it (no bundler configured), as Alto does.
+      const log = createLogger({ level: 'silent', name: 'test-indexer' });
+      const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rd.devnet.rpcUrl, START_BLOCK_DEVNET: '0' });
+      const indexer = startIndexer({ db: d.db, config, log });
+      try {
+        await indexer.syncNow();
+      } finally {
+        await indexer.stop();
+      }
+      const indexed = await rawCall(opscanUrl(indexOnly.origin), 'eth_getUserOperationReceipt', [hash]);
+      expectHolds(indexed, await rawCall(wide!.url, 'eth_getUserOperationReceipt', [hash]), 'indexed receipt');
+    });
+
+    it('an op older than a bundler’s look-back: that Alto answers null, opscan answers it', async () => {
+      const rd = devnet();
+      const [oldest] = rd.records;
+      const head = await rd.devnet.rpc.call<string>('eth_blockNumber');
+      const receipt = (await rawCall(wide!.url, 'eth_getUserOperationReceipt', [oldest!.userOpHash])) as Json;
+      const age = Number(BigInt(head) - BigInt(receipt.receipt.blockNumber));
+      if (age <= SHORT_RANGE) await rd.devnet.rpc.call('anvil_mine', [`0x${(SHORT_RANGE + 1).toString(16)}`]);
+      for (const method of ['eth_getUserOperationReceipt', 'eth_getUserOperationByHash']) {
+        expect(await rawCall(short!.url, method, [oldest!.userOpHash]), `${method} from the short-look-back Alto`).to.equal(null);
+        expectHolds(
+          await rawCall(opscanUrl(indexOnly.origin), method, [oldest!.userOpHash]),
+          await rawCall(wide!.url, method, [oldest!.userOpHash]),
+          `${method} from opscan`,
+        );
+      }
+    });
+  });
+}
