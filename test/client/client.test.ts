@@ -3,6 +3,8 @@ import { createTRPCClient, httpLink } from '@trpc/client';
 import type { inferRouterError, inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
+import { http } from 'viem';
+import { createBundlerClient } from 'viem/account-abstraction';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { apiFile, generateClientTypes, standaloneDiagnostics } from '../../client/scripts/generateTypes.js';
@@ -89,6 +91,14 @@ describe('opscan/client against a running server', () => {
         expect([error.status, error.code, error.message], name).to.deep.equal([rest.status, rest.body.code, rest.body.message]);
       }
     }
+  });
+
+  it("rpcUrl(network) is the network's ERC-4337 RPC, key included: viem's bundler client reads an op through it", async () => {
+    const op = d.truth.userOps[0]!;
+    const bundler = createBundlerClient({ transport: http(client().rpcUrl('devnet')) });
+    const receipt = await bundler.getUserOperationReceipt({ hash: op.userOpHash as `0x${string}` });
+    expect([receipt.userOpHash, receipt.receipt.transactionHash]).to.deep.equal([op.userOpHash, op.transactionHash]);
+    expect(client().rpcUrl('devnet')).to.equal(`${url}/rpc/devnet?apikey=${encodeURIComponent(d.key)}`);
   });
 
   it('sends every endpoint with a method the server takes for it', () => {
