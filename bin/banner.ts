@@ -2,6 +2,8 @@
  * What `npm start` shows a person once everything runs: where to look, the key, and three curl
  * commands that work as printed (with the key inline when it was just created).
  */
+import { rpcUrl } from '../client/src/rpc.js';
+
 export type BannerFacts = {
   url: string;
   network: string;
@@ -16,6 +18,14 @@ export type BannerFacts = {
 };
 
 const KEY_VARIABLE = 'OPSCAN_API_KEY';
+
+/** The network's ERC-4337 RPC URL with the key (the variable's name when the key is not shown). */
+function rpcLine(f: Pick<BannerFacts, 'url' | 'network' | 'newKey'>): string {
+  const url = f.newKey
+    ? rpcUrl({ url: f.url, apiKey: f.newKey }, f.network)
+    : `${f.url}/rpc/${encodeURIComponent(f.network)}?apikey=$${KEY_VARIABLE}`;
+  return `  ERC-4337 RPC ${url}   (a wallet's bundler transport: viem, permissionless)`;
+}
 
 export function exampleCommands(f: Pick<BannerFacts, 'url' | 'network' | 'newKey' | 'userOpHash'>): string[] {
   const key = f.newKey ?? `$${KEY_VARIABLE}`;
@@ -44,6 +54,7 @@ export function banner(f: BannerFacts): string {
     `  Status page  ${f.url}/`,
     `  API docs     ${f.url}/docs   (OpenAPI: ${f.url}/v0/openapi.json, GraphQL: ${f.url}/subgraphs/name/${f.network})`,
     ...keyLines,
+    rpcLine(f),
     '',
     '  Try:',
     ...exampleCommands(f).map((c) => `    ${c}`),

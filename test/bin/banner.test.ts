@@ -17,7 +17,8 @@ describe('npm start banner and backfill bar', () => {
     expect(text)
       .to.include('Status page  http://127.0.0.1:3000/')
       .and.include('API docs     http://127.0.0.1:3000/docs')
-      .and.include('API key      ops_KEY');
+      .and.include('API key      ops_KEY')
+      .and.include('ERC-4337 RPC http://127.0.0.1:3000/rpc/devnet?apikey=ops_KEY ');
     const curls = text.split('\n').filter((l) => l.trim().startsWith('curl '));
     expect(curls.map((l) => l.trim())).to.deep.equal([
       'curl -H "x-api-key: ops_KEY" "http://127.0.0.1:3000/v0/getLatestUserOps?network=devnet&first=3"',
@@ -30,6 +31,7 @@ describe('npm start banner and backfill bar', () => {
     const text = banner({ ...facts, newKey: null });
     expect(text).to.include('export OPSCAN_API_KEY=<your key>').and.include('stop opscan (Ctrl-C), run npx opscan keys create NAME');
     expect(text).to.include('curl -H "x-api-key: $OPSCAN_API_KEY"');
+    expect(text).to.include('ERC-4337 RPC http://127.0.0.1:3000/rpc/devnet?apikey=$OPSCAN_API_KEY ');
     expect(banner({ ...facts, newKey: null, sharedStore: true })).to.include('another one: npx opscan keys create NAME');
   });
 
