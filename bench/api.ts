@@ -26,6 +26,8 @@ export type ApiBenchOptions = {
   sizes: number[];
   connections: number;
   durationMs: number;
+  /** Only the scenarios whose name includes this (BENCH_API_ONLY, e.g. `RPC`); the bare routes are always measured. */
+  only?: string;
 };
 
 export const DEFAULT_API_BENCH: Omit<ApiBenchOptions, 'databaseUrl' | 'redisUrl'> = {
@@ -150,6 +152,22 @@ function scenarios(sample: BenchSample): Scenario[] {
       nextPath: () => '/subgraphs/name/devnet',
       nextBody: () => JSON.stringify({ query: GRAPHQL_ADDRESS_ACTIVITY, variables: { address: pick(sample.senders), first: 10, skip: 0 } }),
     },
+    // The ERC-4337 RPC (server/rpc) as wallets call it: one op a request, and a batch of 100.
+    ...(['eth_getUserOperationReceipt', 'eth_getUserOperationByHash'] as const).flatMap((method): Scenario[] => [
+      {
+        name: `RPC ${method} (uncached)`,
+        server: 'uncached',
+        nextPath: () => '/rpc/devnet',
+        nextBody: () => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [pick(sample.userOpHashes)] }),
+      },
+      {
+        name: `RPC ${method}, batch of 100 (uncached)`,
+        server: 'uncached',
+        nextPath: () => '/rpc/devnet',
+        nextBody: () =>
+          JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ jsonrpc: '2.0', id, method, params: [pick(sample.userOpHashes)] }))),
+      },
+    ]),
     // The same query for the contracts most ops call (each the first call's target of 6-18 % of them).
     {
       name: 'GraphQL address activity, busy contract (uncached)',
@@ -182,16 +200,17 @@ async function measureRound(db: Db, databaseUrl: string, options: ApiBenchOption
         warmupMs: 200,
         durationMs: SLICE_MS,
       });
-    const all = withOneConnection(scenarios(sample));
-    // A GraphQL refusal is a 200 with `errors`: check each query answers data before timing it.
+    const all = withOneConnection(scenarios(sample)).filter((s) => !options.only || s.name === BARE || s.name.includes(options.only));
+    // A GraphQL or JSON-RPC refusal is a 200 with `errors` or `error`: check each answers data before timing it.
     for (const s of all.filter((x) => x.nextBody)) {
       const res = await fetch(`${origin(s.server)}${s.nextPath()}`, {
         method: 'POST',
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
         body: s.nextBody!(),
       });
-      const answer = (await res.json()) as { data?: unknown; errors?: unknown };
-      if (res.status !== 200 || answer.errors || !answer.data)
+      const answer = (await res.json()) as Record<string, unknown> | Array<Record<string, unknown>>;
+      const answered = (a: Record<string, unknown>) => !a.errors && !a.error && (a.data ?? a.result);
+      if (res.status !== 200 || !(Array.isArray(answer) ? answer.every(answered) : answered(answer)))
         throw new Error(`${s.name} does not answer data: ${JSON.stringify(answer).slice(0, 300)}`);
     }
     // Warm-up: every scenario once, unrecorded (caches, buffers and the JIT as in steady state).

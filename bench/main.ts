@@ -26,6 +26,8 @@ const PARTS: Record<string, () => Promise<unknown>> = {
       redisUrl: process.env.REDIS_URL || undefined,
       // BENCH_API_OPS=100000,1000000 (ascending): the sizes measured one after the other.
       sizes: process.env.BENCH_API_OPS ? process.env.BENCH_API_OPS.split(',').map(Number) : DEFAULT_API_BENCH.sizes,
+      // BENCH_API_ONLY=RPC: only the scenarios whose name includes it (and the bare routes).
+      only: process.env.BENCH_API_ONLY || undefined,
     }),
   webhooks: () => runWebhookBench({ databaseUrl }),
   // BENCH_INDEXER_OPS (default 20000): devnet ops generated, then backfilled and compared with a bare fetch.

@@ -128,9 +128,14 @@ const bytesAt = (hex: string, from: number, to?: number): string =>
   `0x${hex.slice(2 + from * 2, to === undefined ? undefined : 2 + to * 2)}`;
 const byteLength = (hex: string): number => (hex.length - 2) / 2;
 
-/** A v0.7+ op's initCode unpacked as bundlers answer it: factory, then factoryData when there is any. */
+/**
+ * A v0.7+ op's initCode unpacked as bundlers answer it: factory, then factoryData when there is any.
+ * An EIP-7702 op may send only the 2-byte marker `0x7702` (v0.8+), which is its factory as viem
+ * writes it (Alto cannot read such an op back and answers null).
+ */
 function unpackedInitCode(initCode: string): Json {
   if (initCode === '0x') return {};
+  if (byteLength(initCode) < 20) return { factory: initCode };
   return {
     factory: getAddress(bytesAt(initCode, 0, 20)),
     ...(byteLength(initCode) > 20 ? { factoryData: bytesAt(initCode, 20) } : {}),
