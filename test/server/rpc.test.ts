@@ -11,7 +11,9 @@ import * as apiKeys from '../../shared/db/tables/apiKeys.js';
 import { createApp } from '../../server/app.js';
 import { MAX_RPC_BATCH } from '../../server/rpc/routes.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
-import { useIndexedDevnet } from './support/indexedDevnet.js';
+import { reorg } from '../../devnet/reorg.js';
+import { createIndexerView } from '../../server/indexerView.js';
+import { startDevnetIndexer, useIndexedDevnet } from './support/indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -198,6 +200,47 @@ describe('ERC-4337 RPC at /rpc/<network>', function () {
         // An indexed op is answered without the bundler.
         const indexed = await post(call('eth_getUserOperationReceipt', [d.truth.userOps[0]!.userOpHash]));
         expect(indexed.body.result.userOpHash).to.equal(d.truth.userOps[0]!.userOpHash);
+      } finally {
+        await deps.services.close();
+      }
+    });
+  });
+
+  // Last: it changes the chain.
+  describe('a reorg', () => {
+    it('an op it removed answers null, one it moved its new inclusion, once indexed (through the cache)', async () => {
+      // Blocks within 10 of the head are not final: their answers are cached only until the reorg epoch moves.
+      const deps = testDeps(d.db, { FINALITY_DEPTH_DEVNET: '10' });
+      deps.services.indexer = createIndexerView(deps.db, deps.config.networks, { log: deps.log, maxAgeMs: 0 });
+      const app = createApp(deps);
+      const post = (body: unknown) =>
+        request(app).post('/rpc/devnet').set('x-api-key', d.key).set('content-type', 'application/json').send(JSON.stringify(body));
+      try {
+        const head = Number(await nodeCall('eth_blockNumber', []));
+        const recent = d.truth.userOps.filter((op) => op.blockNumber > head - 3);
+        for (const op of recent) expect((await post(call('eth_getUserOperationReceipt', [op.userOpHash]))).body.result).to.not.equal(null);
+        const result = await reorg(d.devnet, 3, { seed: 3 });
+        const indexer = startDevnetIndexer(d.db, d.devnet.rpcUrl);
+        try {
+          await indexer.syncNow();
+        } finally {
+          await indexer.stop();
+        }
+        expect(result.removedUserOpHashes.length + result.movedUserOpHashes.length).to.be.greaterThan(0);
+        for (const hash of result.removedUserOpHashes) {
+          for (const method of ['eth_getUserOperationReceipt', 'eth_getUserOperationByHash']) {
+            expect((await post(call(method, [hash]))).body.result, `${method} ${hash}`).to.equal(null);
+          }
+        }
+        for (const hash of [...result.movedUserOpHashes, ...result.newUserOpHashes]) {
+          const got = (await post(call('eth_getUserOperationReceipt', [hash]))).body.result as Json;
+          const node = await nodeCall('eth_getTransactionReceipt', [got.receipt.transactionHash]);
+          expect(node.blockHash, hash).to.equal(got.receipt.blockHash);
+          expect(result.newBlocks.map((b) => b.hash)).to.include(got.receipt.blockHash);
+          expect(lower(got.receipt), hash).to.deep.equal(lower(node));
+          const byHash = (await post(call('eth_getUserOperationByHash', [hash]))).body.result as Json;
+          expect([byHash.transactionHash, byHash.blockHash]).to.deep.equal([got.receipt.transactionHash, got.receipt.blockHash]);
+        }
       } finally {
         await deps.services.close();
       }

@@ -8,7 +8,7 @@ import { indexerEnvSchema, loadConfig } from '../../../shared/config.js';
 import type { Db } from '../../../shared/db/client.js';
 import * as accounts from '../../../shared/db/tables/accounts.js';
 import { createLogger } from '../../../shared/log.js';
-import { startIndexer } from '../../../indexer/index.js';
+import { startIndexer, type Indexer } from '../../../indexer/index.js';
 import { createApp } from '../../../server/app.js';
 import type { Deps } from '../../../server/context.js';
 import { createTestKey, testDeps } from '../../helpers/app.js';
@@ -31,6 +31,13 @@ export type IndexedDevnet = {
 /** A devnet with its traffic made, and how to stop it: what useIndexedDevnet indexes. */
 export type Traffic = { devnet: Devnet; truth: GroundTruth; stop(): Promise<void> };
 
+/** The real indexer on the devnet at `rpcUrl`, writing to `db`, quiet (call stop() when done). */
+export function startDevnetIndexer(db: Db, rpcUrl: string): Indexer {
+  const log = createLogger({ level: 'silent', name: 'test-indexer' });
+  const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rpcUrl, START_BLOCK_DEVNET: '0' });
+  return startIndexer({ db, config, log });
+}
+
 /** Generated traffic (`ops` over `days`), or whatever `traffic` makes (the realistic devnet). */
 export function useIndexedDevnet(
   options: { ops: number; days?: number; seed?: number } | { traffic: () => Promise<Traffic> },
@@ -51,9 +58,7 @@ export function useIndexedDevnet(
       stop = () => devnet!.stop();
       truth = await generate(devnet, { ops: options.ops, days: options.days ?? 3, seed: options.seed ?? 7 });
     }
-    const log = createLogger({ level: 'silent', name: 'test-indexer' });
-    const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: devnet.rpcUrl, START_BLOCK_DEVNET: '0' });
-    const indexer = startIndexer({ db: t.db, config, log });
+    const indexer = startDevnetIndexer(t.db, devnet.rpcUrl);
     try {
       await indexer.syncNow();
       // The naming pass runs at the head and syncNow() returns once it is complete, unless the node

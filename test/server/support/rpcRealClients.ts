@@ -15,12 +15,9 @@ import { ANVIL_MNEMONIC } from '../../../devnet/chain.js';
 import type { RealisticDevnet } from '../../../devnet/realistic/index.js';
 import { startBundler, type Bundler } from '../../../devnet/realistic/bundler.js';
 import { devnetChain } from '../../../devnet/realistic/contracts.js';
-import { startIndexer } from '../../../indexer/index.js';
-import { indexerEnvSchema, loadConfig } from '../../../shared/config.js';
-import { createLogger } from '../../../shared/log.js';
 import type { Deps } from '../../../server/context.js';
 import { testDeps, useListeningApp } from '../../helpers/app.js';
-import { useIndexedDevnet, type Traffic } from './indexedDevnet.js';
+import { startDevnetIndexer, useIndexedDevnet, type Traffic } from './indexedDevnet.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -154,9 +151,7 @@ export function describeRpcWithRealClients(devnet: () => RealisticDevnet, traffi
       expect(receipt.userOpHash).to.equal(hash);
 
       // Once indexed, the index answers it (no bundler configured), as Alto does.
-      const log = createLogger({ level: 'silent', name: 'test-indexer' });
-      const config = loadConfig(indexerEnvSchema, { NETWORKS: 'devnet', RPC_URL_DEVNET: rd.devnet.rpcUrl, START_BLOCK_DEVNET: '0' });
-      const indexer = startIndexer({ db: d.db, config, log });
+      const indexer = startDevnetIndexer(d.db, rd.devnet.rpcUrl);
       try {
         await indexer.syncNow();
       } finally {
