@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { wasmKeccakReady } from '../indexer/decode/userOpHash.js';
+import { wasmKeccakReady } from '../shared/keccak.js';
 import type { EpVersion } from '../devnet/userop.js';
 import { SimChainModel } from './chain.js';
 import { RpcError, createMethods } from './methods.js';

@@ -7,31 +7,11 @@
  * for the marker) has no hash here (null).
  * @see https://eips.ethereum.org/EIPS/eip-4337, research/indexer.md §1.4
  */
-import { id, keccak256 as javascriptKeccak256 } from 'ethers';
-import { createKeccak, type IHasher } from 'hash-wasm';
+import { id } from 'ethers';
+import { keccak256 } from '../../shared/keccak.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { CalldataOp } from './entryPointDecoder.js';
 import { hasEip7702InitCode } from './eip7702.js';
-
-/**
- * keccak-256 in WebAssembly: ethers' JavaScript keccak took 150–240 µs per KB of calldata here
- * (most of the cost of reading a multicall's bundles), this one about 10. It compiles
- * asynchronously at startup (a top-level await would make this module async for every importer);
- * until then, or where WebAssembly is unavailable, ethers' gives the same hashes.
- */
-let wasmKeccak: IHasher | null = null;
-/** Settles when the WebAssembly keccak is in use (or known unavailable). */
-export const wasmKeccakReady: Promise<void> = createKeccak(256)
-  .then((hasher) => void (wasmKeccak = hasher))
-  .catch(() => undefined);
-
-function keccak256(hex: string): string {
-  const bytes = Buffer.from(hex.slice(2), 'hex');
-  if (!wasmKeccak) return javascriptKeccak256(bytes);
-  wasmKeccak.init();
-  wasmKeccak.update(bytes);
-  return `0x${wasmKeccak.digest('hex')}`;
-}
 
 const PACKED_USEROP_TYPEHASH = id(
   'PackedUserOperation(address sender,uint256 nonce,bytes initCode,bytes callData,bytes32 accountGasLimits,uint256 preVerificationGas,bytes32 gasFees,bytes paymasterAndData)',

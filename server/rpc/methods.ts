@@ -1,5 +1,7 @@
-import { z } from 'zod';
+import DataLoader from 'dataloader';
 import { getAddress } from 'ethers';
+import { z } from 'zod';
+import type { Queryable } from '../../shared/db/client.js';
 import type { NetworkConfig } from '../../shared/config.js';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
@@ -29,6 +31,59 @@ function networkOf(ctx: Ctx, name: string): NetworkConfig {
   return network;
 }
 
+type OpReads = {
+  receipts: DataLoader<string, bundleTransactions.StoredReceipt | null>;
+  ops: DataLoader<string, userOps.StoredUserOp | null>;
+};
+
+/** `${chainId}:${hash}` keys, grouped by chain, each chain's hashes read in one query. */
+function batchByChain<T>(read: (chainId: number, hashes: string[]) => Promise<Map<string, T>>) {
+  return async (keys: readonly string[]): Promise<Array<T | null>> => {
+    const byChain = new Map<number, string[]>();
+    for (const key of keys) {
+      const [chainId, hash] = key.split(':') as [string, string];
+      byChain.set(Number(chainId), [...(byChain.get(Number(chainId)) ?? []), hash]);
+    }
+    const found = new Map<string, T>();
+    for (const [chainId, hashes] of byChain)
+      for (const [hash, value] of await read(chainId, hashes)) found.set(`${chainId}:${hash}`, value);
+    return keys.map((key) => found.get(key) ?? null);
+  };
+}
+
+/**
+ * Op reads by hash of the calls under way (a batch's items, other requests) within one turn of the
+ * event loop go to the database together, one query per kind: a batch of 100 reads is one query,
+ * not 100. Nothing is remembered past the turn (the response cache does that), per database (a
+ * replica's reads stay on it).
+ */
+const opReads = new WeakMap<Queryable, OpReads>();
+function opReadsOf(db: Queryable): OpReads {
+  let reads = opReads.get(db);
+  if (!reads) {
+    const options = { cache: false, batchScheduleFn: (run: () => void) => setImmediate(run) };
+    reads = {
+      receipts: new DataLoader(
+        batchByChain((chainId, hashes) => bundleTransactions.listReceiptsOfUserOps(db, chainId, hashes)),
+        options,
+      ),
+      ops: new DataLoader(
+        batchByChain(async (chainId, hashes) => {
+          const latest = new Map<string, userOps.StoredUserOp>();
+          for (const op of await userOps.listStoredByHashes(db, chainId, hashes)) {
+            const seen = latest.get(op.user_op_hash);
+            if (!seen || BigInt(op.block_number) > BigInt(seen.block_number)) latest.set(op.user_op_hash, op);
+          }
+          return latest;
+        }),
+        options,
+      ),
+    };
+    opReads.set(db, reads);
+  }
+  return reads;
+}
+
 /** An op answer's block, for the cache: kept long once final, like /v0's answers about an op. */
 const finalWhen = (blockNumberOf: (answer: Record<string, unknown>) => unknown) => ({
   finalWhen: (answer: unknown, input: { network: string }) =>
@@ -50,7 +105,7 @@ export const INDEX_METHODS = {
     endpoint: rpcMethod('An op’s receipt', BY_HASH, {
       cache: finalWhen((a) => (a.receipt as { blockNumber: string }).blockNumber),
       async handler(ctx, input) {
-        const receipt = await bundleTransactions.findReceiptOfUserOp(ctx.db, networkOf(ctx, input.network).chainId, input.hash);
+        const receipt = await opReadsOf(ctx.db).receipts.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`);
         return receipt && userOpReceiptAnswer(input.hash, receipt);
       },
     }),
@@ -60,7 +115,7 @@ export const INDEX_METHODS = {
     endpoint: rpcMethod('An op by hash', BY_HASH, {
       cache: finalWhen((a) => a.blockNumber),
       async handler(ctx, input) {
-        const [op] = await userOps.listStoredByHashes(ctx.db, networkOf(ctx, input.network).chainId, [input.hash]);
+        const op = await opReadsOf(ctx.db).ops.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`);
         return op ? userOpByHashAnswer(op) : null;
       },
     }),

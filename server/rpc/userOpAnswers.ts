@@ -1,4 +1,5 @@
-import { AbiCoder, getAddress, getBytes, hexlify, keccak256, id as eventTopic } from 'ethers';
+import { AbiCoder, getAddress as checksummed, hexlify, id as eventTopic } from 'ethers';
+import { keccak256Bytes } from '../../shared/keccak.js';
 import type { StoredReceipt } from '../../shared/db/tables/bundleTransactions.js';
 import type { TransactionLog } from '../../shared/db/tables/logs.js';
 import type { StoredUserOp } from '../../shared/db/tables/userOps.js';
@@ -20,11 +21,27 @@ const TOPICS = {
   userOperationRevertReason: eventTopic('UserOperationRevertReason(bytes32,address,uint256,bytes)'),
 };
 
+/**
+ * Checksummed addresses, remembered: a receipt repeats a few addresses (the EntryPoint, tokens, the
+ * accounts), and each checksum is a keccak. Bounded: emptied when full.
+ */
+const CHECKSUMS = new Map<string, string>();
+const MAX_CHECKSUMS = 50_000;
+function getAddress(address: string): string {
+  let sum = CHECKSUMS.get(address);
+  if (sum === undefined) {
+    if (CHECKSUMS.size >= MAX_CHECKSUMS) CHECKSUMS.clear();
+    sum = checksummed(address);
+    CHECKSUMS.set(address, sum);
+  }
+  return sum;
+}
+
 /** The bloom filter of a receipt's logs (the yellow paper's M3:2048 over each address and topic). */
 export function logsBloom(logs: readonly TransactionLog[]): string {
   const bloom = new Uint8Array(256);
   const add = (hex: string) => {
-    const hash = getBytes(keccak256(hex));
+    const hash = keccak256Bytes(Buffer.from(hex.slice(2), 'hex'));
     for (let i = 0; i < 6; i += 2) {
       const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047;
       bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);

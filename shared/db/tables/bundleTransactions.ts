@@ -232,37 +232,43 @@ type StoredReceiptRow = {
   logs: string;
 };
 
-/** The receipt of the latest transaction holding the op (a hash included twice: its last inclusion). */
-const RECEIPT_OF_USER_OP =
-  prepared(`select bt.tx_hash, bt.block_number, bt.block_hash, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
-    bt.gas_used, bt.effective_gas_price, bt.cumulative_gas_used, bt.tx_type, bt.receipt_rest, bt.first_log_index, bt.logs
+/** Per op asked for, the receipt of the latest transaction holding it (a hash included twice: its last inclusion). */
+const RECEIPTS_OF_USER_OPS = prepared(`select distinct on (o.user_op_hash) o.user_op_hash, bt.tx_hash, bt.block_number, bt.block_hash,
+    bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status, bt.gas_used, bt.effective_gas_price, bt.cumulative_gas_used, bt.tx_type,
+    bt.receipt_rest, bt.first_log_index, bt.logs
   from user_ops o
   join bundle_transactions bt on bt.chain_id = o.chain_id and bt.tx_hash = o.tx_hash
-  where o.chain_id = $1 and o.user_op_hash = $2
-  order by o.block_number desc, o.log_index desc
-  limit 1`);
+  where o.chain_id = $1 and o.user_op_hash = any($2::bytea[])
+  order by o.user_op_hash, o.block_number desc, o.log_index desc`);
 
-/** The stored receipt of the transaction that holds the op `userOpHash`, or null. */
-export async function findReceiptOfUserOp(db: Queryable, chainId: number, userOpHash: string): Promise<StoredReceipt | null> {
-  const { rows } = await db.query<StoredReceiptRow>(RECEIPT_OF_USER_OP, [chainId, bytea(userOpHash)]);
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    txHash: r.tx_hash,
-    blockNumber: r.block_number,
-    blockHash: r.block_hash,
-    txIndex: r.tx_index,
-    // A node that writes blockTimestamp on its receipts (kept in receipt_rest) writes it on their logs.
-    blockTimestamp: r.receipt_rest && 'blockTimestamp' in r.receipt_rest ? r.block_time : null,
-    from: r.tx_from,
-    to: r.tx_to,
-    status: r.status,
-    gasUsed: r.gas_used,
-    effectiveGasPrice: r.effective_gas_price,
-    cumulativeGasUsed: r.cumulative_gas_used,
-    type: r.tx_type,
-    rest: r.receipt_rest,
-    firstLogIndex: r.first_log_index,
-    logs: unpackLogs(r.logs),
-  };
+/** The stored receipts of the transactions holding the ops `userOpHashes`, by op hash (absent: not held). */
+export async function listReceiptsOfUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<Map<string, StoredReceipt>> {
+  if (userOpHashes.length === 0) return new Map();
+  const { rows } = await db.query<StoredReceiptRow & { user_op_hash: string }>(RECEIPTS_OF_USER_OPS, [
+    chainId,
+    userOpHashes.map((h) => bytea(h)),
+  ]);
+  return new Map(
+    rows.map((r) => [
+      r.user_op_hash,
+      {
+        txHash: r.tx_hash,
+        blockNumber: r.block_number,
+        blockHash: r.block_hash,
+        txIndex: r.tx_index,
+        // A node that writes blockTimestamp on its receipts (kept in receipt_rest) writes it on their logs.
+        blockTimestamp: r.receipt_rest && 'blockTimestamp' in r.receipt_rest ? r.block_time : null,
+        from: r.tx_from,
+        to: r.tx_to,
+        status: r.status,
+        gasUsed: r.gas_used,
+        effectiveGasPrice: r.effective_gas_price,
+        cumulativeGasUsed: r.cumulative_gas_used,
+        type: r.tx_type,
+        rest: r.receipt_rest,
+        firstLogIndex: r.first_log_index,
+        logs: unpackLogs(r.logs),
+      },
+    ]),
+  );
 }

@@ -8,7 +8,8 @@ import { AbiCoder, Interface } from 'ethers';
 import { EP_VERSIONS, encodeHandleOps, userOpHash, type EpVersion, type UserOp } from '../../../devnet/userop.js';
 import { bundlesFromInput } from '../../../indexer/decode/embeddedBundles.js';
 import { decoderFor } from '../../../indexer/decode/entryPointDecoder.js';
-import { userOpHashOf, wasmKeccakReady } from '../../../indexer/decode/userOpHash.js';
+import { userOpHashOf } from '../../../indexer/decode/userOpHash.js';
+import { wasmKeccakReady } from '../../../shared/keccak.js';
 import type { LogBundle, LogOp } from '../../../indexer/decode/bundleLogs.js';
 
 const CHAIN_ID = 8453;
