@@ -104,9 +104,11 @@ async function answerItem(ctx: Ctx, network: NetworkConfig, item: unknown): Prom
         );
       const input = kind === 'hash' ? { network: network.name, hash: (params as string[])[0] } : { network: network.name };
       const json = answerJson(await runEndpoint(ctx, { name: method, endpoint }, input));
-      // An op not indexed yet may be known to the bundler (just included, or still pending).
+      // An op not indexed yet may be known to the bundler (just included, or still pending). When
+      // the bundler cannot say, the index's null stands: a wallet waiting for the receipt polls on.
       if (bundlerUrl && kind === 'hash' && json.length === 4 && json.toString() === 'null') {
-        return done(outcomeText(idOrNull, (await forward(ctx, network, method, params)) as UpstreamOutcome));
+        const outcome = await forward(ctx, network, method, params).catch(() => ({ result: null }));
+        return done(outcomeText(idOrNull, outcome as UpstreamOutcome));
       }
       return done(resultText(idOrNull, json));
     }

@@ -194,8 +194,9 @@ describe('ERC-4337 RPC at /rpc/<network>', function () {
           call('eth_getUserOperationReceipt', [`0x${'cd'.repeat(32)}`], 2),
         ]);
         expect(body[0].error.code).to.equal(-32603);
-        // An op not indexed falls back to the bundler: unreachable too.
-        expect(body[1].error.code).to.equal(-32603);
+        expect(body[0].error.message).to.equal('The bundler could not be reached');
+        // An op not indexed is asked of the bundler; unreachable, the index's null stands (a wallet polls on).
+        expect(body[1]).to.deep.equal({ jsonrpc: '2.0', id: 2, result: null });
         expect(JSON.stringify(body)).to.not.include(secret).and.not.include('127.0.0.1:9');
         // An indexed op is answered without the bundler.
         const indexed = await post(call('eth_getUserOperationReceipt', [d.truth.userOps[0]!.userOpHash]));
