@@ -190,7 +190,19 @@ describe('response cache', () => {
 describe('cache policy', () => {
   const networks = testConfig({ FINALITY_DEPTH_DEVNET: '10' }).networks;
   const states = new Map<number, IndexerState>([
-    [31337, { chainId: 31337, network: 'devnet', startBlock: 0, indexedBlock: 100, headBlock: 100, backfillComplete: true, reorgEpoch: 3 }],
+    [
+      31337,
+      {
+        chainId: 31337,
+        network: 'devnet',
+        startBlock: 0,
+        indexedBlock: 100,
+        headBlock: 100,
+        backfillComplete: true,
+        reorgEpoch: 3,
+        writeFailure: null,
+      },
+    ],
   ]);
   const context = { networks, states, finalTtlMs: 86_400_000 };
   const policy = {
