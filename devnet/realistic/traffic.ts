@@ -557,10 +557,12 @@ async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp, look: number): Pr
 /**
  * A 7702 op's authorization is spent when a bundle transaction carrying it reverts: EIP-7702 applies
  * a transaction's authorization list before it runs and keeps it when the run reverts, so the EOA is
- * delegated and its nonce is one past the authorization's. Alto's bundle of the op then reverts
- * whenever another op of that handleOps fails on chain (one its competitor included first, in the
- * same block), Alto drops the op (its authorization's nonce no longer matches) and every bundler
- * refuses it sent again ("Invalid EIP-7702 authorization: The nonce does not match"). A wallet then
+ * delegated and its nonce is one past the authorization's. A bundle reverts whenever another op of
+ * its handleOps fails validation on chain: one that the competing bundler included between this
+ * bundle's simulation and its transaction (AA25 invalid account nonce, or AA10 sender already
+ * constructed for a deployment). Alto then drops the 7702 op (its authorization's nonce no longer
+ * matches the EOA's), marks it `failed`, and every bundler refuses it sent again ("Invalid EIP-7702
+ * authorization: The nonce does not match the userOperation sender address"). A wallet then
  * signs the authorization again at the EOA's nonce (same delegate); so does this. The op's hash and
  * signature cover the delegate's address but not the authorization's nonce: the op, its hash and its
  * signature stay the same.
