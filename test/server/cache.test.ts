@@ -200,6 +200,7 @@ describe('cache policy', () => {
         headBlock: 100,
         backfillComplete: true,
         reorgEpoch: 3,
+        finalEpoch: 0,
         writeFailure: null,
       },
     ],
