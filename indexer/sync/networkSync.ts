@@ -271,9 +271,19 @@ export class NetworkSync {
   }
 
   private async repairReorg(fromBlock: number): Promise<void> {
+    const cursor = await indexerState.findCursor(this.db, this.chainId);
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chainId, fromBlock);
-    const result = await rollbackTo(this.db, this.chainId, ancestor);
-    this.log.warn({ commonAncestor: ancestor.number, ...result }, 'reorg: rolled back to the common ancestor');
+    // Blocks at or below indexed − finalityDepth were final: webhooks went out for them, answers
+    // about them were cached as final. Removing one is rare and worth an operator's attention.
+    const depth = (cursor?.indexedBlock ?? fromBlock) - ancestor.number;
+    const beyondFinality = depth > this.network.finalityDepth;
+    const result = await rollbackTo(this.db, this.chainId, ancestor, { beyondFinality });
+    if (beyondFinality)
+      this.log.warn(
+        { commonAncestor: ancestor.number, depth, finalityDepth: this.network.finalityDepth, ...result },
+        'reorg beyond finality: blocks held final left the chain; rolled back to the common ancestor',
+      );
+    else this.log.warn({ commonAncestor: ancestor.number, depth, ...result }, 'reorg: rolled back to the common ancestor');
     // Addresses first seen in the removed blocks left the table; the filter keeps them as (harmless)
     // false positives, and what in-flight ranges added is forgotten.
     this.known.forgetUncommitted();

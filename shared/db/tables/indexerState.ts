@@ -23,6 +23,8 @@ export type IndexerState = {
   headBlock: number;
   backfillComplete: boolean;
   reorgEpoch: number;
+  /** Reorgs that removed blocks past the finality depth: answers cached as final hold only under the same count. */
+  finalEpoch: number;
   writeFailure: WriteFailure | null;
 };
 
@@ -34,6 +36,7 @@ type IndexerStateRow = {
   head_block: string;
   backfill_complete: boolean;
   reorg_epoch: number;
+  final_epoch: number;
   write_failure: WriteFailure | null;
 };
 
@@ -45,10 +48,11 @@ const toIndexerState = (r: IndexerStateRow): IndexerState => ({
   headBlock: Number(r.head_block),
   backfillComplete: r.backfill_complete,
   reorgEpoch: r.reorg_epoch,
+  finalEpoch: r.final_epoch,
   writeFailure: r.write_failure,
 });
 
-const COLUMNS = 'chain_id, network, start_block, indexed_block, head_block, backfill_complete, reorg_epoch, write_failure';
+const COLUMNS = 'chain_id, network, start_block, indexed_block, head_block, backfill_complete, reorg_epoch, final_epoch, write_failure';
 
 export async function find(db: Queryable, chainId: number): Promise<IndexerState | null> {
   const { rows } = await db.query<IndexerStateRow>(`select ${COLUMNS} from indexer_state where chain_id = $1`, [chainId]);
@@ -164,13 +168,22 @@ export async function updateHead(db: Queryable, chainId: number, headBlock: numb
   await db.query(`update indexer_state set head_block = $2, updated_at = now() where chain_id = $1`, [chainId, headBlock]);
 }
 
-/** Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised data include it). */
-export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string | null }): Promise<void> {
+/**
+ * Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised
+ * data include it), and final_epoch too when the reorg removed blocks held final.
+ */
+export async function rewind(
+  db: Queryable,
+  chainId: number,
+  block: { number: number; hash: string | null },
+  beyondFinality = false,
+): Promise<void> {
   await db.query(
     `with moved as (
-       update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
+       update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1,
+              final_epoch = final_epoch + $5::int, updated_at = now()
        where chain_id = $1 returning chain_id)
      select pg_notify($4, chain_id::text) from moved`,
-    [chainId, block.number, bytea(block.hash), INDEXED_CHANNEL],
+    [chainId, block.number, bytea(block.hash), INDEXED_CHANNEL, beyondFinality ? 1 : 0],
   );
 }
