@@ -34,7 +34,7 @@ export const httpStatus = async (url: string): Promise<number> =>
 
 export async function startProductOnDatabase(
   databaseUrl: string,
-  opts: { ops: number; seed: number; name: string },
+  opts: { ops: number; seed: number; name: string; env?: Partial<Record<'web' | 'indexer' | 'dispatcher', Record<string, string>>> },
 ): Promise<ProductOnDatabase> {
   const devnet = await startDevnet();
   await generate(devnet, { ops: opts.ops, days: 1, seed: opts.seed, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
@@ -80,7 +80,7 @@ export async function startProductOnDatabase(
     ['indexer', 'indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
     ['dispatcher', 'webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
   ] as const) {
-    const child = startChild(name, script, { env: { ...env, ...extra } });
+    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.[name] } });
     child.process.once('exit', (code, signal) => exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`));
     children.push(child);
   }
