@@ -45,6 +45,9 @@ export type RpcClientOptions = {
 /** Counters; `rateLimited`: refusals for the pace of calls (HTTP 429 or a rate-limit error). */
 export type RpcStats = { calls: number; httpRequests: number; failedHttpRequests: number; retriedCalls: number; rateLimited: number };
 
+/** One batch of calls in flight: what was asked, what is answered so far, and its abort signal. */
+type Batch<T> = { requests: RpcRequest[]; results: Array<Settled<T> | undefined>; signal: AbortSignal; check?: ResultCheck<T> };
+
 type Response = { id?: unknown; result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
 
 /** Errors a caller has to act on itself, never retried here. */
@@ -61,12 +64,21 @@ export class RpcClient {
   private readonly concurrency: number;
   private readonly pace = new CallRateLimiter();
   private paceWarned = false;
+  /**
+   * The batches in flight, each with an abort signal of its own for its retries and requests; the
+   * stop signal aborts them all through one listener. A listener per batch and per request on the
+   * stop signal itself (it lives as long as the network's sync) numbered the calls in flight: past
+   * ten, Node warned of a leak (MaxListenersExceededWarning) on every busy network.
+   */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: RpcClientOptions) {
     if (options.urls.length === 0) throw new Error('RpcClient needs at least one URL');
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.batchSize = options.batchSize ?? 100;
     this.concurrency = options.concurrency ?? 4;
+    const stop = options.signal;
+    stop?.addEventListener('abort', () => this.inFlight.forEach((batch) => batch.abort(stop.reason)), { once: true });
   }
 
   /** One call; throws RpcCallError for an answer that retrying cannot change. */
@@ -89,6 +101,20 @@ export class RpcClient {
     // Filled, not sparse: filter() and findIndex() below must see the unanswered slots.
     const results: Array<Settled<T> | undefined> = Array.from({ length: requests.length }, () => undefined);
     this.stats.calls += requests.length;
+    const batch = new AbortController();
+    if (this.options.signal?.aborted) batch.abort(this.options.signal.reason);
+    this.inFlight.add(batch);
+    try {
+      await this.retried({ requests, results, signal: batch.signal, check });
+    } finally {
+      this.inFlight.delete(batch);
+    }
+    return results as Array<Settled<T>>;
+  }
+
+  /** Sends the calls still unanswered until none is, retrying with back-off; `signal` abandons them. */
+  private async retried<T>(batch: Batch<T>): Promise<void> {
+    const { requests, results, signal } = batch;
     let attempt = 0;
     await pRetry(
       async () => {
@@ -99,14 +125,14 @@ export class RpcClient {
         for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
         let next = 0;
         const worker = async (): Promise<void> => {
-          while (next < chunks.length) await this.sendChunk(chunks[next++]!, requests, results, check);
+          while (next < chunks.length) await this.sendChunk(chunks[next++]!, batch);
         };
         await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
         const left = results.filter((r) => r === undefined).length;
         if (left > 0) throw new RetryableError(`${left} of ${requests.length} JSON-RPC calls unanswered`);
       },
       {
-        signal: this.options.signal,
+        signal,
         retries: this.options.retries ?? 8,
         minTimeout: this.options.minRetryDelayMs ?? 100,
         maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
@@ -117,7 +143,6 @@ export class RpcClient {
         },
       },
     );
-    return results as Array<Settled<T>>;
   }
 
   /** The endpoint takes no batches: every call goes alone from now on (retried at once by batchSettled). */
@@ -136,12 +161,7 @@ export class RpcClient {
   }
 
   /** Sends one chunk; settles what was answered, leaves the rest for the next attempt. */
-  private async sendChunk<T>(
-    indices: number[],
-    requests: RpcRequest[],
-    results: Array<Settled<T> | undefined>,
-    check?: ResultCheck<T>,
-  ): Promise<void> {
+  private async sendChunk<T>(indices: number[], { requests, results, signal, check }: Batch<T>): Promise<void> {
     const firstId = this.nextId;
     this.nextId += indices.length;
     const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));
@@ -150,7 +170,7 @@ export class RpcClient {
     await this.pace.take(body.length);
     let responses: Response[];
     try {
-      responses = await this.post(body.length === 1 ? body[0] : body);
+      responses = await this.post(body.length === 1 ? body[0] : body, signal);
     } catch (err) {
       for (const call of body) indexerMetrics.rpcFailed(network, call.method);
       this.stats.failedHttpRequests++;
@@ -191,9 +211,9 @@ export class RpcClient {
     this.options.log[level]({ url: this.url, callsPerSecond: pace }, 'the JSON-RPC endpoint limits calls per second: sending slower');
   }
 
-  private async post(body: unknown): Promise<Response[]> {
+  private async post(body: unknown, signal: AbortSignal): Promise<Response[]> {
     this.stats.httpRequests++;
-    const res = await postJson(this.url, JSON.stringify(body), this.timeoutMs, this.options.signal);
+    const res = await postJson(this.url, JSON.stringify(body), this.timeoutMs, signal);
     if (res.status === 413) this.batchSize = Math.max(1, Math.floor(this.batchSize / 2));
     if (res.status === 429) this.slowDown(retryAfterMs(res.retryAfter));
     if (res.status < 200 || res.status > 299) throw new RetryableError(`HTTP ${res.status} from JSON-RPC endpoint`);

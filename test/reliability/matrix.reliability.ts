@@ -64,7 +64,7 @@ class Deployment {
     }, 200);
   }
 
-  static async start(name: string, env?: (devnet: Devnet) => Record<string, string>): Promise<Deployment> {
+  static async start(name: string, env?: (devnet: Devnet, process: ProcessName) => Record<string, string>): Promise<Deployment> {
     const database = await createTestDatabase();
     try {
       return new Deployment(await startProductOnDatabase(database.url!, { ops: PLAN.ops, seed: 48, name, env }), database);

@@ -42,8 +42,8 @@ export const httpStatus = async (url: string): Promise<number> =>
 
 export async function startProductOnDatabase(
   databaseUrl: string,
-  /** env: settings of the three processes, over the suite's (given the devnet, for its URLs). */
-  opts: { ops: number; seed: number; name: string; env?: (devnet: Devnet) => Record<string, string> },
+  /** env: each process's settings over the suite's, given the devnet (for its URLs). */
+  opts: { ops: number; seed: number; name: string; env?: (devnet: Devnet, process: ProcessName) => Record<string, string> },
 ): Promise<ProductOnDatabase> {
   const devnet = await startDevnet();
   await generate(devnet, { ops: opts.ops, days: 1, seed: opts.seed, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
@@ -92,7 +92,7 @@ export async function startProductOnDatabase(
   };
   const start = (name: ProcessName): void => {
     const [script, extra] = programs[name];
-    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.(devnet) } });
+    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.(devnet, name) } });
     child.process.once('exit', (code, signal) => {
       if (!killed.has(child)) exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`);
     });
