@@ -2,7 +2,7 @@
  * JSON-RPC over HTTP for the indexer: calls go out in batches (one HTTP request per chunk of up
  * to `batchSize` calls, a few chunks in flight), every failure that may be transient (timeouts,
  * 429, 5xx, malformed or missing answers, answers a caller's check rejects) is retried with
- * p-retry's backoff on the next URL of the network's list, and only the calls still unanswered
+ * exponential back-off on the next URL of the network's list, and only the calls still unanswered
  * are sent again. The batch size halves when a provider refuses it; a provider refusing calls for
  * their pace sets the pace (CallRateLimiter).
  *
@@ -14,11 +14,10 @@
  * with the right chain is used again.
  */
 import { isAscii } from 'node:buffer';
-import pRetry from 'p-retry';
 import { RetryableError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 import { indexerMetrics } from '../metrics.js';
-import { CallRateLimiter, retryAfterMs } from './callRateLimiter.js';
+import { CallRateLimiter, abortableSleep, retryAfterMs } from './callRateLimiter.js';
 import { postJson, urlHost } from './jsonRpcHttp.js';
 import {
   RpcCallError,
@@ -158,40 +157,49 @@ export class RpcClient {
     // Filled, not sparse: filter() and findIndex() below must see the unanswered slots.
     const results: Array<Settled<T> | undefined> = Array.from({ length: requests.length }, () => undefined);
     this.stats.calls += requests.length;
-    let attempt = 0;
-    let used: Endpoint | undefined;
-    await pRetry(
-      async () => {
-        // Unset while no URL is found: usableEndpoint has moved along the list itself.
-        used = undefined;
+    const retries = this.options.retries ?? 8;
+    const minDelay = this.options.minRetryDelayMs ?? 100;
+    const maxDelay = this.options.maxRetryDelayMs ?? 5_000;
+    // Attempts in a row that answered nothing: they alone use up the retries and lengthen the
+    // back-off. An attempt that answered some calls is progress through a flaky provider, and the
+    // rest go again at the shortest delay.
+    let barren = 0;
+    for (let attempt = 0; ; attempt++) {
+      const pending = requests.map((_, i) => i).filter((i) => results[i] === undefined);
+      if (attempt > 0) this.stats.retriedCalls += pending.length;
+      let used: Endpoint | undefined;
+      let failure: string;
+      try {
         used = await this.usableEndpoint();
-        const endpoint = used;
-        const pending = requests.map((_, i) => i).filter((i) => results[i] === undefined);
-        if (attempt++ > 0) this.stats.retriedCalls += pending.length;
-        const chunks: number[][] = [];
-        const size = Math.min(this.batchSize, this.pace.batchCap);
-        for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
-        let next = 0;
-        const worker = async (): Promise<void> => {
-          while (next < chunks.length) await this.sendChunk({ endpoint, requests, results, check }, chunks[next++]!);
-        };
-        await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
+        await this.attempt({ endpoint: used, requests, results, check }, pending);
         const left = results.filter((r) => r === undefined).length;
-        if (left > 0) throw new RetryableError(`${left} of ${requests.length} JSON-RPC calls unanswered`);
-      },
-      {
-        signal: this.options.signal,
-        retries: this.options.retries ?? 8,
-        minTimeout: this.options.minRetryDelayMs ?? 100,
-        maxTimeout: this.options.maxRetryDelayMs ?? 5_000,
-        factor: 2,
-        onFailedAttempt: (err) => {
-          if (used) this.failover(used);
-          this.options.log.debug({ err: err.message, attempt: err.attemptNumber, rpc: this.endpoint.name }, 'retrying JSON-RPC calls');
-        },
-      },
-    );
+        if (left === 0) break;
+        failure = `${left} of ${requests.length} JSON-RPC calls unanswered`;
+        barren = left < pending.length ? 0 : barren + 1;
+      } catch (err) {
+        if (this.options.signal?.aborted || !(err instanceof RetryableError)) throw err;
+        failure = err.message;
+        barren++;
+      }
+      if (barren > retries) throw new RetryableError(failure);
+      // A URL that was not found leaves usableEndpoint moved along the list already.
+      if (used) this.failover(used);
+      this.options.log.debug({ err: failure, attempt: attempt + 1, rpc: this.endpoint.name }, 'retrying JSON-RPC calls');
+      await abortableSleep(Math.min(maxDelay, minDelay * 2 ** Math.max(0, barren - 1)), this.options.signal);
+    }
     return results as Array<Settled<T>>;
+  }
+
+  /** Sends the calls still unanswered in chunks, a few in flight; settles what is answered. */
+  private async attempt<T>(attempt: Attempt<T>, pending: number[]): Promise<void> {
+    const chunks: number[][] = [];
+    const size = Math.min(this.batchSize, this.pace.batchCap);
+    for (let i = 0; i < pending.length; i += size) chunks.push(pending.slice(i, i + size));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < chunks.length) await this.sendChunk(attempt, chunks[next++]!);
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
   }
 
   /** The endpoint takes no batches: every call goes alone from now on (retried at once by batchSettled). */
@@ -316,7 +324,7 @@ export class RpcClient {
     const body = indices.map((i, k) => ({ jsonrpc: '2.0', id: firstId + k, method: requests[i]!.method, params: requests[i]!.params }));
     const network = this.network;
     for (const call of body) indexerMetrics.rpcCalled(network, call.method);
-    await this.pace.take(body.length);
+    await this.pace.take(body.length, this.options.signal);
     let responses: Response[];
     try {
       responses = await this.post(endpoint, body.length === 1 ? body[0] : body);
