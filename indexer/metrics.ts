@@ -110,6 +110,16 @@ const rpcErrors = new Counter({
   help: 'JSON-RPC calls answered with an error or lost with their HTTP request (most are retried).',
   labelNames: ['network', 'method'],
 });
+const endpointWrongChain = new Gauge({
+  name: 'opscan_indexer_rpc_endpoint_wrong_chain_id',
+  help: "The chain id a URL of the network's RPC list serves instead of the network's (the URL is left out while it does); no sample for URLs on the right chain. endpoint: its position in the list and its host.",
+  labelNames: ['network', 'endpoint'],
+});
+const endpointInUse = new Gauge({
+  name: 'opscan_indexer_rpc_endpoint_in_use',
+  help: "Position (1 = first) in the network's RPC list of the URL the indexer sends its calls to.",
+  labelNames: ['network'],
+});
 const undecodedCalls = new Counter({
   name: 'opscan_indexer_undecoded_call_data_total',
   help: 'User operations whose callData names no account method opscan knows (kept with raw callData and no calls).',
@@ -147,6 +157,14 @@ const recorders = {
   },
   rpcFailed(network: string, method: string): void {
     rpcErrors.inc({ network, method });
+  },
+  /** `served`: the chain id an endpoint serves instead of the network's, or null once it serves the right one. */
+  rpcEndpointChain(network: string, endpoint: string, served: number | null): void {
+    if (served === null) endpointWrongChain.remove({ network, endpoint });
+    else endpointWrongChain.set({ network, endpoint }, served);
+  },
+  rpcEndpointInUse(network: string, position: number): void {
+    endpointInUse.set({ network }, position);
   },
   headFound(network: string, source: HeadSource): void {
     heads.inc({ network, source });

@@ -65,6 +65,8 @@ export class NetworkSync {
     this.known = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
+      chainId: network.chainId,
+      endpointRecheckMs: tuning.rpcEndpointRecheckMs,
       log,
       timeoutMs: tuning.rpcTimeoutMs,
       batchSize: tuning.rpcBatchSize,
@@ -125,6 +127,7 @@ export class NetworkSync {
    */
   async init(): Promise<void> {
     this.knownLoaded = false;
+    await this.rpc.checkEndpoints();
     if (await indexerState.findCursor(this.db, this.chainId)) return;
     const startBlock =
       this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
