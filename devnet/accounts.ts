@@ -112,6 +112,12 @@ export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: Smar
   if (failed.length > 0) throw new Error(`account funding failed in block ${block.number}`);
   for (const a of accounts) a.fundedAtBlock = block.number;
   // The mints are plain transactions: an explorer's address page lists them (INDEXER_TRANSFERS=known).
+  recordPlainTransfers(devnet, block);
+  return block;
+}
+
+/** Appends the ERC-20 transfers of a block of plain transactions (no bundle in them) to devnet.truth. */
+export function recordPlainTransfers(devnet: Devnet, block: MinedBlock): void {
   for (const r of block.receipts)
     for (const l of r.logs) {
       if (l.topics[0] !== TOPICS.transfer || l.topics.length !== 3) continue;
@@ -125,7 +131,6 @@ export async function fundAccounts(devnet: Devnet, d: Deployment, accounts: Smar
         blockNumber: block.number,
       });
     }
-  return block;
 }
 
 /**

@@ -29,18 +29,21 @@ const GWEI = 1_000_000_000n;
 
 export type OpContext = { devnet: Devnet; deployment: Deployment; rng: Random; recipients: string[] };
 
-export function signNextOp(ctx: OpContext, account: SmartAccount): SignedOp {
+/** The account's next op: `chosen` (a test's), or an action drawn at random. */
+export function signNextOp(ctx: OpContext, account: SmartAccount, chosen?: Action): SignedOp {
   const { devnet, deployment: d, rng } = ctx;
   const version = account.version;
   const family = accountFamily(account);
-  const action = buildAction(rng.weighted(ACTION_WEIGHTS), {
-    rng,
-    family,
-    account: account.address,
-    deployment: d,
-    recipients: ctx.recipients.filter((r) => r !== account.address),
-    nextNftId: () => devnet.traffic.nextNftId++,
-  });
+  const action =
+    chosen ??
+    buildAction(rng.weighted(ACTION_WEIGHTS), {
+      rng,
+      family,
+      account: account.address,
+      deployment: d,
+      recipients: ctx.recipients.filter((r) => r !== account.address),
+      nextNftId: () => devnet.traffic.nextNftId++,
+    });
 
   const deploys = !account.deployPlanned;
   account.deployPlanned = true;

@@ -1,9 +1,10 @@
 /**
  * Simulated reorg: anvil_rollback drops the last `depth` blocks, then new blocks replace them with
  * different content: part of the dropped ops come back in a new block and transaction ("moved",
- * same userOpHash), the rest never return ("removed"), and each further block carries new ops. The
- * new chain is one block longer than the old one, so a follower sees a longer fork with different
- * hashes at every height above the common ancestor. devnet.truth is rewritten to match.
+ * same userOpHash), the rest never return ("removed"), and each further block carries new ops. By
+ * default the new chain is one block longer than the old one, so a follower sees a longer fork with
+ * different hashes at every height above the common ancestor; `length` below `depth` makes it shorter
+ * (the head moves back). devnet.truth is rewritten to match.
  */
 import { Interface } from 'ethers';
 import { fundAccounts, prepareNewAccounts, type SmartAccount } from './accounts.js';
@@ -21,6 +22,11 @@ export type ReorgOptions = {
   /** Up to this many new ops in each block after the re-included ones (default 3). */
   opsPerBlock?: number;
   seed?: number;
+  /**
+   * At least this many blocks replace the dropped ones (default depth + 1); more when the ops that
+   * come back need more blocks.
+   */
+  length?: number;
 };
 
 export type BlockRef = { number: number; hash: string };
@@ -40,7 +46,7 @@ export type ReorgResult = {
   newUserOpHashes: string[];
 };
 
-const MAX_DEPTH = 10;
+const MAX_DEPTH = 100;
 const entryPointNonces = new Interface(['function getNonce(address sender, uint192 key) view returns (uint256)']);
 
 export async function reorg(devnet: Devnet, depth: number, opts: ReorgOptions = {}): Promise<ReorgResult> {
@@ -91,7 +97,7 @@ export async function reorg(devnet: Devnet, depth: number, opts: ReorgOptions = 
       // New ops in every remaining block, and in at least one: the fork always brings something new.
       const layout = { ...DEFAULT_LAYOUT, maxBundlesPerBlock: 1, maxOpsPerBundle: opts.opsPerBlock ?? 3, newAccountRate: 0 };
       let newOpBlocks = 0;
-      while (newBlocks.length < depth + 1 || newOpBlocks === 0) {
+      while (newBlocks.length < (opts.length ?? depth + 1) || newOpBlocks === 0) {
         const plan = planBlocks(ctx, layout.maxOpsPerBundle, layout)[0]!;
         const funding = await prepareNewAccounts(devnet, d, nextTime());
         if (funding) newBlocks.push(funding);

@@ -90,8 +90,17 @@ export function tokenAddresses(d: Deployment): Set<string> {
   return new Set([d.erc20Usd6, d.erc20Dai18, d.erc721, d.erc1155]);
 }
 
-/** Sends, mines at `timestamp` (automine must be off) and appends the block to devnet.truth. */
-export async function mineSignedBlock(devnet: Devnet, d: Deployment, txs: SignedTx[], timestamp: number): Promise<MinedBlock> {
+/**
+ * Sends, mines at `timestamp` (automine must be off) and appends the block to devnet.truth, with the
+ * ops' transfers of `tokens` (the deployment's own by default).
+ */
+export async function mineSignedBlock(
+  devnet: Devnet,
+  d: Deployment,
+  txs: SignedTx[],
+  timestamp: number,
+  tokens = tokenAddresses(d),
+): Promise<MinedBlock> {
   const raws = await Promise.all(txs.map((tx) => rawTransaction(d, tx)));
   const hashes = await sendRawTransactions(devnet.rpc, raws);
   const block = await mineBlock(devnet.rpc, timestamp, hashes);
@@ -101,7 +110,7 @@ export async function mineSignedBlock(devnet: Devnet, d: Deployment, txs: Signed
     devnet.truth,
     block,
     txs.map((tx, i) => ({ ...tx, hash: hashes[i]! })),
-    tokenAddresses(d),
+    tokens,
   );
   return block;
 }

@@ -108,7 +108,7 @@ export async function startSharedIndexer(deps: {
     | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'
     | 'LOG_LEVEL'
   > &
-    Partial<Pick<IndexerConfig, 'LOG_FORMAT'>>;
+    Partial<Pick<IndexerConfig, 'LOG_FORMAT' | 'DB_STATEMENT_TIMEOUT_MS'>>;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
   /** Tests shorten these. */
@@ -120,7 +120,8 @@ export async function startSharedIndexer(deps: {
   const memberId = newMemberId();
   // Every session of this process carries its member id: while one is open, the others know it is alive.
   const databaseUrl = sessionUrl(deps.databaseUrl, memberId);
-  const db = await createDb({ databaseUrl, max: 1, log });
+  const statementTimeoutMs = config.DB_STATEMENT_TIMEOUT_MS || undefined;
+  const db = await createDb({ databaseUrl, max: 1, statementTimeoutMs, log });
   const supervisor = startSupervisor({
     log,
     heapMb: config.INDEXER_NETWORK_HEAP_MB,
@@ -128,6 +129,7 @@ export async function startSharedIndexer(deps: {
     ...deps.supervision,
     worker: {
       databaseUrl,
+      statementTimeoutMs,
       pollIntervalMs: config.INDEXER_POLL_INTERVAL_MS,
       traces: config.INDEXER_TRACES,
       transfers: config.INDEXER_TRANSFERS,

@@ -6,7 +6,7 @@
  */
 import { indexerEnvSchema, loadConfig } from '../shared/config.js';
 import { waitForDatabase } from '../shared/db/availability.js';
-import { createDb } from '../shared/db/client.js';
+import { configuredStore, createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
@@ -23,7 +23,7 @@ const shutdown = createShutdown(log);
 
 // On PostgreSQL this pool serves /metrics and /readyz (the heartbeat and each network's worker have
 // their own); on PGlite it is the one store every network writes through.
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 4, log });
+const db = await createDb({ ...configuredStore(config), max: 4, log });
 shutdown.add('database', () => db.close());
 indexerMetrics.watch(db, config.networks);
 // Served before the database is waited for: /readyz says 503 (and why) meanwhile.

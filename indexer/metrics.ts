@@ -12,7 +12,7 @@ const RATE_WINDOW_MS = 30_000;
 
 let watched: { db: Queryable; networks: Array<{ name: string; chainId: number }> } | null = null;
 
-type Position = { head: number; indexed: number };
+type Position = { head: number; indexed: number; writeFailure: indexerState.WriteFailure | null };
 
 /** One indexer_state read per scrape, shared by the three gauges that collect from it. */
 let positions: Promise<Map<string, Position>> | null = null;
@@ -29,7 +29,7 @@ function readPositions(): Promise<Map<string, Position>> {
         new Map<string, Position>(
           rows.map((r) => [
             networks.find((n) => n.chainId === r.chainId)?.name ?? r.network,
-            { head: r.headBlock, indexed: r.indexedBlock },
+            { head: r.headBlock, indexed: r.indexedBlock, writeFailure: r.writeFailure },
           ]),
         ),
     )
@@ -37,7 +37,8 @@ function readPositions(): Promise<Map<string, Position>> {
   return positions;
 }
 
-function positionGauge(name: string, help: string, value: (p: Position) => number): Gauge<'network'> {
+/** A gauge of each network's position; `value` null: no sample for that network. */
+function positionGauge(name: string, help: string, value: (p: Position) => number | null): Gauge<'network'> {
   return new Gauge({
     name,
     help,
@@ -45,7 +46,10 @@ function positionGauge(name: string, help: string, value: (p: Position) => numbe
     async collect() {
       this.reset();
       try {
-        for (const [network, p] of await readPositions()) this.set({ network }, value(p));
+        for (const [network, p] of await readPositions()) {
+          const v = value(p);
+          if (v !== null) this.set({ network }, v);
+        }
       } catch {
         // The database is unreachable: no sample (readyz says why).
       }
@@ -56,6 +60,16 @@ function positionGauge(name: string, help: string, value: (p: Position) => numbe
 positionGauge('opscan_indexer_head_block', 'Chain head seen by the indexer.', (p) => p.head);
 positionGauge('opscan_indexer_indexed_block', 'Last block indexed (rows, aggregates and cursor committed).', (p) => p.indexed);
 positionGauge('opscan_indexer_lag_blocks', 'Blocks between the head and the last indexed block.', (p) => Math.max(0, p.head - p.indexed));
+positionGauge(
+  'opscan_indexer_write_failure_attempts',
+  'Attempts in a row that failed to write the blocks after the last indexed one (0 while batches commit; the reason is in getNetworkStatus).',
+  (p) => p.writeFailure?.attempts ?? 0,
+);
+positionGauge(
+  'opscan_indexer_write_failure_block',
+  'The first block the indexer fails to write; no sample while batches commit.',
+  (p) => p.writeFailure?.fromBlock ?? null,
+);
 
 const userOps = new Counter({
   name: 'opscan_indexer_user_ops_total',
@@ -96,6 +110,16 @@ const rpcErrors = new Counter({
   help: 'JSON-RPC calls answered with an error or lost with their HTTP request (most are retried).',
   labelNames: ['network', 'method'],
 });
+const endpointWrongChain = new Gauge({
+  name: 'opscan_indexer_rpc_endpoint_wrong_chain_id',
+  help: "The chain id a URL of the network's RPC list serves instead of the network's (the URL is left out while it does); no sample for URLs on the right chain. endpoint: its position in the list and its host.",
+  labelNames: ['network', 'endpoint'],
+});
+const endpointInUse = new Gauge({
+  name: 'opscan_indexer_rpc_endpoint_in_use',
+  help: "Position (1 = first) in the network's RPC list of the URL the indexer sends its calls to.",
+  labelNames: ['network'],
+});
 const undecodedCalls = new Counter({
   name: 'opscan_indexer_undecoded_call_data_total',
   help: 'User operations whose callData names no account method opscan knows (kept with raw callData and no calls).',
@@ -133,6 +157,14 @@ const recorders = {
   },
   rpcFailed(network: string, method: string): void {
     rpcErrors.inc({ network, method });
+  },
+  /** `served`: the chain id an endpoint serves instead of the network's, or null once it serves the right one. */
+  rpcEndpointChain(network: string, endpoint: string, served: number | null): void {
+    if (served === null) endpointWrongChain.remove({ network, endpoint });
+    else endpointWrongChain.set({ network, endpoint }, served);
+  },
+  rpcEndpointInUse(network: string, position: number): void {
+    endpointInUse.set({ network }, position);
   },
   headFound(network: string, source: HeadSource): void {
     heads.inc({ network, source });

@@ -64,6 +64,7 @@ const db = await createDb({
   // addresses, tokens, the backfill): an idle connection closes after 10 s, so a quiet network keeps
   // one or two. With 3 the busiest networks waited for connections (base 22 blocks behind).
   max: 5,
+  statementTimeoutMs: data.statementTimeoutMs,
   log,
 });
 const runner = runNetwork({

@@ -12,6 +12,8 @@ import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
 export type NetworkWorkerData = {
   /** With the process's `application_name` (shared/db/tables/indexerMembers.ts: sessionUrl): its sessions say it is alive. */
   databaseUrl: string;
+  /** DB_STATEMENT_TIMEOUT_MS (undefined: no limit). */
+  statementTimeoutMs?: number;
   network: NetworkConfig;
   pollIntervalMs: number;
   traces: TraceMode;

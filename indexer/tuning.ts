@@ -19,6 +19,11 @@ export type IndexerTuning = {
   rpcRetries: number;
   rpcMinRetryDelayMs: number;
   rpcMaxRetryDelayMs: number;
+  /**
+   * How often the URLs ahead of the one in use (the list's order is the operator's preference) are
+   * asked again, and how long a URL serving another chain is left out before it is asked again.
+   */
+  rpcEndpointRecheckMs: number;
   /** eth_getLogs block range to start with; it adapts (research/indexer.md §4.2). */
   initialLogRange: number;
   maxLogRange: number;
@@ -78,6 +83,7 @@ export const DEFAULT_TUNING: IndexerTuning = {
   rpcRetries: 8,
   rpcMinRetryDelayMs: 100,
   rpcMaxRetryDelayMs: 5_000,
+  rpcEndpointRecheckMs: 30_000,
   initialLogRange: 100,
   maxLogRange: 10_000,
   targetLogsPerRange: 1_000,

@@ -40,8 +40,14 @@ export type WebServices = {
   close(): Promise<void>;
 };
 
-/** The web process's statement timeout (server/main.ts), on the replicas too. */
-const REPLICA_STATEMENT_TIMEOUT_MS = 5000;
+/**
+ * The web's statement timeout (server/main.ts), on the replicas too: a request's reads are short, and
+ * one the database cannot answer by then is answered 503 rather than held open. DB_STATEMENT_TIMEOUT_MS
+ * may lower it.
+ */
+export function webStatementTimeoutMs(config: Pick<WebConfig, 'DB_STATEMENT_TIMEOUT_MS'>): number {
+  return Math.min(5_000, config.DB_STATEMENT_TIMEOUT_MS || Infinity);
+}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -58,7 +64,7 @@ export function createWebServices(deps: { db: Db; config: WebConfig; log: Logger
     ? createReadReplicas(config.DATABASE_READ_URL, {
         networks: config.networks,
         maxLagSeconds: config.READ_REPLICA_MAX_LAG_SECONDS,
-        statementTimeoutMs: REPLICA_STATEMENT_TIMEOUT_MS,
+        statementTimeoutMs: webStatementTimeoutMs(config),
         log,
       })
     : null;

@@ -47,6 +47,14 @@ export const baseEnvSchema = z.object({
     .describe(
       'How long a process starting while PostgreSQL is unreachable waits for it (retrying with back-off) before it exits; 0: exit at once. Outages after the start are waited out without a bound.',
     ),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30_000)
+    .describe(
+      "Longest one statement of the indexer and the dispatcher may run (PostgreSQL's statement_timeout; the web's is 5 s, or this if lower). The client waits 1 s more for an answer; a server silent by then (paused, hung) counts as an outage and the connection is closed. 0: no limit.",
+    ),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').describe('Log level.'),
   LOG_FORMAT: z
     .enum(LOG_FORMATS)

@@ -64,6 +64,8 @@ const reorgPayload = z.object({
   removedFromBlock: blockNumber,
   removedUserOpHashes: z.array(hash).default([]),
   removedAccounts: z.array(address).default([]),
+  /** Blocks the indexer held final (deeper than the network's finality depth) left the chain. */
+  beyondFinality: z.boolean().default(false),
 });
 
 const payloadSchemas = {

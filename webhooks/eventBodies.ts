@@ -54,11 +54,15 @@ export function accountDeployedBody(to: Addressee, event: AccountDeployedEvent, 
   });
 }
 
-/** Tells a webhook that ops it was sent are no longer on the chain (they may come back in new blocks). */
+/**
+ * Tells a webhook that ops it was sent are no longer on the chain (they may come back in new blocks);
+ * `beyondFinality` when blocks past the network's finality depth left it.
+ */
 export function reorgBody(to: Addressee, event: ReorgEvent, userOpHashes: string[], now: Date): string {
   return envelope(to, 'reorg', now.toISOString(), {
     commonAncestor: event.commonAncestor,
     removedFromBlock: event.removedFromBlock,
     userOpHashes,
+    beyondFinality: event.beyondFinality,
   });
 }

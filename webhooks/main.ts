@@ -1,6 +1,6 @@
 import { dispatcherEnvSchema, loadConfig } from '../shared/config.js';
 import { waitForDatabase } from '../shared/db/availability.js';
-import { createDb } from '../shared/db/client.js';
+import { configuredStore, createDb } from '../shared/db/client.js';
 import { assertMigrated } from '../shared/db/migrate.js';
 import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
@@ -17,7 +17,7 @@ const log = createLogger({ level: config.LOG_LEVEL, name: 'dispatcher', format: 
 startUp.logEnvFile(log);
 const shutdown = createShutdown(log);
 // Room for the two LISTEN sessions, the matcher, claims and batched outcome writes.
-const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, max: 20, log });
+const db = await createDb({ ...configuredStore(config), max: 20, log });
 shutdown.add('db', () => db.close());
 dispatcherMetrics.watch(db);
 // Served before the database is waited for: /readyz says 503 (and why) meanwhile.

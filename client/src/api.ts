@@ -707,7 +707,15 @@ export type Endpoints = {
   getNetworkStatus: {
     kind: 'query';
     input: { network?: string | undefined };
-    output: { network: string; chainId: number; headBlock: number; indexedBlock: number; lagBlocks: number; backfillComplete: boolean };
+    output: {
+      network: string;
+      chainId: number;
+      headBlock: number;
+      indexedBlock: number;
+      lagBlocks: number;
+      backfillComplete: boolean;
+      writeFailure: { fromBlock: number; toBlock: number; reason: string; attempts: number; since: string } | null;
+    };
   };
   getStatusSummary: {
     kind: 'query';
@@ -722,6 +730,7 @@ export type Endpoints = {
         startBlock: number | null;
         backfillComplete: boolean;
         backfillProgress: number;
+        writeFailure: { fromBlock: number; toBlock: number; reason: string; attempts: number; since: string } | null;
         latestUserOps: Array<{
           success: boolean;
           userOpHash: string;

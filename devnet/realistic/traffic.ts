@@ -513,38 +513,79 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
 /**
  * What a wallet does with an op that has no receipt after a while: asks the bundlers it went to
  * (pimlico_getUserOperationStatus) and, when none of them still means to include it (Alto drops an
- * op whose bundle simulation failed for a reason of its own, an RPC timeout under load among them),
- * sends the same signed op again; when a bundler still holds it but has not landed it (a bundle
- * transaction stuck on its executor's nonce, or an op left waiting in its mempool), it sends it to
- * the other bundler too. The
- * first to include it answers; the op and its hash stay the same. Each re-send is reported on stderr.
+ * op whose bundle simulation failed for a reason of its own, an RPC timeout under load among them,
+ * and marks `failed` an op whose bundle transaction reverted and which it then finds nowhere on
+ * chain), sends the same signed op again; when a bundler still holds it but has not landed it (a
+ * bundle transaction stuck on its executor's nonce, or an op left waiting in its mempool), it sends
+ * it to the other bundler too. The first to include it answers; the op and its hash stay the same
+ * (a 7702 op may carry a new authorization: reauthorizeIfConsumed). Each re-send is reported on
+ * stderr.
  */
 async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp, look: number): Promise<void> {
   const holders = rd.bundlers.filter((b) => s.sentTo.includes(b.name));
   const statuses = await Promise.all(
     holders.map((b) =>
-      b.rpc.call<{ status: string } | null>('pimlico_getUserOperationStatus', [s.hash]).then((r) => r?.status ?? 'not_found'),
+      b.rpc
+        .call<{ status: string; transactionHash: Hex | null } | null>('pimlico_getUserOperationStatus', [s.hash])
+        .then((r) => ({ status: r?.status ?? 'not_found', tx: r?.transactionHash ?? null })),
     ),
   );
   // On chain: the receipt comes next. Still none a look later: the bundle transaction Alto counted as
   // included did not land (seen once under load, after a sibling op reverted), so it counts as stuck.
-  if ((statuses.includes('included') || statuses.includes('failed')) && look < 2) return;
-  const lost = statuses.every((st) => st === 'rejected' || st === 'reverted' || st === 'not_found');
+  if (statuses.some((st) => st.status === 'included') && look < 2) return;
+  // `failed` is no inclusion: Alto sets it once the op's bundle transaction reverted and the op
+  // reached the chain in no other transaction either, so no receipt follows.
+  const lost = statuses.every((st) => ['rejected', 'reverted', 'failed', 'not_found'].includes(st.status));
   // Not lost, no receipt after LOOK_AFTER_MS: in a bundle transaction that did not land, or left in
   // a mempool its bundler no longer bundles from (seen: `not_submitted` for a minute, nothing logged).
   const to = lost ? holders[0]! : rd.bundlers.find((b) => !s.sentTo.includes(b.name));
   if (!to) return;
-  const why = lost
-    ? `dropped by ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`
-    : `stuck in ${holders.map((b, i) => `${b.name} (${statuses[i]})`).join(', ')}`;
-  process.stderr.write(`realistic devnet: op ${s.hash} (${s.accountType}) ${why}: sending it again to ${to.name}\n`);
+  const state = holders.map((b, i) => `${b.name} (${statuses[i]!.status}${statuses[i]!.tx ? ` in ${statuses[i]!.tx}` : ''})`).join(', ');
+  process.stderr.write(
+    `realistic devnet: op ${s.hash} (${s.accountType}) ${lost ? 'dropped by' : 'stuck in'} ${state}: sending it again to ${to.name}\n`,
+  );
   try {
+    await reauthorizeIfConsumed(rd, s);
     await to.rpc.call<Hex>('eth_sendUserOperation', [formatUserOperationRequest(s.op), s.entryPoint]);
     if (!s.sentTo.includes(to.name)) s.sentTo.push(to.name);
   } catch (err) {
     // Included meanwhile (AA25, "already known") or invalid now: the receipt, or the timeout, tells.
     process.stderr.write(`realistic devnet: ${to.name} refused op ${s.hash} again: ${(err as Error).message.split('\n')[0]}\n`);
   }
+}
+
+/**
+ * A 7702 op's authorization is spent when a bundle transaction carrying it reverts: EIP-7702 applies
+ * a transaction's authorization list before it runs and keeps it when the run reverts, so the EOA is
+ * delegated and its nonce is one past the authorization's. A bundle reverts whenever another op of
+ * its handleOps fails validation on chain: one that the competing bundler included between this
+ * bundle's simulation and its transaction (AA25 invalid account nonce, or AA10 sender already
+ * constructed for a deployment). Alto then drops the 7702 op (its authorization's nonce no longer
+ * matches the EOA's), marks it `failed`, and every bundler refuses it sent again ("Invalid EIP-7702
+ * authorization: The nonce does not match the userOperation sender address"). A wallet then
+ * signs the authorization again at the EOA's nonce (same delegate); so does this. The op's hash and
+ * signature cover the delegate's address but not the authorization's nonce: the op, its hash and its
+ * signature stay the same.
+ */
+async function reauthorizeIfConsumed(rd: RealisticDevnet, s: SentOp): Promise<void> {
+  const signed = s.op.authorization;
+  if (!signed) return;
+  const nonce = await rd.operator.public.getTransactionCount({ address: s.op.sender });
+  if (nonce === signed.nonce) return;
+  const account = rd.accounts.find((a) => a.address === s.op.sender.toLowerCase())!;
+  const authorization = await account.owner.signAuthorization({ chainId: rd.devnet.chainId, address: signed.address, nonce });
+  const op = { ...s.op, authorization };
+  const hash = getUserOperationHash({
+    userOperation: op,
+    entryPointAddress: s.entryPoint,
+    entryPointVersion: account.sdk.entryPoint.version,
+    chainId: rd.devnet.chainId,
+  }).toLowerCase();
+  if (hash !== s.hash) throw new Error(`re-authorized op ${s.hash} hashes to ${hash}`);
+  s.op = op;
+  process.stderr.write(
+    `realistic devnet: op ${s.hash}'s authorization (nonce ${signed.nonce}) is spent, the EOA's nonce is ${nonce}: signed again at ${nonce}\n`,
+  );
 }
 
 /** What the chain holds unmined and where each executor's nonce stands: why a bundle did not land. */

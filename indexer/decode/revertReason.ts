@@ -1,12 +1,11 @@
 /**
  * Human-readable revert messages from raw revert data: Error(string), Panic(uint256), and v0.8
  * BaseAccount's ExecuteError(uint256 index, bytes inner) unwrapped. Anything else is named by its
- * selector; empty data has no message. The raw bytes are always stored too.
+ * selector; empty data has no message. The raw bytes are always stored too (`revertReason`); an
+ * Error(string)'s text is kept under the rule for text from the chain (shared/chainText.ts).
  */
 import { argumentsOf } from '../../shared/calldata/hexAbi.js';
-
-/** Strict UTF-8, as ethers' string decoder: invalid bytes make a reason unreadable, not garbled. */
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+import { storableTextFromUtf8 } from '../../shared/chainText.js';
 
 const ERROR_STRING = '0x08c379a0';
 const PANIC = '0x4e487b71';
@@ -30,7 +29,7 @@ const PANIC_REASONS: Record<number, string> = {
 function truncatedErrorString(data: string): string | null {
   const text = data.slice(10 + 128);
   if (text.length === 0) return null;
-  return `${Buffer.from(text.slice(0, text.length - (text.length % 2)), 'hex').toString('utf8')}… (truncated)`;
+  return `${storableTextFromUtf8(text.slice(0, text.length - (text.length % 2)))}… (truncated)`;
 }
 
 /**
@@ -42,7 +41,7 @@ export function decodeRevertMessage(data: string | null, depth = 0): string | nu
   const selector = data.slice(0, 10).toLowerCase();
   try {
     const args = argumentsOf(data);
-    if (selector === ERROR_STRING) return utf8.decode(Buffer.from(args.bytes(0, 0).slice(2), 'hex'));
+    if (selector === ERROR_STRING) return storableTextFromUtf8(args.bytes(0, 0));
     if (selector === PANIC) {
       const code = Number(args.uint(0));
       return `Panic(0x${code.toString(16).padStart(2, '0')}): ${PANIC_REASONS[code] ?? 'unknown panic code'}`;

@@ -67,11 +67,16 @@ export function opEvents(newOps: DecodedUserOp[], transfers: DecodedTransfer[], 
   return events.map(({ logIndex: _, ...e }) => e);
 }
 
-export function reorgEvent(commonAncestor: number, removedUserOpHashes: string[], removedAccounts: string[]): NewOutboxEvent {
+export function reorgEvent(
+  commonAncestor: number,
+  removedUserOpHashes: string[],
+  removedAccounts: string[],
+  beyondFinality = false,
+): NewOutboxEvent {
   return {
     type: 'reorg',
     blockNumber: commonAncestor,
     userOpHash: null,
-    payload: { commonAncestor, removedFromBlock: commonAncestor + 1, removedUserOpHashes, removedAccounts },
+    payload: { commonAncestor, removedFromBlock: commonAncestor + 1, removedUserOpHashes, removedAccounts, beyondFinality },
   };
 }

@@ -28,6 +28,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedBatch, DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
 import { accountActivity, dailyIncrements, dayOf, entityIncrements } from './aggregates.js';
+import { chainTextApart, isContentRefusal, putTextBack, type RefusedText } from './chainTextApart.js';
 import { opEvents } from './outbox.js';
 
 /** The batch does not continue the stored chain: the previous block's hash differs (a reorg). */
@@ -51,23 +52,40 @@ export type PersistOptions = {
   after?: Promise<unknown>;
 };
 
-export type PersistResult = { newUserOps: number; newBundles: number };
+export type PersistResult = {
+  newUserOps: number;
+  newBundles: number;
+  /** Texts from the chain PostgreSQL refused even under the rule for them: stored as null (chainTextApart.ts). */
+  refusedText: RefusedText[];
+};
 
 /** A lock wait longer than this is a bug (see the phase comment below): fail, roll back, retry. */
 const LOCK_TIMEOUT = '30s';
 
 export async function persistBatch(db: Db, batch: DecodedBatch, options: PersistOptions): Promise<PersistResult> {
-  const write = (mode: BaseRowsMode) =>
+  const write = (mode: BaseRowsMode, text: 'inline' | 'apart') =>
     db.transaction(async (tx) => {
       await tx.query(`set local lock_timeout = '${LOCK_TIMEOUT}'`);
-      return writeBatch(tx, batch, options, mode);
+      if (text === 'inline') return { ...(await writeBatch(tx, batch, options, mode)), refusedText: [] };
+      const { stripped, writes } = chainTextApart(batch);
+      const result = await writeBatch(tx, stripped, options, mode);
+      return { ...result, refusedText: await putTextBack(tx, writes) };
     });
+  const writeOnce = async (text: 'inline' | 'apart'): Promise<PersistResult> => {
+    try {
+      return await write('append', text);
+    } catch (err) {
+      // Some rows are stored already (see writeBaseRows): the batch again, skipping them.
+      if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+      return write('skipStored', text);
+    }
+  };
   try {
-    return await write('append');
+    return await writeOnce('inline');
   } catch (err) {
-    // Some rows are stored already (see writeBaseRows): the batch again, skipping them.
-    if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
-    return write('skipStored');
+    // A text from the chain PostgreSQL refuses must not hold the network at this block.
+    if (!isContentRefusal(err)) throw err;
+    return writeOnce('apart');
   }
 }
 
@@ -128,7 +146,12 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
   return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
 }
 
-async function writeBatch(tx: Queryable, batch: DecodedBatch, options: PersistOptions, mode: BaseRowsMode): Promise<PersistResult> {
+async function writeBatch(
+  tx: Queryable,
+  batch: DecodedBatch,
+  options: PersistOptions,
+  mode: BaseRowsMode,
+): Promise<Omit<PersistResult, 'refusedText'>> {
   const chainId = batch.chainId;
   const { newOps, newBundles } = await writeBaseRows(tx, batch, mode);
   await blocks.upsertMany(tx, chainId, batch.headers);

@@ -2,7 +2,7 @@
  * Undoes everything above a reorg's common ancestor in ONE transaction: deletes the rows of the
  * replaced blocks, rebuilds from the base tables the aggregates those rows had touched (their
  * bundlers, paymasters, factories, beneficiaries, senders and days), moves the cursor back, bumps
- * reorg_epoch and announces the removal in the outbox. Afterwards every table describes the chain
+ * reorg_epoch (and final_epoch when blocks held final left) and announces the removal in the outbox. Afterwards every table describes the chain
  * up to the ancestor exactly as if the removed blocks had never been indexed.
  */
 import type { Db } from '../../shared/db/client.js';
@@ -28,7 +28,14 @@ export type RollbackResult = { removedUserOps: number; removedAccounts: number }
 
 const unique = <T>(values: Array<T | null>): T[] => [...new Set(values.filter((v): v is T => v !== null))];
 
-export async function rollbackTo(db: Db, chainId: number, ancestor: { number: number; hash: string }): Promise<RollbackResult> {
+/** `beyondFinality`: the removed blocks include some the indexer held final (deeper than the finality depth). */
+export async function rollbackTo(
+  db: Db,
+  chainId: number,
+  ancestor: { number: number; hash: string },
+  options: { beyondFinality?: boolean } = {},
+): Promise<RollbackResult> {
+  const beyondFinality = options.beyondFinality ?? false;
   return db.transaction(async (tx) => {
     await indexerState.findCursor(tx, chainId, true);
     const removed = await userOps.deleteAbove(tx, chainId, ancestor.number);
@@ -52,12 +59,14 @@ export async function rollbackTo(db: Db, chainId: number, ancestor: { number: nu
     await accounts.recompute(tx, chainId, unique(removed.map((o) => o.sender)));
 
     const removedAccounts = unique(removed.map((o) => (o.factory ? o.sender : null)));
-    await outboxEvents.insertMany(tx, chainId, [reorgEvent(ancestor.number, hashes, removedAccounts)]);
+    await outboxEvents.insertMany(tx, chainId, [reorgEvent(ancestor.number, hashes, removedAccounts, beyondFinality)]);
     // A rollback below everything (a new devnet chain) leaves no known hash to check the next batch against.
-    await indexerState.rewind(tx, chainId, {
-      number: ancestor.number,
-      hash: /^0x[0-9a-f]{64}$/.test(ancestor.hash) ? ancestor.hash : null,
-    });
+    await indexerState.rewind(
+      tx,
+      chainId,
+      { number: ancestor.number, hash: /^0x[0-9a-f]{64}$/.test(ancestor.hash) ? ancestor.hash : null },
+      beyondFinality,
+    );
     return { removedUserOps: removed.length, removedAccounts: removedAccounts.length };
   });
 }

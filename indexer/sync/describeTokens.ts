@@ -1,25 +1,25 @@
 /**
  * Token metadata (name, symbol, decimals) by eth_call, read once per token: a token that answers
  * nothing (no such function, or a revert) keeps nulls. Old tokens (MKR) return bytes32 strings.
+ * Names and symbols are whatever the contract chose to return: they are kept under the rule for
+ * text from the chain (shared/chainText.ts), so a NUL or a byte that is not UTF-8 is stored too.
  */
-import { AbiCoder, decodeBytes32String } from 'ethers';
+import { HexReader } from '../../shared/calldata/hexAbi.js';
+import { storableTextFromUtf8 } from '../../shared/chainText.js';
 import type { TokenMetadata } from '../decode/decodedBatch.js';
 import type { TokenStandard } from '../decode/transfers.js';
 import type { RpcClient } from './rpcClient.js';
 
-const abi = AbiCoder.defaultAbiCoder();
 const CALLS = { name: '0x06fdde03', symbol: '0x95d89b41', decimals: '0x313ce567' } as const;
 
-function decodeString(hex: string | undefined): string | null {
+/** An ABI `string`, or a `bytes32` padded with NULs (its NULs go with the rule); null for anything else. */
+export function decodeString(hex: string | undefined): string | null {
   if (!hex || hex === '0x') return null;
+  if (hex.length === 66) return storableTextFromUtf8(hex) || null;
   try {
-    return String(abi.decode(['string'], hex)[0]);
+    return storableTextFromUtf8(HexReader.of(hex).bytes(0, 0));
   } catch {
-    try {
-      return hex.length === 66 ? decodeBytes32String(hex) : null;
-    } catch {
-      return null;
-    }
+    return null;
   }
 }
 

@@ -14,6 +14,7 @@
  */
 import { WebSocket } from 'undici';
 import type { Logger } from '../../shared/log.js';
+import { urlHost } from './jsonRpcHttp.js';
 
 export type HeadSubscription = {
   /** Whether a subscription is confirmed and its socket open now. */
@@ -39,22 +40,13 @@ export type HeadSubscriptionOptions = {
 const SUBSCRIBE_ID = 1;
 const KEEP_ALIVE_ID = 2;
 
-/** Only the host goes in logs: a provider's URL often holds its API key in the path. */
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '(invalid url)';
-  }
-};
-
 export function subscribeNewHeads(options: HeadSubscriptionOptions): HeadSubscription {
   const { log, onHead } = options;
   const minRetryMs = options.minRetryMs ?? 250;
   const maxRetryMs = options.maxRetryMs ?? 30_000;
   const subscribeTimeoutMs = options.subscribeTimeoutMs ?? 10_000;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const host = hostOf(options.url);
+  const host = urlHost(options.url);
   let stopped = false;
   let socket: WebSocket | null = null;
   let subscriptionId: string | null = null;

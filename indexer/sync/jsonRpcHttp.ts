@@ -12,6 +12,15 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true }),
 };
 
+/** Only the host goes in logs and metrics: a provider's URL often holds its API key in the path or query. */
+export function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
 export type HttpAnswer = { status: number; retryAfter: string | null; body: Buffer };
 
 /**

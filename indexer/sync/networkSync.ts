@@ -5,7 +5,7 @@
  * the cursor only moves with the data.
  */
 import pRetry from 'p-retry';
-import type { Db } from '../../shared/db/client.js';
+import { isDatabaseUnavailable, type Db } from '../../shared/db/client.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
@@ -15,7 +15,7 @@ import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RawRange } from '../decode/chainTypes.js';
 import type { DecodedBatch } from '../decode/decodedBatch.js';
 import { decodeRange, type KnownTransfers } from '../decode/decodeRange.js';
-import { ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
+import { CursorMovedError, ParentMismatchError, persistBatch } from '../persist/persistBatch.js';
 import { rollbackTo } from '../persist/rollback.js';
 import { indexerMetrics } from '../metrics.js';
 import { Progress } from '../progress.js';
@@ -65,6 +65,8 @@ export class NetworkSync {
     this.known = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
+      chainId: network.chainId,
+      endpointRecheckMs: tuning.rpcEndpointRecheckMs,
       log,
       timeoutMs: tuning.rpcTimeoutMs,
       batchSize: tuning.rpcBatchSize,
@@ -125,6 +127,7 @@ export class NetworkSync {
    */
   async init(): Promise<void> {
     this.knownLoaded = false;
+    await this.rpc.checkEndpoints();
     if (await indexerState.findCursor(this.db, this.chainId)) return;
     const startBlock =
       this.network.startBlock ?? (await findStartBlock(this.rpc, [...this.entryPoints.keys()], await this.head(), this.log));
@@ -271,9 +274,19 @@ export class NetworkSync {
   }
 
   private async repairReorg(fromBlock: number): Promise<void> {
+    const cursor = await indexerState.findCursor(this.db, this.chainId);
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chainId, fromBlock);
-    const result = await rollbackTo(this.db, this.chainId, ancestor);
-    this.log.warn({ commonAncestor: ancestor.number, ...result }, 'reorg: rolled back to the common ancestor');
+    // Blocks at or below indexed − finalityDepth were final: webhooks went out for them, answers
+    // about them were cached as final. Removing one is rare and worth an operator's attention.
+    const depth = (cursor?.indexedBlock ?? fromBlock) - ancestor.number;
+    const beyondFinality = depth > this.network.finalityDepth;
+    const result = await rollbackTo(this.db, this.chainId, ancestor, { beyondFinality });
+    if (beyondFinality)
+      this.log.warn(
+        { commonAncestor: ancestor.number, depth, finalityDepth: this.network.finalityDepth, ...result },
+        'reorg beyond finality: blocks held final left the chain; rolled back to the common ancestor',
+      );
+    else this.log.warn({ commonAncestor: ancestor.number, depth, ...result }, 'reorg: rolled back to the common ancestor');
     // Addresses first seen in the removed blocks left the table; the filter keeps them as (harmless)
     // false positives, and what in-flight ranges added is forgotten.
     this.known.forgetUncommitted();
@@ -361,6 +374,8 @@ export class NetworkSync {
           backfillComplete: toBlock >= head,
           after: writes.at(-1),
         }).then((result) => {
+          for (const refused of result.refusedText)
+            this.log.warn(refused, 'PostgreSQL refused a text from the chain: the batch is stored without it');
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
           if (this.tuning.transfers === 'known') this.known.committed(batch.knownAddresses.map((k) => k.address));
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
@@ -382,7 +397,7 @@ export class NetworkSync {
             'batch written',
           );
         });
-        write.catch(() => undefined); // awaited in order below
+        write.catch((err: unknown) => this.noteWriteFailure(batch, err)); // awaited in order below
         writes.push(write);
       }
       // Oldest first: the first failure is the root cause (later batches fail because of it).
@@ -391,6 +406,20 @@ export class NetworkSync {
       await Promise.allSettled(writes);
       throw err;
     }
+  }
+
+  /**
+   * A batch that failed to commit for a reason of its own (not a reorg, another writer or a
+   * database outage) holds the network at its first block until one commits: indexer_state says
+   * so, for getNetworkStatus, the status page and /metrics (recordWriteFailure counts the attempts).
+   */
+  private noteWriteFailure(batch: DecodedBatch, err: unknown): void {
+    if (err instanceof ParentMismatchError || err instanceof CursorMovedError || isDatabaseUnavailable(err)) return;
+    const reason = err instanceof Error ? err.message : String(err);
+    this.log.error({ err, fromBlock: batch.fromBlock, toBlock: batch.toBlock }, 'a batch failed to commit; it is written again');
+    indexerState
+      .recordWriteFailure(this.db, this.chainId, { fromBlock: batch.fromBlock, toBlock: batch.toBlock, reason })
+      .catch((recordErr: unknown) => this.log.warn({ err: recordErr }, 'the write failure could not be recorded'));
   }
 
   /** Metadata of the batch's tokens neither stored nor being described for a range before (`describing`, which it joins). */

@@ -1,6 +1,7 @@
 /**
  * The bytes of one cache entry: `<tag> <expiresAtMs> <heads>\n<json>`.
- * - tag: ANY_EPOCH ('f') for answers valid whatever the reorg epoch, else `e<epoch>.<epoch>…`, the
+ * - tag: `f<final epoch>.<final epoch>…` for final answers, valid across reorgs that stay within
+ *   finality (cachePolicy.finalTag; `f` alone for live chain reads), else `e<epoch>.<epoch>…`, the
  *   reorg epochs of the answer's networks (cachePolicy.epochTag);
  * - heads: `h<block>.<block>…`, the indexed block of each of those networks in the database the
  *   answer was computed from, or '-' when the answer does not depend on them (final, live).

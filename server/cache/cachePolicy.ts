@@ -37,12 +37,20 @@ const BLOCK_TIME_MS: Readonly<Record<string, number>> = {
 };
 const DEFAULT_BLOCK_TIME_MS = 2_000;
 
-/** Tag of entries valid whatever the reorg epoch (final data, live chain reads). */
+/** Tag of entries valid whatever the reorg epoch (live chain reads). */
 export const ANY_EPOCH = 'f';
 
 /** The reorg epochs of the networks an answer depends on: an entry is valid only under the same tag. */
 export function epochTag(networks: readonly NetworkConfig[], states: ReadonlyMap<number, IndexerState>): string {
   return `e${networks.map((n) => states.get(n.chainId)?.reorgEpoch ?? 0).join('.')}`;
+}
+
+/**
+ * The tag of final answers: valid across ordinary reorgs, but not across one that removed blocks
+ * held final (final_epoch counts those), after which the answer may name an orphaned block.
+ */
+export function finalTag(networks: readonly NetworkConfig[], states: ReadonlyMap<number, IndexerState>): string {
+  return `${ANY_EPOCH}${networks.map((n) => states.get(n.chainId)?.finalEpoch ?? 0).join('.')}`;
 }
 
 /** The indexed heads the answer is computed at, in the order of epochTag (server/cache/cacheEntry.ts). */

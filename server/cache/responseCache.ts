@@ -1,16 +1,16 @@
 import type { Logger } from '../../shared/log.js';
 import { toJsonBody } from '../../shared/jsonText.js';
 import { bodyOf, encodeEntry, NO_HEADS, parseHeader, supersedes } from './cacheEntry.js';
-import { ANY_EPOCH, jitter } from './cachePolicy.js';
+import { jitter } from './cachePolicy.js';
 import type { CacheStore } from './cacheStore.js';
 
 /**
  * Read-through cache of endpoint answers, stored as JSON bytes so that a hit is written to the
- * socket as is (no parse, no encoding). An entry (cacheEntry.ts) carries a tag, ANY_EPOCH or the
- * reorg epochs the answer was computed under, and a hit under another epoch counts as stale (a
- * miss); head-dependent entries also carry the indexed heads they were computed at, a hit computed
- * at an older head than the reader's is stale too (the indexer has moved: the answer may lack the
- * new block, however long its TTL), and a fill never
+ * socket as is (no parse, no encoding). An entry (cacheEntry.ts) carries a tag, the final epochs
+ * (cachePolicy.finalTag) for a final answer or the reorg epochs the answer was computed under, and
+ * a hit under another tag counts as stale (a miss); head-dependent entries also carry the indexed
+ * heads they were computed at, a hit computed at an older head than the reader's is stale too (the
+ * indexer has moved: the answer may lack the new block, however long its TTL), and a fill never
  * replaces an entry computed from a newer state (a read replica behind another): it answers with
  * that newer entry instead, so an answer does not go backwards through the cache. With Redis, a
  * small in-process near cache holds entries read or written here for the rest of their TTL: the
@@ -40,13 +40,16 @@ export type Answer = {
 
 export type Computed = { value: unknown; final: boolean; ttlMs: number };
 
-/** The state an answer is computed under: reorg epochs (cachePolicy.epochTag) and indexed heads (headTag). */
-export type CacheState = { epoch: string; heads: string };
+/**
+ * The state an answer is computed under: reorg epochs (cachePolicy.epochTag), indexed heads
+ * (headTag), and the tag final answers carry (finalTag).
+ */
+export type CacheState = { epoch: string; heads: string; final: string };
 
 export type ResponseCache = {
   readonly kind: CacheStore['kind'];
   readonly stats: Readonly<CacheStats>;
-  /** The answer stored under `key` and valid in `state` (same reorg epochs, computed at its heads or later), or null. */
+  /** The answer stored under `key` and valid in `state` (same reorg or final epochs, computed at its heads or later), or null. */
   lookup(key: string, state: CacheState): Promise<Answer | null>;
   /**
    * Computes the answer and stores it, unless a newer one was stored meanwhile (then that one is the
@@ -61,7 +64,7 @@ export type ResponseCache = {
  */
 function parseEntry(raw: Buffer, state: CacheState): { json: Buffer; expiresAt: number } | null {
   const header = parseHeader(raw);
-  if (header.tag !== ANY_EPOCH && header.tag !== state.epoch) return null;
+  if (header.tag !== state.final && header.tag !== state.epoch) return null;
   if (supersedes({ tag: state.epoch, expiresAt: 0, heads: state.heads }, header)) return null;
   return { json: bodyOf(raw), expiresAt: header.expiresAt };
 }
@@ -92,7 +95,7 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
     const { value, final, ttlMs } = await compute();
     const ttl = jitter(ttlMs);
     const expiresAt = Date.now() + ttl;
-    const header = final ? { tag: ANY_EPOCH, expiresAt, heads: NO_HEADS } : { tag: state.epoch, expiresAt, heads: state.heads };
+    const header = final ? { tag: state.final, expiresAt, heads: NO_HEADS } : { tag: state.epoch, expiresAt, heads: state.heads };
     const entry = encodeEntry(header, toJsonBody(value));
     const computed: Answer = { json: bodyOf(entry), value, maxAgeSeconds: Math.floor(ttl / 1000), cache: 'miss' };
     const storing = store.put(key, entry, ttl);

@@ -7,7 +7,10 @@ import { servedNetwork, defaultedNetworkInput } from './inputs.js';
 
 export const getNetworkStatus = defineEndpoint({
   summary: 'Where the indexer stands on a network: chain head, last indexed block, lag, backfill done.',
-  description: 'A network the indexer has not started yet answers zeros and backfillComplete false.',
+  description:
+    'A network the indexer has not started yet answers zeros and backfillComplete false. ' +
+    '`writeFailure` is null while batches commit; while the indexer fails to write the block after indexedBlock it says ' +
+    'which blocks, why, how many attempts and since when.',
   tag: 'Supported Networks',
   input: z.object({ network: defaultedNetworkInput }),
   output: networkStatusSchema,
@@ -29,5 +32,6 @@ export function networkStatusOf(network: NetworkConfig, state: IndexerState | un
     indexedBlock,
     lagBlocks: Math.max(0, headBlock - indexedBlock),
     backfillComplete: state?.backfillComplete ?? false,
+    writeFailure: state?.writeFailure ?? null,
   };
 }

@@ -4,7 +4,7 @@ import { accountFamily } from '../../shared/calldata/accountCalls.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
-import { bundleSchema, dailyMetricSchema, userOpSchema } from '../../shared/models/index.js';
+import { bundleSchema, dailyMetricSchema, userOpSchema, writeFailureSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { networkStatusOf } from './getNetworkStatus.js';
 import { indexedNetworks, everyNetworkInput } from './inputs.js';
@@ -23,6 +23,7 @@ const networkSummarySchema = z.object({
   backfillComplete: z.boolean(),
   /** Share of the blocks from startBlock to the head that are indexed (0–1). */
   backfillProgress: z.number(),
+  writeFailure: writeFailureSchema.nullable(),
   latestUserOps: z.array(
     userOpSchema
       .pick({

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
 import { toJsonBody } from '../../shared/jsonText.js';
 import { NO_HEADS } from '../cache/cacheEntry.js';
-import { ANY_EPOCH, decideTtl, epochTag, headTag } from '../cache/cachePolicy.js';
+import { ANY_EPOCH, decideTtl, epochTag, finalTag, headTag } from '../cache/cachePolicy.js';
 import type { Answer } from '../cache/responseCache.js';
 import type { Ctx } from '../context.js';
 import { admit, allowedNetworks, assertNetworkAllowed, configFor } from '../access.js';
@@ -121,7 +121,9 @@ async function answerCall(
     }
     const { states } = reader;
     const state =
-      policy === 'live' ? { epoch: ANY_EPOCH, heads: NO_HEADS } : { epoch: epochTag(networks, states), heads: headTag(networks, states) };
+      policy === 'live'
+        ? { epoch: ANY_EPOCH, heads: NO_HEADS, final: ANY_EPOCH }
+        : { epoch: epochTag(networks, states), heads: headTag(networks, states), final: finalTag(networks, states) };
     const key = `${presenter.namespace}${cacheKey(name, input)}${scopeTag}`;
     const hit = ctx.services.cache.lookup(key, state);
     await admitted;

@@ -5,6 +5,7 @@ import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import type { BaseConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { backoffMs, trackAvailability } from './availability.js';
 import { createHostSelector, parseDatabaseUrl } from './hosts.js';
@@ -96,7 +97,12 @@ export type DbOptions = {
   dataDir?: string;
   /** Pool size for PostgreSQL. */
   max?: number;
-  /** Per-statement timeout for PostgreSQL sessions (the web process keeps it short). */
+  /**
+   * Per-statement limit for PostgreSQL sessions, enforced by the server (statement_timeout: a slower
+   * statement fails with 57014) and, a grace later, by the client: a server that has not answered
+   * even its own cancellation by then is not answering (paused, hung, a host gone without a word),
+   * and the statement fails as an outage (DatabaseNotAnsweringError). Unset: no limit (migrations).
+   */
   statementTimeoutMs?: number;
   /** How long to wait for a new PostgreSQL connection before failing (default 10 s, never forever). */
   connectTimeoutMs?: number;
@@ -154,6 +160,28 @@ function isStalePlan(error: unknown): boolean {
   return code === '0A000' && typeof message === 'string' && message.includes('cached plan');
 }
 
+/**
+ * How long after its statement_timeout the client still waits for PostgreSQL's answer: cancelling a
+ * statement and saying so takes the server milliseconds, so a server silent past this is not
+ * answering at all rather than busy.
+ */
+export const ANSWER_GRACE_MS = 1_000;
+
+/**
+ * A statement PostgreSQL did not answer within its statement_timeout and the grace after it: the
+ * server is not answering (paused, hung, a host gone without closing its connections). An outage,
+ * like a refused connection; its connection is closed at once, whatever it was doing.
+ */
+export class DatabaseNotAnsweringError extends Error {
+  constructor(waitedMs: number, cause: unknown) {
+    super(`PostgreSQL did not answer within ${waitedMs} ms (its statement timeout and ${ANSWER_GRACE_MS} ms more)`, { cause });
+    this.name = 'DatabaseNotAnsweringError';
+  }
+}
+
+/** node-postgres's error for a query its client-side limit (query_timeout) ended. */
+const isQueryReadTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'Query read timeout';
+
 /** SQLSTATEs that mean the server cannot serve now: shutting down, starting up, full, or a replica after a failover. */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 /** Socket errors of a server that is down or unreachable. */
@@ -169,6 +197,7 @@ const UNAVAILABLE_MESSAGE =
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof DatabaseNotAnsweringError || isQueryReadTimeout(error)) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
@@ -192,6 +221,14 @@ export async function replicationLagSeconds(db: Queryable): Promise<number | nul
   return rows[0]?.lag_seconds ?? null;
 }
 
+/**
+ * The store a worker process's configuration names (DATABASE_URL, else PGlite in DATA_DIR), its
+ * statements limited by DB_STATEMENT_TIMEOUT_MS (0: no limit).
+ */
+export function configuredStore(config: Pick<BaseConfig, 'DATABASE_URL' | 'DATA_DIR' | 'DB_STATEMENT_TIMEOUT_MS'>): DbOptions {
+  return { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS || undefined };
+}
+
 export async function createDb(options: DbOptions): Promise<Db> {
   return options.databaseUrl ? createPostgresDb(options.databaseUrl, options) : createPgliteDb(options.dataDir);
 }
@@ -206,13 +243,21 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
   const hosts = parseDatabaseUrl(url);
   const name = options.name ?? 'primary';
   const selector = createHostSelector(hosts, { connectTimeoutMs, name, log: options.log });
-  const pool = new pg.Pool({
+  const queryTimeoutMs = options.statementTimeoutMs ? options.statementTimeoutMs + ANSWER_GRACE_MS : undefined;
+  /**
+   * What every connection of this Db is made with. TCP keepalive finds a connection whose host went
+   * away without closing it (an idle pooled one, a LISTEN); it cannot find a paused server (its
+   * kernel still answers), which is what the client-side query limit is for.
+   */
+  const clientConfig = {
     connectionString: hosts.urlFor(hosts.hosts[0]!),
-    Client: selector.Client,
-    max: options.max ?? 10,
-    statement_timeout: options.statementTimeoutMs,
     connectionTimeoutMillis: connectTimeoutMs,
-  });
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const pool = new pg.Pool({ ...clientConfig, Client: selector.Client, max: options.max ?? 10 });
   const availability = trackAvailability(name, options.log);
   // A client whose connection dies (the server restarted or ended it) emits 'error'; with no
   // listener that would end the process. The pool listens only while a client is idle (and then
@@ -254,15 +299,32 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     }
   };
 
+  /** Connections whose server did not answer in time: closed, and never handed out again. */
+  const silent = new WeakSet<pg.Client>();
+  /**
+   * The error to throw for `error` on `client`. A statement past the client-side limit leaves its
+   * connection mid-exchange (the answer may still come, to nobody), so the connection is closed at
+   * once: the server rolls back what it was doing when it sees the close, and the pool makes a new
+   * one.
+   */
+  const failure = (client: pg.Client, error: unknown): unknown => {
+    if (!isQueryReadTimeout(error) || queryTimeoutMs === undefined) return error;
+    silent.add(client);
+    client.connection.stream.destroy();
+    return new DatabaseNotAnsweringError(queryTimeoutMs, error);
+  };
+  /** Whether a released connection must be closed rather than kept: its host went stale, or it fell silent. */
+  const spent = (client: pg.Client): boolean => selector.isStale(client) || silent.has(client);
+
   /** A query on `client`; a failure that says its host is stale (read-only, lost) is told to the selector. */
-  const queryOn = async <TRow>(client: pg.ClientBase, text: string, values?: readonly unknown[]) => {
+  const queryOn = async <TRow>(client: pg.Client, text: string, values?: readonly unknown[]) => {
     try {
       const name = preparedNames.get(text);
       const res = await client.query<TRow & pg.QueryResultRow>({ name, text, values: values as unknown[] | undefined });
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (error) {
       selector.failed(client, error);
-      throw error;
+      throw failure(client, error);
     }
   };
 
@@ -273,7 +335,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       try {
         return await queryOn<TRow>(client, text, values);
       } catch (error) {
-        broken = selector.isStale(client) || isStalePlan(error);
+        broken = spent(client) || isStalePlan(error);
         throw error;
       } finally {
         client.release(broken);
@@ -292,21 +354,25 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       const done = finished(copy);
       done.catch(() => undefined); // awaited below, unless an earlier error is thrown instead
       const pending = chunks[Symbol.iterator]();
-      for (;;) {
-        let next: IteratorResult<Buffer>;
-        try {
-          next = pending.next();
-        } catch (error) {
-          copy.destroy(error as Error);
-          await done.catch(() => undefined); // the server's answer to CopyFail: the connection is free again
-          throw error;
+      try {
+        for (;;) {
+          let next: IteratorResult<Buffer>;
+          try {
+            next = pending.next();
+          } catch (error) {
+            copy.destroy(error as Error);
+            await done.catch(() => undefined); // the server's answer to CopyFail: the connection is free again
+            throw error;
+          }
+          if (next.done) break;
+          // Rejects with the server's error when it refuses the rows mid-stream.
+          if (!copy.write(next.value)) await once(copy, 'drain');
         }
-        if (next.done) break;
-        // Rejects with the server's error when it refuses the rows mid-stream.
-        if (!copy.write(next.value)) await once(copy, 'drain');
+        copy.end();
+        await done;
+      } catch (error) {
+        throw failure(client, error);
       }
-      copy.end();
-      await done;
     },
   });
 
@@ -319,7 +385,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
     const connect = async (): Promise<pg.Client> => {
-      const c = new selector.Client({ connectionString: hosts.urlFor(hosts.hosts[0]!), connectionTimeoutMillis: connectTimeoutMs });
+      const c = new selector.Client(clientConfig);
       c.on('notification', (msg) => {
         if (msg.channel === channel) onNotify(msg.payload ?? '');
       });
@@ -379,10 +445,11 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
         await queryOn(client, 'commit');
         return result;
       } catch (error) {
-        await client.query('rollback').catch(() => {});
+        // A silent connection is closed already: its transaction ends with it.
+        if (!silent.has(client)) await client.query('rollback').catch(() => {});
         throw error;
       } finally {
-        client.release(selector.isStale(client));
+        client.release(spent(client));
       }
     },
     async withSession(fn) {
@@ -391,8 +458,21 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
       let onError: (error: Error) => void = () => undefined;
       const lost = new Promise<Error>((resolve) => (onError = resolve));
       client.on('error', onError);
+      const session = onClient(client);
       try {
-        return await fn({ ...onClient(client), lost });
+        return await fn({
+          ...session,
+          // A connection closed for its silence is lost like one the server ended: its locks go with it.
+          async query<TRow>(text: string, values?: readonly unknown[]) {
+            try {
+              return await session.query<TRow>(text, values);
+            } catch (error) {
+              if (silent.has(client)) onError(error as Error);
+              throw error;
+            }
+          },
+          lost,
+        });
       } catch (error) {
         broken = true;
         throw error;
@@ -401,7 +481,7 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
         // destroyed, a clean one is reset.
         if (!broken) await client.query('select pg_advisory_unlock_all()').catch(() => (broken = true));
         client.off('error', onError);
-        client.release(broken || selector.isStale(client));
+        client.release(broken || spent(client));
       }
     },
     listen,

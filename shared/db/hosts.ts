@@ -134,7 +134,12 @@ export function createHostSelector(hosts: DatabaseHosts, options: { connectTimeo
 
   /** One connection to host `i` that is closed again: does it answer, and does it fit? */
   const probe = async (i: number, want: TargetSessionAttrs): Promise<string | null> => {
-    const client = new pg.Client({ connectionString: hosts.urlFor(hosts.hosts[i]!), connectionTimeoutMillis: options.connectTimeoutMs });
+    // Its one query is bounded as its connection is: a paused host answers neither.
+    const client = new pg.Client({
+      connectionString: hosts.urlFor(hosts.hosts[i]!),
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      query_timeout: options.connectTimeoutMs,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
+import { generate, mineTrafficBlock, startDevnet, type Devnet } from '../../devnet/index.js';
+import { Random } from '../../devnet/random.js';
 import { createTestKey } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { freePort } from '../helpers/freePort.js';
+import { MAX_UINT256, deployToken, mintPlain, plainRevertAccounts, transferInOp } from '../indexer/support/hostileChain.js';
 
 /**
  * The three Procfile processes, each in its own OS process on one PostgreSQL: their /healthz,
@@ -51,11 +53,21 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
   const t = useTestDb();
   const ports = { web: 0, indexer: 0, dispatcher: 0 };
   let key = '';
+  /** A token anyone could deploy: a NUL in its symbol, 2²⁵⁶−1 minted to a known account and sent on in an op. */
+  const hostile = { token: '', receiver: '', transferOp: '', transferBlock: 0 };
 
   before(async function () {
     if (!t.url) this.skip(); // separate processes share one PostgreSQL
     devnet = await startDevnet();
     await generate(devnet, { ops: 20, days: 1, seed: 5 });
+    const [holder, receiver] = plainRevertAccounts(devnet);
+    hostile.token = await deployToken(devnet, 'emoji 🦄\ttab\nnewline', 'H\u0000X');
+    await mintPlain(devnet, hostile.token, holder!.address, MAX_UINT256);
+    hostile.receiver = receiver!.address;
+    hostile.transferOp = await transferInOp(devnet, holder!, { token: hostile.token, to: receiver!.address, amount: MAX_UINT256 });
+    hostile.transferBlock = devnet.truth.userOps.at(-1)!.blockNumber;
+    const rng = new Random(5);
+    for (let i = 0; i < 2; i++) await mineTrafficBlock(devnet, rng, 2);
     key = await createTestKey(t.db, 'processes', 1_000_000);
     ports.web = await freePort();
     ports.indexer = await freePort();
@@ -103,7 +115,7 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
     const head = Number(/opscan_indexer_head_block\{network="devnet"\} (\d+)/.exec(text)![1]);
     expect(head).to.be.greaterThan(0);
     expect(text).to.include(`opscan_indexer_indexed_block{network="devnet"} ${head}`);
-    expect(text).to.include('opscan_indexer_user_ops_total{network="devnet"} 20');
+    expect(text).to.include(`opscan_indexer_user_ops_total{network="devnet"} ${devnet!.truth.userOps.length}`);
     expect(text).to.match(/opscan_indexer_user_ops_per_second\{network="devnet"\} [\d.]+/);
     expect(text).to.match(/opscan_indexer_rpc_calls_total\{network="devnet",method="eth_getLogs"\} [1-9]/);
     expect(text).to.match(/opscan_indexer_rpc_calls_total\{network="devnet",method="eth_blockNumber"\} [1-9]/);
@@ -111,6 +123,26 @@ describe(`Procfile processes${FROM_DIST ? ' (built)' : ''}: health, readiness, m
     expect(text).to.match(/opscan_indexer_batch_write_seconds_count\{network="devnet"\} [1-9]/);
     expect(text).to.include('# TYPE opscan_indexer_reorgs_total counter');
     expect(text).to.include('process_cpu_seconds_total');
+  });
+
+  it('index past a token whose symbol holds a NUL: every later op is answered, its 2²⁵⁶−1 transfer listed exactly', async () => {
+    const base = `http://127.0.0.1:${ports.web}/v0`;
+    const get = async (path: string): Promise<any> => (await fetch(`${base}/${path}`, { headers: { 'x-api-key': key } })).json(); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const later = devnet!.truth.userOps.filter((o) => o.blockNumber > hostile.transferBlock);
+    expect(later.length, 'ops mined after the token').to.be.greaterThan(0);
+    for (const op of later) {
+      const { userOps } = await get(`getUserOp?network=devnet&hash=${op.userOpHash}`);
+      expect(userOps.map((o: { userOpHash: string }) => o.userOpHash)).to.deep.equal([op.userOpHash]);
+    }
+    const transfers = await get(`getAddressERC20Transfers?network=devnet&address=${hostile.receiver}&first=100`);
+    const received = transfers.filter((x: { rawContract: { address: string } }) => x.rawContract.address === hostile.token);
+    expect(
+      received.map((x: { userOpHash: string; asset: string; rawContract: { value: string } }) => [
+        x.userOpHash,
+        x.asset,
+        BigInt(x.rawContract.value),
+      ]),
+    ).to.deep.equal([[hostile.transferOp, 'HX', MAX_UINT256]]);
   });
 
   it('the dispatcher exports deliveries by outcome, attempts, queue depth and delivery latency', async () => {

@@ -4,7 +4,8 @@
  * correct answers, HTTP 429 and 5xx, a socket closed without an answer, malformed answers (cut-off
  * JSON, a batch missing an answer, an answer swapped for an internal error) and batch answers in
  * another order (legal, but easy to mishandle) — and can enforce provider limits (eth_getLogs block
- * range, batch size).
+ * range, batch size). A test can change the faults while it runs (`configure`): a provider's bad
+ * minute, then a worse half minute, then health.
  * Bounded: it stops itself after `lifetimeMs`, and hung requests are dropped after `hangMs`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -38,9 +39,22 @@ export type FaultProxyOptions = {
   /** Longest extra wait of a `delay` fault (each waits a random share of it). */
   maxDelayMs?: number;
   lifetimeMs?: number;
+  /** Each fault's own share of requests (0..1, summing to at most 1), in place of `faultRate` spread evenly over `faults`. */
+  faultShares?: Partial<Record<Fault, number>>;
+  /**
+   * Share of requests whose eth_getBlockByNumber and eth_getBlockReceipts calls for the newest
+   * blocks (the head this proxy last answered, and the one before) answer `null`, as a load
+   * balancer's replica behind the head does.
+   */
+  nullRecentBlocks?: number;
+  /** Every request waits a random share of this before it is answered. */
+  latencyMs?: number;
   /** Deterministic fault choice. */
   seed?: number;
 };
+
+/** What `configure` may change while the proxy runs. */
+export type FaultProfile = Pick<FaultProxyOptions, 'faultRate' | 'faults' | 'faultShares' | 'nullRecentBlocks' | 'latencyMs'>;
 
 type Counter =
   | Fault
@@ -51,8 +65,17 @@ type Counter =
   | 'rateLimited'
   | 'unsupported'
   | 'staleReceipts'
-  | 'zeroHashLogs';
-export type FaultProxy = { url: string; stats: Record<Counter, number>; stop(): Promise<void> };
+  | 'zeroHashLogs'
+  | 'nullBlocks';
+/** `methods`: calls received, by JSON-RPC method (a batch's members count one each). */
+export type FaultProxy = {
+  url: string;
+  stats: Record<Counter, number>;
+  methods: Record<string, number>;
+  /** Replaces the faults from the next request on (the fields given; `faultShares` cleared unless given). */
+  configure(profile: FaultProfile): void;
+  stop(): Promise<void>;
+};
 
 type RpcMessage = { id?: unknown; method?: string; params?: unknown[] };
 type RpcAnswer = { id?: unknown; result?: unknown; error?: unknown };
@@ -75,8 +98,8 @@ function rangeSpan(msg: RpcMessage): number {
   return Number.parseInt(filter.toBlock, 16) - Number.parseInt(filter.fromBlock, 16) + 1;
 }
 
-export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
-  const faults = options.faults ?? ALL_FAULTS;
+export async function startFaultProxy(initial: FaultProxyOptions): Promise<FaultProxy> {
+  const options = { ...initial };
   const hangMs = options.hangMs ?? 2_000;
   const maxDelayMs = options.maxDelayMs ?? 1_000;
   let state = options.seed ?? 1;
@@ -93,6 +116,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     unsupported: 0,
     staleReceipts: 0,
     zeroHashLogs: 0,
+    nullBlocks: 0,
     timeout: 0,
     delay: 0,
     http429: 0,
@@ -103,10 +127,52 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     internalError: 0,
     shuffledBatch: 0,
   };
+  const methods: Record<string, number> = {};
   const staleServed = new Set<string>();
   /** When the calls of the last second were answered (callsPerSecond). */
   const callTimes: number[] = [];
   const hung = new Set<ServerResponse>();
+  /** The newest head answered to eth_blockNumber (nullRecentBlocks). */
+  let announced = -1;
+
+  /** The fault of this request, or null. */
+  const drawFault = (): Fault | null => {
+    if (options.faultShares) {
+      let r = random();
+      for (const [fault, share] of Object.entries(options.faultShares) as Array<[Fault, number]>) {
+        if (r < share) return fault;
+        r -= share;
+      }
+      return null;
+    }
+    if (random() >= options.faultRate) return null;
+    const faults = options.faults ?? ALL_FAULTS;
+    return faults[Math.floor(random() * faults.length)]!;
+  };
+
+  /** Answers eth_blockNumber's head; blanks the newest blocks' answers when this request draws a replica behind. */
+  const recentBlocks = (text: string, list: RpcMessage[]): string => {
+    const heads = list.filter((m) => m.method === 'eth_blockNumber');
+    const behind = options.nullRecentBlocks !== undefined && random() < options.nullRecentBlocks;
+    if (heads.length === 0 && !behind) return text;
+    const parsed = JSON.parse(text) as RpcAnswer | RpcAnswer[];
+    let blanked = false;
+    const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((a) => {
+      const m = list.find((x) => x.id === a.id);
+      if (m?.method === 'eth_blockNumber' && typeof a.result === 'string') announced = Math.max(announced, Number(a.result));
+      const tag = m?.params?.[0];
+      const recent =
+        (m?.method === 'eth_getBlockByNumber' || m?.method === 'eth_getBlockReceipts') &&
+        typeof tag === 'string' &&
+        tag.startsWith('0x') &&
+        Number(tag) >= announced - 1;
+      if (!behind || !recent) return a;
+      blanked = true;
+      return { ...a, result: null };
+    });
+    if (blanked) stats.nullBlocks++;
+    return JSON.stringify(Array.isArray(parsed) ? answers : answers[0]);
+  };
 
   /** The node's answer, with the configured data faults applied to individual answers. */
   const forward = async (body: string): Promise<string> => {
@@ -114,7 +180,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     const list = Array.isArray(messages) ? messages : [messages];
     const unsupported = list.filter((m) => options.unsupportedMethods?.includes(m.method ?? ''));
     const res = await fetch(options.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const text = await res.text();
+    const text = recentBlocks(await res.text(), list);
     if (unsupported.length === 0 && !options.staleReceiptsOnce && !options.zeroHashLogs && !options.maxLogResults) return text;
     const parsed = JSON.parse(text) as RpcAnswer | RpcAnswer[];
     const answers = (Array.isArray(parsed) ? parsed : [parsed]).map((a) => {
@@ -155,6 +221,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
     stats.requests++;
     const parsed = JSON.parse(body) as RpcMessage | RpcMessage[];
     const messages = Array.isArray(parsed) ? parsed : [parsed];
+    for (const m of messages) methods[m.method ?? ''] = (methods[m.method ?? ''] ?? 0) + 1;
     const send = (status: number, text: string): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(text);
     };
@@ -189,8 +256,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       return send(200, JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
     }
 
-    if (random() >= options.faultRate) return send(200, await forward(body));
-    const fault = faults[Math.floor(random() * faults.length)]!;
+    if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * options.latencyMs!)));
+    const fault = drawFault();
+    if (fault === null) return send(200, await forward(body));
     stats[fault]++;
     switch (fault) {
       case 'timeout':
@@ -256,5 +324,9 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   };
   const lifetime = setTimeout(() => void stop(), options.lifetimeMs ?? 300_000);
   lifetime.unref();
-  return { url: `http://127.0.0.1:${port}`, stats, stop };
+  const configure = (profile: FaultProfile): void => {
+    options.faultShares = undefined;
+    Object.assign(options, profile);
+  };
+  return { url: `http://127.0.0.1:${port}`, stats, methods, configure, stop };
 }

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,6 +26,12 @@ export type PostgresServer = {
   crash(): Promise<void>;
   /** Starts it again after `crash()`. */
   start(): Promise<void>;
+  /**
+   * SIGSTOP to the server and every process of it: its connections stay open and nothing answers
+   * (the kernel still accepts new connections into the listen queue). `resume()` is SIGCONT.
+   */
+  pause(): void;
+  resume(): void;
   /** Stops it and deletes its folder. */
   stop(): Promise<void>;
 };
@@ -52,7 +58,14 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   ].join(' ');
   const start = () => pgCtl(['-D', dir, '-o', options, '-l', `${dir}.log`, '-w', '-t', '60', 'start']);
 
+  /** The processes a pause stopped, continued by resume(), stop() or the exit. */
+  let paused: number[] = [];
   const onExit = () => {
+    try {
+      for (const pid of paused) process.kill(pid, 'SIGCONT');
+    } catch {
+      // ended meanwhile
+    }
     try {
       execFileSync(
         owner ? 'runuser' : join(bin, 'pg_ctl'),
@@ -77,6 +90,32 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw error;
   }
 
+  /** The postmaster's pid, then its children's (backends, background workers): what a pause stops. */
+  const serverPids = (): number[] => {
+    const postmaster = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so read after its ')'.
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false; // ended meanwhile
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  };
+  const signalAll = (signal: NodeJS.Signals, pids: number[]) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // ended meanwhile
+      }
+    }
+  };
   return {
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async restartFast() {
@@ -86,7 +125,17 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       await pgCtl(['-D', dir, '-m', 'immediate', '-w', 'stop']);
     },
     start: async () => void (await start()),
+    pause() {
+      // The postmaster first: stopped, it forks no backend the list below would miss.
+      paused = serverPids();
+      signalAll('SIGSTOP', paused);
+    },
+    resume() {
+      signalAll('SIGCONT', paused);
+      paused = [];
+    },
     async stop() {
+      if (paused.length > 0) signalAll('SIGCONT', paused);
       await pgCtl(['-D', dir, '-m', 'fast', '-w', 'stop']).catch(() => {});
       rmSync(root, { recursive: true, force: true });
       process.off('exit', onExit);

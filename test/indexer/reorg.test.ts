@@ -8,17 +8,26 @@ import { generate, reorg, startDevnet, type Devnet } from '../../devnet/index.js
 import { startIndexer, type Indexer } from '../../indexer/index.js';
 import type { Db } from '../../shared/db/client.js';
 import { useTestDb } from '../helpers/db.js';
+import request from 'supertest';
+import { createApp } from '../../server/app.js';
+import type { Deps } from '../../server/context.js';
+import { testDeps } from '../helpers/app.js';
+import { useWebhookHarness } from '../webhooks/support/harness.js';
+import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
 import { expectMatchesTruth } from './storedTruth.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
 
 const DEPTHS = [1, 2, 4, 7, 10];
+/** The deep case: a reorg of DEPTH blocks on a network whose finality depth is FINALITY. */
+const DEPTH = 10;
+const FINALITY = 5;
 
 describe('indexer reorg handling', function () {
   this.timeout(300_000);
   const t = useTestDb();
   describe('reorgs of depth 1 to 10 while following the head', followingTests(t));
-  const deep = useTestDb();
-  describe('a reorg deeper than the stored window', deepReorgTests(deep));
+  const deep = useWebhookHarness();
+  describe('a reorg deeper than finality and the stored headers', deepReorgTests(deep));
 });
 
 function followingTests(t: { readonly db: Db }) {
@@ -76,41 +85,102 @@ function followingTests(t: { readonly db: Db }) {
   };
 }
 
-function deepReorgTests(t: { readonly db: Db }) {
+function deepReorgTests(h: ReturnType<typeof useWebhookHarness>) {
   return function () {
     let devnet: Devnet;
-    let indexer: Indexer;
+    let indexer: Indexer | undefined;
+    let receiver: Receiver | undefined;
+    let deps: Deps | undefined;
 
     before(async () => {
       devnet = await startDevnet();
       await generate(devnet, { ops: 40, days: 1, seed: 9, layout: { maxBundlesPerBlock: 1, maxOpsPerBundle: 2 } });
-      // Headers are kept for 2 blocks past finality depth 0: a reorg of 6 reaches below them.
-      indexer = startIndexer({
-        db: t.db,
-        config: devnetConfig(devnet.rpcUrl),
-        log: quietLogger(),
-        tuning: { reorgMarginBlocks: 2, initialLogRange: 1 },
-      });
-      await indexer.syncNow();
     });
 
     after(async () => {
       await indexer?.stop();
+      await receiver?.close();
+      await deps?.services.close();
       await devnet?.stop();
     });
 
-    it('is refused: nothing is deleted and the cursor stays', async () => {
-      const cursor = await indexedBlock(t.db, devnet.chainId);
-      const { rows: before } = await t.db.query<{ n: string }>('select count(*) as n from user_ops where chain_id = $1', [devnet.chainId]);
-      await reorg(devnet, 6, { seed: 1 });
-      const failure = await indexer.syncNow().then(
-        () => null,
-        (err: Error) => err,
-      );
-      expect(failure?.name).to.equal('DeepReorgError');
-      expect(await indexedBlock(t.db, devnet.chainId)).to.equal(cursor);
-      const { rows: after } = await t.db.query<{ n: string }>('select count(*) as n from user_ops where chain_id = $1', [devnet.chainId]);
-      expect(after[0]!.n).to.equal(before[0]!.n);
+    it('is repaired and reported: the data, a cached final answer and the webhooks agree with the chain', async () => {
+      const env = { FINALITY_DEPTH_DEVNET: String(FINALITY) };
+      // Webhooks hear of events recorded after they were created: they come first.
+      receiver = await startReceiver();
+      const bundlers = [...new Set(devnet.truth.userOps.map((o) => o.bundler))];
+      for (const bundler of bundlers) await h.createWebhook(receiver.url, 'BUNDLER', bundler);
+      await h.startDispatcher({}, env);
+      // Headers are kept for 2 blocks past finality depth 5: a reorg of 10 reaches below them.
+      indexer = startIndexer({
+        db: h.db,
+        config: devnetConfig(devnet.rpcUrl, env),
+        log: quietLogger(),
+        tuning: { reorgMarginBlocks: 2, initialLogRange: 1 },
+      });
+      await indexer.syncNow();
+      deps = testDeps(h.db, env);
+      const api = request(createApp(deps));
+      const getOp = (hash: string) => api.get(`/v0/getUserOp?network=devnet&hash=${hash}`).set('x-api-key', h.key);
+
+      // Ops of the blocks the reorg replaces that were final: sent to the webhooks, cached as final.
+      const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
+      const final = devnet.truth.userOps.filter((o) => o.blockNumber > head - DEPTH && o.blockNumber <= head - FINALITY);
+      expect(final.length, 'ops in final blocks the reorg replaces').to.be.greaterThan(0);
+      const sentBefore = devnet.truth.userOps.filter((o) => o.blockNumber <= head - FINALITY).length;
+      await receiver.waitFor(() => receiver!.delivered().size >= sentBefore, 60_000);
+      for (const op of final) {
+        expect((await getOp(op.userOpHash)).body.userOps, op.userOpHash).to.have.length(1);
+        const again = await getOp(op.userOpHash);
+        expect(again.headers['x-cache'], 'a final answer is cached').to.equal('hit');
+      }
+
+      const result = await reorg(devnet, DEPTH, { seed: 1 });
+      // Blocks keep coming after it.
+      await generate(devnet, { ops: 6, days: 1, seed: 12, layout: { maxBundlesPerBlock: 1, maxOpsPerBundle: 2 } });
+      await indexer.syncNow();
+      const newHead = Number(await devnet.rpc.call<string>('eth_blockNumber'));
+      expect(await indexedBlock(h.db, devnet.chainId)).to.equal(newHead);
+      await expectMatchesTruth(h.db, devnet.truth, (got, want, what) => expect(got, what).to.deep.equal(want));
+      const { rows } = await h.db.query<{ final_epoch: number }>('select final_epoch from indexer_state where chain_id = $1', [
+        devnet.chainId,
+      ]);
+      expect(rows[0]!.final_epoch, 'a reorg beyond finality is counted').to.equal(1);
+
+      // The API answers from the new chain, however long a final answer was to be kept.
+      const blockOf = new Map(devnet.truth.userOps.map((o) => [o.userOpHash, o.blockNumber]));
+      for (const op of final) {
+        const answer = (await getOp(op.userOpHash)).body.userOps as Array<{ blockNumber: string | number }>;
+        const now = blockOf.get(op.userOpHash);
+        if (now === undefined) expect(answer, `${op.userOpHash} left the chain`).to.deep.equal([]);
+        else
+          expect(
+            answer.map((o) => Number(o.blockNumber)),
+            `${op.userOpHash} moved`,
+          ).to.deep.equal([now]);
+      }
+
+      // The webhooks hear which of the ops they were sent left the chain, beyond finality.
+      const left = new Set([...result.removedUserOpHashes, ...result.movedUserOpHashes]);
+      const sentAndLeft = final.map((o) => o.userOpHash).filter((hash) => left.has(hash));
+      expect(sentAndLeft.length).to.be.greaterThan(0);
+      const notices = () =>
+        receiver!.received
+          .map(
+            (r) =>
+              JSON.parse(r.body) as { type: string; data: { userOpHashes: string[]; beyondFinality: boolean; commonAncestor: number } },
+          )
+          .filter((b) => b.type === 'reorg');
+      const announced = () => new Set(notices().flatMap((n) => n.data.userOpHashes));
+      await receiver.waitFor(() => sentAndLeft.every((hash) => announced().has(hash)), 30_000);
+      for (const notice of notices()) {
+        expect(notice.data.beyondFinality).to.equal(true);
+        expect(notice.data.commonAncestor).to.be.at.most(result.commonAncestor.number);
+      }
+      expect(
+        [...announced()].filter((hash) => !left.has(hash)),
+        'ops listed that stayed on the chain',
+      ).to.deep.equal([]);
     });
   };
 }

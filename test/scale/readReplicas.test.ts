@@ -231,7 +231,7 @@ describe('read replicas (a real streaming replica)', function () {
       it(`keeps the newer of two fills (${storeName} store)`, async () => {
         const cache = createResponseCache(await makeStore(), quietLogger());
         const fill = (key: string, heads: string, epoch = 'e0.0') =>
-          cache.fill(key, { epoch, heads }, async () => ({ value: { heads }, final: false, ttlMs: 60_000 }));
+          cache.fill(key, { epoch, heads, final: 'f0.0' }, async () => ({ value: { heads }, final: false, ttlMs: 60_000 }));
         const body = async (answer: Promise<{ json?: Buffer; value?: unknown }>) => {
           const a = await answer;
           return a.json ? JSON.parse(a.json.toString()) : a.value;

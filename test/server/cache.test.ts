@@ -57,7 +57,7 @@ describe('response cache', () => {
         expect(deps.services.cache.stats).to.deep.include({ hits: 1, misses: 1, errors: 0 });
       });
 
-      it('drops unfinalised answers when the reorg epoch changes, and keeps final ones', async () => {
+      it('drops unfinalised answers when the reorg epoch changes, and final ones when the final epoch does', async () => {
         const ops = [...d.truth.userOps].sort((a, b) => a.blockNumber - b.blockNumber);
         const oldOp = ops[0]!;
         const recentOp = ops[ops.length - 1]!;
@@ -81,6 +81,10 @@ describe('response cache', () => {
           const old = await get('getUserOp', { hash: oldOp.userOpHash });
           expect(old.headers['x-cache']).to.equal('hit');
           expect(deps.services.cache.stats.stale).to.equal(1);
+          // A reorg that removed blocks held final: final answers are computed again.
+          await d.db.query(`update indexer_state set final_epoch = final_epoch + 1 where chain_id = 31337`);
+          expect((await get('getUserOp', { hash: oldOp.userOpHash })).headers['x-cache']).to.equal('miss');
+          expect((await get('getUserOp', { hash: oldOp.userOpHash })).headers['x-cache']).to.equal('hit');
         } finally {
           await saved.restore();
         }
@@ -190,7 +194,20 @@ describe('response cache', () => {
 describe('cache policy', () => {
   const networks = testConfig({ FINALITY_DEPTH_DEVNET: '10' }).networks;
   const states = new Map<number, IndexerState>([
-    [31337, { chainId: 31337, network: 'devnet', startBlock: 0, indexedBlock: 100, headBlock: 100, backfillComplete: true, reorgEpoch: 3 }],
+    [
+      31337,
+      {
+        chainId: 31337,
+        network: 'devnet',
+        startBlock: 0,
+        indexedBlock: 100,
+        headBlock: 100,
+        backfillComplete: true,
+        reorgEpoch: 3,
+        finalEpoch: 0,
+        writeFailure: null,
+      },
+    ],
   ]);
   const context = { networks, states, finalTtlMs: 86_400_000 };
   const policy = {

@@ -192,6 +192,7 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
       indexedBlock: head,
       lagBlocks: 0,
       backfillComplete: true,
+      writeFailure: null,
     });
   });
 });

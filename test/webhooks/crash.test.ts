@@ -1,31 +1,8 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { insertOp, makeOp, randomAddress, setIndexedBlock } from './support/chainRows.js';
 import { useWebhookHarness } from './support/harness.js';
 import { startReceiver, verifySignature } from './support/receiver.js';
-
-const CHILD = fileURLToPath(new URL('./support/dispatcherChild.ts', import.meta.url));
-
-function spawnDispatcher(databaseUrl: string, options: object): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      NETWORKS: 'devnet',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      LOG_LEVEL: 'silent',
-      DISPATCHER_OPTIONS: JSON.stringify(options),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`dispatcher child exited with ${code}`)));
-  });
-}
+import { spawnDispatcher } from './support/spawnDispatcher.js';
 
 describe('webhook dispatcher: crash', function () {
   this.timeout(120_000);

@@ -40,6 +40,17 @@ function position(n) {
   );
 }
 
+/** Why the indexer cannot write this network's next blocks, while it cannot (nothing otherwise). */
+function writeFailure(n) {
+  const f = n.writeFailure;
+  if (!f) return [];
+  const blocks = f.toBlock > f.fromBlock ? `blocks ${number(f.fromBlock)}–${number(f.toBlock)}` : `block ${number(f.fromBlock)}`;
+  const attempts = `${number(f.attempts)} attempt${f.attempts === 1 ? '' : 's'} since ${new Date(f.since).toLocaleString()}`;
+  return [
+    $('p', { class: 'error', 'data-field': 'writeFailure' }, `Indexing is held: ${blocks} cannot be written (${attempts}): ${f.reason}`),
+  ];
+}
+
 function opsTable(n) {
   const q = (params) => new URLSearchParams({ network: n.network, ...params }).toString();
   if (n.latestUserOps.length === 0) return $('p', { class: 'empty' }, 'No user operations indexed yet.');
@@ -197,7 +208,7 @@ function render(summary) {
       );
       main.append(section);
     }
-    section.querySelector('.position-holder').replaceChildren(position(n));
+    section.querySelector('.position-holder').replaceChildren(position(n), ...writeFailure(n));
     section.querySelector('.ops').replaceChildren(opsTable(n));
     section.querySelector('.bundles').replaceChildren(bundlesTable(n));
     drawChart(n, section.querySelector('.chart'));

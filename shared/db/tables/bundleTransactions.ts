@@ -89,6 +89,25 @@ export async function listStored(db: Queryable, chainId: number, txHashes: strin
   return new Set(rows.map((r) => r.tx_hash));
 }
 
+/**
+ * The blocks holding stored bundle transactions at or below `number`, highest first, by the hash
+ * stored with them: below the stored headers, what the indexer compares with the chain to find
+ * where a deep reorg began (indexer/sync/findCommonAncestor.ts).
+ */
+export async function listBlocksUpTo(
+  db: Queryable,
+  chainId: number,
+  number: number,
+  limit: number,
+): Promise<Array<{ number: number; hash: string }>> {
+  const { rows } = await db.query<{ block_number: string; block_hash: string }>(
+    `select block_number, block_hash from bundle_transactions where chain_id = $1 and block_number <= $2
+      group by block_number, block_hash order by block_number desc limit $3`,
+    [chainId, number, limit],
+  );
+  return rows.map((r) => ({ number: Number(r.block_number), hash: r.block_hash }));
+}
+
 // Writes (the indexer).
 
 export type NewBundleTransaction = {

@@ -1,6 +1,19 @@
+import { storableText } from '../../chainText.js';
 import { bytea, type Queryable } from '../client.js';
 
 /** Reads of `indexer_state`: where the indexer stands on each network. */
+
+/** The batch the indexer fails to write, attempt after attempt, until one commits. */
+export type WriteFailure = {
+  fromBlock: number;
+  toBlock: number;
+  /** The last attempt's error. */
+  reason: string;
+  /** Attempts that failed at fromBlock in a row. */
+  attempts: number;
+  /** ISO time of the first of them. */
+  since: string;
+};
 
 export type IndexerState = {
   chainId: number;
@@ -10,6 +23,9 @@ export type IndexerState = {
   headBlock: number;
   backfillComplete: boolean;
   reorgEpoch: number;
+  /** Reorgs that removed blocks past the finality depth: answers cached as final hold only under the same count. */
+  finalEpoch: number;
+  writeFailure: WriteFailure | null;
 };
 
 type IndexerStateRow = {
@@ -20,6 +36,8 @@ type IndexerStateRow = {
   head_block: string;
   backfill_complete: boolean;
   reorg_epoch: number;
+  final_epoch: number;
+  write_failure: WriteFailure | null;
 };
 
 const toIndexerState = (r: IndexerStateRow): IndexerState => ({
@@ -30,9 +48,11 @@ const toIndexerState = (r: IndexerStateRow): IndexerState => ({
   headBlock: Number(r.head_block),
   backfillComplete: r.backfill_complete,
   reorgEpoch: r.reorg_epoch,
+  finalEpoch: r.final_epoch,
+  writeFailure: r.write_failure,
 });
 
-const COLUMNS = 'chain_id, network, start_block, indexed_block, head_block, backfill_complete, reorg_epoch';
+const COLUMNS = 'chain_id, network, start_block, indexed_block, head_block, backfill_complete, reorg_epoch, final_epoch, write_failure';
 
 export async function find(db: Queryable, chainId: number): Promise<IndexerState | null> {
   const { rows } = await db.query<IndexerStateRow>(`select ${COLUMNS} from indexer_state where chain_id = $1`, [chainId]);
@@ -115,9 +135,32 @@ export async function updateCursor(
   await db.query(
     `with moved as (
        update indexer_state set indexed_block = $2, indexed_block_hash = $3, head_block = greatest(head_block, $4, $2),
-         backfill_complete = backfill_complete or $5, updated_at = now() where chain_id = $1 returning chain_id)
+         backfill_complete = backfill_complete or $5, updated_at = now(),
+         write_failure = case when (write_failure->>'fromBlock')::bigint > $2 then write_failure end
+       where chain_id = $1 returning chain_id)
      select pg_notify($6, chain_id::text) from moved`,
     [cursor.chainId, cursor.indexedBlock, bytea(cursor.indexedBlockHash), cursor.headBlock, cursor.backfillComplete, INDEXED_CHANNEL],
+  );
+}
+
+/**
+ * Notes that the batch `fromBlock`..`toBlock` failed to commit: a failure at the same fromBlock
+ * as the last one counts one more attempt, since the first. Nothing is noted once the cursor has
+ * passed fromBlock (a later attempt committed first).
+ */
+export async function recordWriteFailure(
+  db: Queryable,
+  chainId: number,
+  failure: { fromBlock: number; toBlock: number; reason: string },
+): Promise<void> {
+  await db.query(
+    `update indexer_state set write_failure = jsonb_build_object(
+       'fromBlock', $2::bigint, 'toBlock', $3::bigint, 'reason', $4::text,
+       'attempts', case when (write_failure->>'fromBlock')::bigint = $2 then (write_failure->>'attempts')::int + 1 else 1 end,
+       'since', case when (write_failure->>'fromBlock')::bigint = $2 then write_failure->>'since'
+                     else to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') end)
+     where chain_id = $1 and indexed_block < $2`,
+    [chainId, failure.fromBlock, failure.toBlock, storableText(failure.reason)],
   );
 }
 
@@ -125,13 +168,22 @@ export async function updateHead(db: Queryable, chainId: number, headBlock: numb
   await db.query(`update indexer_state set head_block = $2, updated_at = now() where chain_id = $1`, [chainId, headBlock]);
 }
 
-/** Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised data include it). */
-export async function rewind(db: Queryable, chainId: number, block: { number: number; hash: string | null }): Promise<void> {
+/**
+ * Moves the cursor back to a reorg's common ancestor and bumps reorg_epoch (cache keys of unfinalised
+ * data include it), and final_epoch too when the reorg removed blocks held final.
+ */
+export async function rewind(
+  db: Queryable,
+  chainId: number,
+  block: { number: number; hash: string | null },
+  beyondFinality = false,
+): Promise<void> {
   await db.query(
     `with moved as (
-       update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1, updated_at = now()
+       update indexer_state set indexed_block = $2, indexed_block_hash = $3, reorg_epoch = reorg_epoch + 1,
+              final_epoch = final_epoch + $5::int, updated_at = now()
        where chain_id = $1 returning chain_id)
      select pg_notify($4, chain_id::text) from moved`,
-    [chainId, block.number, bytea(block.hash), INDEXED_CHANNEL],
+    [chainId, block.number, bytea(block.hash), INDEXED_CHANNEL, beyondFinality ? 1 : 0],
   );
 }

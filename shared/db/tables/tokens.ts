@@ -77,3 +77,14 @@ export async function insertMany(db: Queryable, chainId: number, tokens: Token[]
     ],
   );
 }
+
+/** Sets one token's name or symbol (a batch written without its chain text puts it back so). */
+export async function setText(
+  db: Queryable,
+  chainId: number,
+  address: string,
+  field: 'name' | 'symbol',
+  text: string | null,
+): Promise<void> {
+  await db.query(`update tokens set ${field} = $3 where chain_id = $1 and address = $2`, [chainId, bytea(address), text]);
+}

@@ -1,8 +1,13 @@
+import { storableJson } from '../../chainText.js';
 import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 
-/** Reads of `user_op_traces`: each op's callTracer subtree, or why there is none. */
+/**
+ * Reads of `user_op_traces`: each op's callTracer subtree, or why there is none. A trace is the
+ * node's JSON, its strings (a frame's `error`, geth's `revertReason`) kept under the rule for text
+ * from the chain (shared/chainText.ts).
+ */
 
 /** A geth callTracer frame as stored. */
 export type CallFrame = {
@@ -37,7 +42,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewUserOpTrace>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
   ['user_op_hash', 'bytea', (t) => t.userOpHash],
   ['status', 'text', (t) => t.status],
-  ['trace', 'text', (t) => (t.trace === null ? null : JSON.stringify(t.trace)), (v) => `${v}::jsonb`],
+  ['trace', 'text', (t) => (t.trace === null ? null : storableJson(t.trace)), (v) => `${v}::jsonb`],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -64,8 +69,17 @@ export async function storeTraced(db: Queryable, chainId: number, traces: Array<
      select $1, u.hash, 'ok', u.trace::jsonb from unnest($2::bytea[], $3::text[]) as u(hash, trace)
      where exists (select 1 from user_ops o where o.chain_id = $1 and o.user_op_hash = u.hash)
      on conflict (chain_id, user_op_hash) do update set status = 'ok', trace = excluded.trace where user_op_traces.status <> 'ok'`,
-    [chainId, traces.map((t) => bytea(t.userOpHash)), traces.map((t) => JSON.stringify(t.trace))],
+    [chainId, traces.map((t) => bytea(t.userOpHash)), traces.map((t) => storableJson(t.trace))],
   );
+}
+
+/** Stores one op's trace over its row (a batch written without its chain text puts it back so). */
+export async function setTrace(db: Queryable, chainId: number, userOpHash: string, trace: unknown): Promise<void> {
+  await db.query(`update user_op_traces set status = 'ok', trace = $3::jsonb where chain_id = $1 and user_op_hash = $2`, [
+    chainId,
+    bytea(userOpHash),
+    storableJson(trace),
+  ]);
 }
 
 export async function deleteByUserOps(db: Queryable, chainId: number, userOpHashes: string[]): Promise<void> {

@@ -518,6 +518,15 @@ export async function insertMany(db: Queryable, chainId: number, ops: NewUserOp[
   return new Set(rows.map((r) => r.user_op_hash));
 }
 
+/** Sets one op's decoded revert message (a batch written without its chain text puts it back so). */
+export async function setRevertMessage(db: Queryable, chainId: number, userOpHash: string, message: string | null): Promise<void> {
+  await db.query(`update user_ops set revert_message = $3 where chain_id = $1 and user_op_hash = $2`, [
+    chainId,
+    bytea(userOpHash),
+    message,
+  ]);
+}
+
 /** Bundle transactions holding ops stored trace_needed, oldest first (the indexer's repair pass). */
 export async function listTraceNeededTransactions(
   db: Queryable,

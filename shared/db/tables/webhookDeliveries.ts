@@ -165,7 +165,10 @@ export async function cancelPendingOfWebhook(db: Queryable, webhookId: string): 
 
 /**
  * Ops that left the chain: cancels their pending deliveries and returns, per webhook, the ops it
- * had already been sent (or tried to be sent), which deserve a reorg notice.
+ * had already been sent (or tried to be sent), which deserve a reorg notice. The rows are locked
+ * first and judged as they are then: a claim (claimDue) that commits while this waits has sent, or
+ * is sending, the op, and read from a snapshot taken before that commit it would look unsent — the
+ * op would reach the webhook, leave the chain unannounced, and come back under a second id.
  */
 export async function retractOps(
   db: Queryable,
@@ -173,21 +176,26 @@ export async function retractOps(
   userOpHashes: string[],
 ): Promise<Array<{ webhookId: string; userOpHashes: string[] }>> {
   if (userOpHashes.length === 0) return [];
-  const { rows } = await db.query<{ webhook_id: string; hashes: string[] }>(
-    `with touched as (
-       select id, webhook_id, user_op_hash, status, attempts from webhook_deliveries
-        where chain_id = $1 and user_op_hash = any($2::bytea[])
-          and event_type in ('user_operation', 'account_deployed')
-     ), cancelled as (
-       update webhook_deliveries d set status = 'cancelled'
-         from touched t where d.id = t.id and t.status = 'pending'
-     )
-     select webhook_id, array_agg(distinct user_op_hash order by user_op_hash) as hashes
-       from touched where status = 'delivered' or (status <> 'cancelled' and attempts > 0)
-      group by webhook_id order by webhook_id`,
+  const { rows: touched } = await db.query<{
+    id: string;
+    webhook_id: string;
+    user_op_hash: string;
+    status: DeliveryStatus;
+    attempts: number;
+  }>(
+    `select id, webhook_id, user_op_hash, status, attempts from webhook_deliveries
+      where chain_id = $1 and user_op_hash = any($2::bytea[]) and event_type in ('user_operation', 'account_deployed')
+      order by id for update`,
     [chainId, userOpHashes.map((h) => bytea(h))],
   );
-  return rows.map((r) => ({ webhookId: r.webhook_id, userOpHashes: r.hashes }));
+  const pending = touched.filter((t) => t.status === 'pending').map((t) => t.id);
+  if (pending.length > 0) await db.query(`update webhook_deliveries set status = 'cancelled' where id = any($1::text[])`, [pending]);
+  const sent = new Map<string, Set<string>>();
+  for (const t of touched) {
+    if (t.status !== 'delivered' && (t.status === 'cancelled' || t.attempts === 0)) continue;
+    sent.set(t.webhook_id, (sent.get(t.webhook_id) ?? new Set()).add(t.user_op_hash));
+  }
+  return [...sent.keys()].sort().map((webhookId) => ({ webhookId, userOpHashes: [...sent.get(webhookId)!].sort() }));
 }
 
 /** A delivery as the API lists it. */

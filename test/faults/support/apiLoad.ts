@@ -11,7 +11,9 @@ export type Answer = {
   json: boolean;
   retryAfter: string | null;
   error: string | null;
+  /** When the answer came (epoch ms), and how long it took. */
   at: number;
+  ms: number;
 };
 
 export type ApiLoad = { readonly answers: Answer[]; stop(): Promise<Answer[]> };
@@ -20,6 +22,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 
 /** One GET with the key: the answer and its parsed body (undefined if not JSON). Never throws. */
 export async function callApi(baseUrl: string, key: string, path: string): Promise<{ answer: Answer; body: unknown }> {
+  const started = Date.now();
   try {
     const res = await fetch(`${baseUrl}${path}`, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     const text = await res.text();
@@ -30,14 +33,23 @@ export async function callApi(baseUrl: string, key: string, path: string): Promi
       body = undefined;
     }
     const json = body !== undefined && /^application\/json/.test(res.headers.get('content-type') ?? '');
-    return { answer: { path, status: res.status, json, retryAfter: res.headers.get('retry-after'), error: null, at: Date.now() }, body };
+    const at = Date.now();
+    return {
+      answer: { path, status: res.status, json, retryAfter: res.headers.get('retry-after'), error: null, at, ms: at - started },
+      body,
+    };
   } catch (err) {
-    return { answer: { path, status: 0, json: false, retryAfter: null, error: (err as Error).message, at: Date.now() }, body: undefined };
+    const at = Date.now();
+    return {
+      answer: { path, status: 0, json: false, retryAfter: null, error: (err as Error).message, at, ms: at - started },
+      body: undefined,
+    };
   }
 }
 
 /**
- * `clients` loops over `paths` until stopped, at most `maxRequests` in all (bounded even if nobody
+ * `clients` loops over `paths` until stopped (`{n}` in a path is the request's number below 10 000, so that
+ * path is a new request each time, never answered from the response cache), at most `maxRequests` in all (bounded even if nobody
  * stops it), each client pausing `pauseMs` between requests.
  */
 export function startApiLoad(options: {
@@ -55,7 +67,8 @@ export function startApiLoad(options: {
   const client = async (offset: number) => {
     for (let i = offset; running && sent < maxRequests; i++) {
       sent++;
-      answers.push((await callApi(options.baseUrl, options.key, options.paths[i % options.paths.length]!)).answer);
+      const path = options.paths[i % options.paths.length]!.replace('{n}', String(sent % 10_000));
+      answers.push((await callApi(options.baseUrl, options.key, path)).answer);
       await new Promise((r) => setTimeout(r, options.pauseMs ?? 20));
     }
   };

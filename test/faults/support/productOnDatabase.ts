@@ -23,10 +23,18 @@ export type ProductOnDatabase = {
   bundler: string;
   webUrl: string;
   readyz: Record<'web' | 'indexer' | 'dispatcher', string>;
-  /** One line per process that exited (none should). */
+  /** One line per process that exited (none should, but for the kills a test makes). */
   exits: string[];
+  /** Kills one process (SIGKILL by default: a crash); its exit is not counted in `exits`. */
+  kill(name: ProcessName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a process again after a kill, with the same settings and ports. */
+  restart(name: ProcessName): void;
+  /** Sends a signal that does not end the process (SIGSTOP, SIGCONT). */
+  signal(name: ProcessName, signal: 'SIGSTOP' | 'SIGCONT'): void;
   stop(): Promise<void>;
 };
+
+export type ProcessName = 'web' | 'indexer' | 'dispatcher';
 
 /** The HTTP status `url` answers within 5 s, 0 when it does not answer. */
 export const httpStatus = async (url: string): Promise<number> =>
@@ -34,7 +42,8 @@ export const httpStatus = async (url: string): Promise<number> =>
 
 export async function startProductOnDatabase(
   databaseUrl: string,
-  opts: { ops: number; seed: number; name: string },
+  /** env: each process's settings over the suite's, given the devnet (for its URLs). */
+  opts: { ops: number; seed: number; name: string; env?: (devnet: Devnet, process: ProcessName) => Record<string, string> },
 ): Promise<ProductOnDatabase> {
   const devnet = await startDevnet();
   await generate(devnet, { ops: opts.ops, days: 1, seed: opts.seed, layout: { maxBundlesPerBlock: 2, maxOpsPerBundle: 5 } });
@@ -73,19 +82,30 @@ export async function startProductOnDatabase(
     indexer: `http://127.0.0.1:${indexerPort}/readyz`,
     dispatcher: `http://127.0.0.1:${dispatcherPort}/readyz`,
   };
-  const children: Child[] = [];
+  const children = new Map<ProcessName, Child>();
+  const killed = new Set<Child>();
   const exits: string[] = [];
-  for (const [name, script, extra] of [
-    ['web', 'server/main.ts', { PORT: String(webPort) }],
-    ['indexer', 'indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
-    ['dispatcher', 'webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
-  ] as const) {
-    const child = startChild(name, script, { env: { ...env, ...extra } });
-    child.process.once('exit', (code, signal) => exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`));
-    children.push(child);
-  }
+  const programs: Record<ProcessName, readonly [string, Record<string, string>]> = {
+    web: ['server/main.ts', { PORT: String(webPort) }],
+    indexer: ['indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
+    dispatcher: ['webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
+  };
+  const start = (name: ProcessName): void => {
+    const [script, extra] = programs[name];
+    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.(devnet, name) } });
+    child.process.once('exit', (code, signal) => {
+      if (!killed.has(child)) exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`);
+    });
+    children.set(name, child);
+  };
+  for (const name of Object.keys(programs) as ProcessName[]) start(name);
+  const kill = async (name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const child = children.get(name)!;
+    killed.add(child);
+    await child.kill(signal);
+  };
   const stop = async (): Promise<void> => {
-    await Promise.all(children.map((c) => c.kill()));
+    await Promise.all([...children.values()].map((c) => (killed.add(c), c.kill())));
     await receiver.close();
     await devnet.stop();
   };
@@ -103,5 +123,6 @@ export async function startProductOnDatabase(
     await stop();
     throw err;
   }
-  return { devnet, receiver, key, bundler, webUrl, readyz, exits, stop };
+  const signal = (name: ProcessName, sig: 'SIGSTOP' | 'SIGCONT'): void => void children.get(name)!.process.kill(sig);
+  return { devnet, receiver, key, bundler, webUrl, readyz, exits, kill, restart: start, signal, stop };
 }

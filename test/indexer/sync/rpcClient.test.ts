@@ -6,6 +6,7 @@
  * in for such a provider.
  */
 import { expect } from 'chai';
+import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcClient } from '../../../indexer/sync/rpcClient.js';
@@ -115,5 +116,76 @@ describe('sync/RpcClient over HTTP', () => {
     const rpc = new RpcClient({ urls: [url], log: quietLogger(), minRetryDelayMs: 1 });
     expect(await rpc.call('eth_chainId', [])).to.equal('0x1');
     expect(rpc.stats).to.include({ httpRequests: 2, rateLimited: 1 });
+  });
+});
+
+describe('sync/RpcClient and its stop signal', () => {
+  let server: Server;
+  let url: string;
+  let requests = 0;
+  before(async () => {
+    // Answers most requests; a 500 or a dropped socket for some, so that retries are in flight too.
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        requests++;
+        if (requests % 7 === 0) return void res.writeHead(500).end('busy');
+        if (requests % 11 === 0) return void res.destroy();
+        const calls = [JSON.parse(text)].flat() as Array<{ id: number }>;
+        res.end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x1' }))));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => server.close());
+
+  it('holds one listener on the stop signal however many calls are in flight, and none piles up', async () => {
+    const stop = new AbortController();
+    const rpc = new RpcClient({ urls: [url], log: quietLogger(), minRetryDelayMs: 1, signal: stop.signal });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    let most = 0;
+    try {
+      for (let round = 0; round < 40; round++) {
+        const calls = Array.from({ length: 50 }, () => rpc.call('eth_chainId', []));
+        most = Math.max(most, getEventListeners(stop.signal, 'abort').length);
+        expect(await Promise.all(calls)).to.have.length(50);
+      }
+      await new Promise((r) => setImmediate(r)); // a warning is emitted on the next tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(rpc.stats.retriedCalls, 'retries were in flight too').to.be.greaterThan(0);
+    expect(most, 'listeners on the stop signal with 50 calls in flight').to.equal(1);
+    expect(getEventListeners(stop.signal, 'abort'), 'listeners after 2,000 calls').to.have.length(1);
+    expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).to.deep.equal([]);
+  });
+
+  it('still abandons every call in flight when it aborts', async () => {
+    const silent = createServer(() => undefined); // takes requests, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const stop = new AbortController();
+      const rpc = new RpcClient({
+        urls: [`http://127.0.0.1:${(silent.address() as AddressInfo).port}`],
+        log: quietLogger(),
+        signal: stop.signal,
+      });
+      const calls = Array.from({ length: 20 }, () =>
+        rpc.call('eth_chainId', []).then(
+          () => 'answered',
+          (err: Error) => err.message,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      stop.abort(new Error('stopping'));
+      expect(await Promise.all(calls)).to.deep.equal(Array.from({ length: 20 }, () => 'stopping'));
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });

@@ -24,13 +24,12 @@ describe('migration 0038 (known address filters)', () => {
   before(async () => {
     t = await createTestDatabase({ migrations: listMigrations().filter((m) => m.name < '0038') });
     await indexerState.insertIfMissing(t.db, { chainId: CHAIN, network: 'base', startBlock: 1 });
-    await indexerState.updateCursor(t.db, {
-      chainId: CHAIN,
-      indexedBlock: 9,
-      indexedBlockHash: `0x${'09'.repeat(32)}`,
-      headBlock: 9,
-      backfillComplete: true,
-    });
+    // The cursor at block 9, written as the schema before it has it (the module writes today's).
+    await t.db.query(
+      `update indexer_state set indexed_block = 9, indexed_block_hash = decode($2, 'hex'), head_block = 9, backfill_complete = true
+       where chain_id = $1`,
+      [CHAIN, '09'.repeat(32)],
+    );
     await knownAddresses.insertMany(
       t.db,
       CHAIN,
