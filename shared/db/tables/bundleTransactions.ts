@@ -2,6 +2,7 @@ import { bytea, prepared, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import { packLogs, unpackLogs, type TransactionLog } from './logs.js';
+import { storableJson } from '../../chainText.js';
 
 /**
  * Reads of `bundle_transactions`: the transactions that carry at least one bundle. Their logs, kept
@@ -186,7 +187,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundleTransaction>> = [
   ['logs', 'bytea', (t) => packLogs(t.logs)],
   ['cumulative_gas_used', 'numeric', (t) => numeric(t.cumulativeGasUsed)],
   ['tx_type', 'smallint', (t) => t.type],
-  ['receipt_rest', 'text', (t) => (t.receiptRest === null ? null : JSON.stringify(t.receiptRest)), (v) => `${v}::jsonb`],
+  ['receipt_rest', 'text', (t) => (t.receiptRest === null ? null : storableJson(t.receiptRest)), (v) => `${v}::jsonb`],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
