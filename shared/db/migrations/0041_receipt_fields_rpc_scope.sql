@@ -13,3 +13,6 @@ alter table bundle_transactions
 -- read the data API may call it until its scopes are changed.
 alter table api_keys alter column scopes set default '{read,webhooks,rpc}';
 update api_keys set scopes = array_append(scopes, 'rpc') where 'read' = any(scopes) and not 'rpc' = any(scopes);
+
+-- lz4, as every compressible column of the indexed tables.
+select opscan_columns_lz4('bundle_transactions', array['cumulative_gas_used', 'receipt_rest']);
