@@ -53,7 +53,7 @@ export function chainTextApart(batch: DecodedBatch): { stripped: DecodedBatch; w
       });
     }
   }
-  const senders = new Map(batch.userOps.map((o) => [o.userOpHash, o]));
+  const opsByHash = new Map(batch.userOps.map((o) => [o.userOpHash, o]));
   for (const o of batch.userOps) {
     const message = o.revertMessage;
     if (message === null) continue;
@@ -66,7 +66,7 @@ export function chainTextApart(batch: DecodedBatch): { stripped: DecodedBatch; w
     });
   }
   for (const t of batch.traces) {
-    const op = senders.get(t.userOpHash);
+    const op = opsByHash.get(t.userOpHash);
     if (t.trace === null || !op) continue;
     const trace = t.trace;
     writes.push({
