@@ -240,6 +240,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         opsCount: ops.length,
         opsFailed: 0,
         actualGasCostSum: ops.reduce((s, o) => s + o.actualGasCost, 0n),
+        feeShare: gasUsed * 2_000_000_000n,
       });
       batch.userOps.push(...ops);
       // As the indexer writes them: not an op's sender or bundler (user_ops answers those).

@@ -571,6 +571,7 @@ export type Endpoints = {
         bundleDaily: string;
         walletsCreatedDaily: string;
         gasCostCollectedDaily: string;
+        bundlerProfitDaily: string;
         userOpsTotal: string;
         bundlesTotal: string;
         walletsCreatedTotal: string;
@@ -616,6 +617,8 @@ export type Endpoints = {
         to: string | null;
         status: '0' | '1';
         transactionFee: string;
+        revenue: string;
+        profit: string;
         bundleIndex: number;
         beneficiary: string | null;
         entryPoint: string;
@@ -822,7 +825,12 @@ export type Endpoints = {
   };
   getTopBundlers: {
     kind: 'query';
-    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
+    input: {
+      days?: DayCountInput | undefined;
+      first?: PageSizeInput | undefined;
+      skip?: string | number | undefined;
+      network?: string | undefined;
+    };
     output: {
       bundlerDetails: {
         address: string;
@@ -850,6 +858,9 @@ export type Endpoints = {
         bundleLength: string;
         actualGasCostSum: string;
         transactionFeeSum: string;
+        revenue: string;
+        fee: string;
+        profit: string;
         id: string;
       }>;
     };
@@ -1550,6 +1561,7 @@ export type JiffyscanOutputs = {
       bundleDaily: string;
       walletsCreatedDaily: string;
       gasCostCollectedDaily: string;
+      bundlerProfitDaily: string;
       userOpsTotal: string;
       bundlesTotal: string;
       walletsCreatedTotal: string;
@@ -1566,6 +1578,7 @@ export type JiffyscanOutputs = {
       bundleDaily: string;
       walletsCreatedDaily: string;
       gasCostCollectedDaily: string;
+      bundlerProfitDaily: string;
       userOpsTotal: string;
       bundlesTotal: string;
       walletsCreatedTotal: string;

@@ -9,6 +9,7 @@ import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
 import { ZERO_ADDRESS } from './abi.js';
 import { decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
+import { feeShares } from './bundleFees.js';
 import { splitBundles, type LogBundle, type LogOp } from './bundleLogs.js';
 import { bundlesFromInput } from './embeddedBundles.js';
 import { opExecutionFrames, tracedBundleCalls, type TracedBundleCall } from './callFrames.js';
@@ -223,7 +224,7 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
   const matches = matchIndex(calldata.calls);
 
   const userOps: DecodedUserOp[] = [];
-  const bundles: DecodedBundle[] = logBundles.map((b) => {
+  const unshared = logBundles.map((b) => {
     const ops = b.ops.map((e) => toUserOp(e, matches.get(`${e.entryPoint}:${e.sender}:${e.nonce}`), calldata.status, raw));
     userOps.push(...ops);
     return {
@@ -241,6 +242,11 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
       actualGasCostSum: ops.reduce((sum, o) => sum + o.actualGasCost, 0n),
     };
   });
+  const shares = feeShares(
+    bundleTx.fee,
+    unshared.map((b) => b.actualGasCostSum),
+  );
+  const bundles: DecodedBundle[] = unshared.map((b, i) => ({ ...b, feeShare: shares[i]! }));
 
   const delegated = delegatedAuthorities(raw.tx, ctx.chainId);
   for (const op of userOps) op.eip7702 ||= delegated.has(op.sender);

@@ -44,6 +44,8 @@ export type DecodedBundle = {
   opsCount: number;
   opsFailed: number;
   actualGasCostSum: bigint;
+  /** Its share of its transaction's fee (indexer/decode/bundleFees.ts). */
+  feeShare: bigint;
 };
 
 export type TransferStandard = TokenStandard | 'NATIVE';

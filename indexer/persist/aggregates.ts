@@ -1,10 +1,12 @@
 /**
  * What a batch adds to the aggregate tables, computed from the rows it inserted for the first
  * time only (an op or bundle already stored adds nothing: re-runs never double count). The
- * definitions match the recompute queries in shared/db/tables (entityStats, dailyStats, accounts),
+ * definitions match the recompute queries in shared/db/tables (entityStats, dailyStats, accounts,
+ * bundlerDays),
  * which rebuild the same numbers from the base tables after a reorg.
  */
 import type { AccountActivity } from '../../shared/db/tables/accounts.js';
+import type { BundlerDay } from '../../shared/db/tables/bundlerDays.js';
 import type { DailyIncrement } from '../../shared/db/tables/dailyStats.js';
 import type { EntityIncrement, EntityKind } from '../../shared/db/tables/entityStats.js';
 import type { DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
@@ -71,7 +73,7 @@ export function dailyIncrements(
   const days = new Map<number, DailyIncrement>();
   const at = (day: number): DailyIncrement => {
     let d = days.get(day);
-    if (!d) days.set(day, (d = { day, userOps: 0, bundles: 0, walletsCreated: 0, gasCostCollected: 0n, activeWallets: 0 }));
+    if (!d) days.set(day, (d = { day, userOps: 0, bundles: 0, walletsCreated: 0, gasCostCollected: 0n, bundleFees: 0n, activeWallets: 0 }));
     return d;
   };
   for (const op of newOps) {
@@ -80,9 +82,28 @@ export function dailyIncrements(
     d.gasCostCollected += op.actualGasCost;
     if (op.factory) d.walletsCreated++;
   }
-  for (const b of newBundles) at(dayOf(b.blockTime)).bundles++;
+  for (const b of newBundles) {
+    const d = at(dayOf(b.blockTime));
+    d.bundles++;
+    d.bundleFees += b.feeShare;
+  }
   for (const w of newActiveWallets) at(w.day).activeWallets++;
   return [...days.values()];
+}
+
+/** Per bundler and UTC day: its new bundles, their revenue and fee shares. */
+export function bundlerDayIncrements(newBundles: DecodedBundle[]): BundlerDay[] {
+  const acc = new Map<string, BundlerDay>();
+  for (const b of newBundles) {
+    const day = dayOf(b.blockTime);
+    const key = `${b.bundler}:${day}`;
+    let d = acc.get(key);
+    if (!d) acc.set(key, (d = { bundler: b.bundler, day, bundles: 0, revenue: 0n, fees: 0n }));
+    d.bundles++;
+    d.revenue += b.actualGasCostSum;
+    d.fees += b.feeShare;
+  }
+  return [...acc.values()];
 }
 
 export function accountActivity(newOps: DecodedUserOp[]): AccountActivity[] {

@@ -13,6 +13,7 @@ import type { Db, Queryable } from '../../shared/db/client.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
 import * as addressTransactions from '../../shared/db/tables/addressTransactions.js';
 import * as blocks from '../../shared/db/tables/blocks.js';
+import * as bundlerDays from '../../shared/db/tables/bundlerDays.js';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
@@ -27,7 +28,7 @@ import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
 import type { DecodedBatch, DecodedBundle, DecodedUserOp } from '../decode/decodedBatch.js';
-import { accountActivity, dailyIncrements, dayOf, entityIncrements } from './aggregates.js';
+import { accountActivity, bundlerDayIncrements, dailyIncrements, dayOf, entityIncrements } from './aggregates.js';
 import { chainTextApart, isContentRefusal, putTextBack, type RefusedText } from './chainTextApart.js';
 import { opEvents } from './outbox.js';
 
@@ -176,6 +177,7 @@ async function writeBatch(
   ];
   const newActive = await dailyActiveWallets.insertMany(tx, chainId, activePairs);
   await dailyStats.upsertIncrements(tx, chainId, dailyIncrements(newOps, newBundles, newActive));
+  await bundlerDays.upsertIncrements(tx, chainId, bundlerDayIncrements(newBundles));
   await dailyStats.closePastDays(tx, chainId);
   await accounts.upsertActivity(tx, chainId, accountActivity(newOps));
   await outboxEvents.insertMany(tx, chainId, opEvents(newOps, batch.transfers, senderFactories));

@@ -10,6 +10,7 @@ import * as accounts from '../../shared/db/tables/accounts.js';
 import * as addressTransactions from '../../shared/db/tables/addressTransactions.js';
 import * as blocks from '../../shared/db/tables/blocks.js';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
+import * as bundlerDays from '../../shared/db/tables/bundlerDays.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
@@ -41,7 +42,8 @@ export async function rollbackTo(
     const removed = await userOps.deleteAbove(tx, chainId, ancestor.number);
     const hashes = removed.map((o) => o.userOpHash);
     await userOpTraces.deleteByUserOps(tx, chainId, hashes);
-    const bundleDays = await bundles.deleteAbove(tx, chainId, ancestor.number);
+    const removedBundles = await bundles.deleteAbove(tx, chainId, ancestor.number);
+    await bundlerDays.subtract(tx, chainId, removedBundles);
     await bundleTransactions.deleteAbove(tx, chainId, ancestor.number);
     await tokenTransfers.deleteAbove(tx, chainId, ancestor.number);
     await knownAddresses.deleteAbove(tx, chainId, ancestor.number);
@@ -53,7 +55,7 @@ export async function rollbackTo(
     await entityStats.recompute(tx, chainId, 'paymaster', unique(removed.map((o) => o.paymaster)));
     await entityStats.recompute(tx, chainId, 'factory', unique(removed.map((o) => o.factory)));
     await entityStats.recompute(tx, chainId, 'beneficiary', unique(removed.map((o) => o.beneficiary)));
-    const days = unique([...removed.map((o) => dayOf(o.blockTime)), ...bundleDays]);
+    const days = unique([...removed.map((o) => dayOf(o.blockTime)), ...removedBundles.map((b) => b.day)]);
     await dailyActiveWallets.recompute(tx, chainId, days);
     await dailyStats.recompute(tx, chainId, days);
     await accounts.recompute(tx, chainId, unique(removed.map((o) => o.sender)));

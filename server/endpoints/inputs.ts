@@ -52,6 +52,10 @@ export const noOfDaysInput = (integer(1, MAX_DAYS, `an integer from 1 to ${MAX_D
   .default(7)
   .describe(`How many days of metrics (1–${MAX_DAYS}, default 7).`);
 
+export const windowDaysInput = (integer(1, MAX_DAYS, `an integer from 1 to ${MAX_DAYS}`) as z.ZodType<number, DayCountInput>)
+  .optional()
+  .describe(`Totals over this many UTC days (1–${MAX_DAYS}) ending with the latest day that had activity; every day when absent.`);
+
 export const blockNumberInput = integer(0, Number.MAX_SAFE_INTEGER, 'a block number (a non-negative integer)');
 /** Log indexes are stored as 32-bit integers. */
 export const logIndexInput = integer(0, 2 ** 31 - 1, 'a log index (a non-negative integer)').describe(

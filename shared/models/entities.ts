@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { bundlerUserOpSchema } from './userOp.js';
-import { addressOut, decimalString, hashOut } from './primitives.js';
+import { addressOut, decimalString, hashOut, signedDecimalString } from './primitives.js';
 
 /** getLatestBundles item. `from`, `status`, `transactionFee` are the names real clients read. */
 export const bundleSchema = z
@@ -16,6 +16,13 @@ export const bundleSchema = z
     /** '1' when the bundle transaction succeeded (clients compare with the string '1'). */
     status: z.enum(['0', '1']),
     transactionFee: decimalString,
+    /** What its ops paid (wei): Σ their actualGasCost, collected by its beneficiary. */
+    revenue: decimalString,
+    /**
+     * revenue less the bundle's share of transactionFee (the whole fee unless the transaction holds
+     * several bundles, which split it in proportion to their revenue); may be negative.
+     */
+    profit: signedDecimalString,
     bundleIndex: z.number().int(),
     beneficiary: addressOut.nullable(),
     entryPoint: addressOut,
@@ -81,6 +88,12 @@ export const bundlerSummarySchema = z
     bundleLength: decimalString,
     actualGasCostSum: decimalString,
     transactionFeeSum: decimalString,
+    /** Over the asked window (`days`, every day without it): Σ its ops' actualGasCost (wei). */
+    revenue: decimalString,
+    /** Over the same window: Σ its bundle transactions' fees (wei). */
+    fee: decimalString,
+    /** revenue − fee; may be negative. */
+    profit: signedDecimalString,
     id: z.string(),
   })
   .meta({ id: 'BundlerSummary' });
@@ -92,6 +105,8 @@ export const dailyMetricSchema = z
     bundleDaily: decimalString,
     walletsCreatedDaily: decimalString,
     gasCostCollectedDaily: decimalString,
+    /** What the day's bundlers earned (wei): gasCostCollectedDaily less their bundle transactions' fees; may be negative. */
+    bundlerProfitDaily: signedDecimalString,
     userOpsTotal: decimalString,
     bundlesTotal: decimalString,
     walletsCreatedTotal: decimalString,

@@ -28,3 +28,5 @@ export const addressOut = z.string().regex(/^0x[0-9a-f]{40}$/);
 export const hashOut = z.string().regex(/^0x[0-9a-f]{64}$/);
 /** A non-negative integer as a decimal string. */
 export const decimalString = z.string().regex(/^\d+$/);
+/** An integer that may be negative (a profit), as a decimal string. */
+export const signedDecimalString = z.string().regex(/^-?\d+$/);

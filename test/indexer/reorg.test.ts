@@ -15,6 +15,7 @@ import { testDeps } from '../helpers/app.js';
 import { useWebhookHarness } from '../webhooks/support/harness.js';
 import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
 import { expectMatchesTruth } from './storedTruth.js';
+import { expectStoredEconomicsMatchChain } from './support/bundleEconomics.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
 
 const DEPTHS = [1, 2, 4, 7, 10];
@@ -61,6 +62,7 @@ function followingTests(t: { readonly db: Db }) {
         const head = Number(await devnet.rpc.call<string>('eth_blockNumber'));
         expect(await indexedBlock(t.db, devnet.chainId)).to.equal(head);
         await expectMatchesTruth(t.db, devnet.truth, matches);
+        await expectStoredEconomicsMatchChain(t.db, devnet.chainId, devnet.rpc);
 
         const { rows } = await t.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [
           devnet.chainId,

@@ -76,10 +76,10 @@ export async function restoreTables(db: Queryable, tables: Record<string, string
 
 /**
  * Fields a later release may add to answers without changing the ones there were: `implementation`
- * (an account's implementation), `writeFailure` (a network's held batch). Removed from both sides
- * before comparing.
+ * (an account's implementation), `writeFailure` (a network's held batch), what bundles earned
+ * (`revenue`, `fee`, `profit`, `bundlerProfitDaily`). Removed from both sides before comparing.
  */
-const ADDED_FIELDS = new Set(['implementation', 'writeFailure']);
+const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily']);
 
 export function withoutAddedFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutAddedFields);

@@ -16,6 +16,9 @@ import {
 } from '../../shared/models/index.js';
 import { newestFirst, sumOf } from './support/expected.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
+import { economicsOnChain, expectStoredEconomicsMatchChain, type TxEconomics } from '../indexer/support/bundleEconomics.js';
+
+const total = (values: bigint[]): bigint => values.reduce((sum, v) => sum + v, 0n);
 
 /** address → its ops, ranked by count desc then address (the API's top-list order). */
 function ranked(ops: TruthUserOp[], keyOf: (op: TruthUserOp) => string | null): Array<[string, TruthUserOp[]]> {
@@ -193,6 +196,92 @@ describe('bundle, bundler, paymaster, factory and metrics endpoints on indexed d
       lagBlocks: 0,
       backfillComplete: true,
       writeFailure: null,
+    });
+  });
+
+  describe("what bundles earned, against the chain's own logs and receipts", () => {
+    let chain: Map<string, TxEconomics>;
+    before(async () => {
+      chain = await economicsOnChain(d.devnet.rpc);
+    });
+
+    it("getLatestBundles answers each bundle's revenue, and its profit after its share of the fee", async () => {
+      const bundles: Array<z.infer<typeof bundleSchema>> = [];
+      for (let skip = 0; ; skip += 100) {
+        const res = await d.get('getLatestBundles', { network: 'devnet', first: 100, skip });
+        const page = z.object({ bundles: z.array(bundleSchema) }).parse(res.body).bundles;
+        bundles.push(...page);
+        if (page.length < 100) break;
+      }
+      expect(new Set(bundles.map((b) => b.transactionHash))).to.deep.equal(new Set(chain.keys()));
+      for (const tx of chain.values()) {
+        const ofTx = bundles.filter((b) => b.transactionHash === tx.txHash);
+        expect(ofTx, tx.txHash).to.have.length(tx.bundles);
+        expect(total(ofTx.map((b) => BigInt(b.revenue))), `revenue of ${tx.txHash}`).to.equal(tx.revenue);
+        expect(total(ofTx.map((b) => BigInt(b.profit))), `profit of ${tx.txHash}`).to.equal(tx.revenue - tx.fee);
+        for (const b of ofTx) expect(b.transactionFee).to.equal(String(tx.fee));
+      }
+    });
+
+    it('getTopBundlers totals revenue, fee and profit per bundler, over every day or the last `days`', async () => {
+      const latestDay = Math.max(...[...chain.values()].map((t) => t.day));
+      for (const days of [undefined, 1, 2]) {
+        const res = await d.get('getTopBundlers', { network: 'devnet', first: 10, ...(days ? { days } : {}) });
+        const { bundlers } = z.object({ bundlers: z.array(bundlerSummarySchema) }).parse(res.body);
+        expect(bundlers.length).to.be.greaterThan(0);
+        for (const b of bundlers) {
+          const txs = [...chain.values()].filter((t) => t.bundler === b.address && (!days || t.day > latestDay - days));
+          const revenue = total(txs.map((t) => t.revenue));
+          const fee = total(txs.map((t) => t.fee));
+          expect({ revenue: b.revenue, fee: b.fee, profit: b.profit }, `${b.address} over ${days ?? 'every'} day(s)`).to.deep.equal({
+            revenue: String(revenue),
+            fee: String(fee),
+            profit: String(revenue - fee),
+          });
+        }
+      }
+      const bad = await d.get('getTopBundlers', { network: 'devnet', days: 0 });
+      expect(bad.status).to.equal(400);
+      expect(JSON.stringify(bad.body)).to.include('days');
+    });
+
+    it("getDailyMetrics answers each day's bundlerProfitDaily: the day's revenue less its bundle fees", async () => {
+      const res = await d.get('getDailyMetrics', { network: 'devnet', noOfDays: 30 });
+      const { metrics } = z.object({ metrics: z.array(dailyMetricSchema) }).parse(res.body);
+      expect(metrics.length).to.be.greaterThan(1);
+      for (const m of metrics) {
+        const txs = [...chain.values()].filter((t) => String(t.day) === m.daySinceEpoch);
+        expect(m.bundlerProfitDaily, `day ${m.daySinceEpoch}`).to.equal(String(total(txs.map((t) => t.revenue - t.fee))));
+      }
+    });
+
+    it('GraphQL answers the same revenue and profit on bundles, bundlers and days', async () => {
+      const res = await d.api().post('/subgraphs/name/devnet').set('x-api-key', d.key).send({
+        query:
+          '{ bundles(first: 1000) { transactionHash revenue profit } bundlers(first: 100) { id profit } dailyMetrics(first: 100) { id bundlerProfitDaily } }',
+      });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const data = res.body.data as {
+        bundles: Array<{ transactionHash: string; revenue: string; profit: string }>;
+        bundlers: Array<{ id: string; profit: string }>;
+        dailyMetrics: Array<{ id: string; bundlerProfitDaily: string }>;
+      };
+      for (const tx of chain.values()) {
+        const ofTx = data.bundles.filter((b) => b.transactionHash === tx.txHash);
+        expect(total(ofTx.map((b) => BigInt(b.profit))), tx.txHash).to.equal(tx.revenue - tx.fee);
+      }
+      for (const b of data.bundlers) {
+        const txs = [...chain.values()].filter((t) => t.bundler === b.id);
+        expect(b.profit, b.id).to.equal(String(total(txs.map((t) => t.revenue - t.fee))));
+      }
+      for (const m of data.dailyMetrics) {
+        const txs = [...chain.values()].filter((t) => String(t.day) === m.id);
+        expect(m.bundlerProfitDaily, `day ${m.id}`).to.equal(String(total(txs.map((t) => t.revenue - t.fee))));
+      }
+    });
+
+    it('the stored bundler days and daily fees equal the chain', async () => {
+      await expectStoredEconomicsMatchChain(d.db, d.devnet.chainId, d.devnet.rpc);
     });
   });
 });

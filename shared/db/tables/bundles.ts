@@ -2,6 +2,7 @@ import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
+import type { BundlerDay } from './bundlerDays.js';
 import type { Bundle } from '../../models/entities.js';
 import { findNetworkByChainId } from '../../networks.js';
 import { column, hashIndexId, hexOf, type EntityView } from '../entityView.js';
@@ -21,6 +22,8 @@ type BundleRow = {
   tx_to: string | null;
   status: boolean | null;
   fee: string | null;
+  revenue: string;
+  profit: string;
   /** `{id, userOpHash}` of its ops, in log order. */
   user_ops: Array<{ id: string; userOpHash: string }>;
 };
@@ -38,17 +41,23 @@ function toBundle(r: BundleRow): Bundle {
     to: r.tx_to,
     status: r.status === false ? '0' : '1',
     transactionFee: r.fee ?? '0',
+    revenue: r.revenue,
+    profit: r.profit,
     bundleIndex: r.bundle_index,
     beneficiary: r.beneficiary,
     entryPoint: r.entry_point,
   };
 }
 
+/** A bundle's share of its transaction's fee (`b`: bundles, `bt`: its bundle_transactions row). */
+const FEE_SHARE = 'coalesce(b.fee_share, bt.fee, 0)';
+
 /** The latest bundles of a network, newest first (by block, then position in the block). */
 export async function listLatest(db: Queryable, chainId: number, page: Page): Promise<Bundle[]> {
   const { rows } = await db.query<BundleRow>(
     `select b.chain_id, b.tx_hash, b.bundle_index, b.block_number, b.block_time, b.entry_point, b.bundler,
-            b.beneficiary, b.ops_count, bt.tx_to, bt.status, bt.fee,
+            b.beneficiary, b.ops_count, bt.tx_to, bt.status, bt.fee, b.actual_gas_cost_sum::text as revenue,
+            (b.actual_gas_cost_sum - ${FEE_SHARE})::text as profit,
             coalesce((select json_agg(json_build_object('id', ${hexOf('o.user_op_hash')} || '-' || o.log_index, 'userOpHash', ${hexOf('o.user_op_hash')})
                                       order by o.log_index)
                       from user_ops o
@@ -81,6 +90,7 @@ export type NewBundle = {
   opsCount: number;
   opsFailed: number;
   actualGasCostSum: bigint;
+  feeShare: bigint;
 };
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewBundle>> = [
@@ -97,6 +107,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewBundle>> = [
   ['ops_count', 'integer', (b) => b.opsCount],
   ['ops_failed', 'integer', (b) => b.opsFailed],
   ['actual_gas_cost_sum', 'numeric', (b) => numeric(b.actualGasCostSum)],
+  ['fee_share', 'numeric', (b) => numeric(b.feeShare)],
 ];
 
 /** Appends rows never stored before (the rows of a range indexed for the first time): COPY. */
@@ -138,13 +149,24 @@ export async function updateDecoded(
   );
 }
 
-/** Deletes the bundles above `blockNumber`; returns their UTC days (daily_stats to rebuild). */
-export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<number[]> {
-  const { rows } = await db.query<{ day: number }>(
-    `delete from bundles where chain_id = $1 and block_number > $2 returning (block_time / 86400)::integer as day`,
+/** Deletes the bundles above `blockNumber`; returns what they added per bundler and UTC day (bundler_days, daily_stats to rebuild). */
+export async function deleteAbove(db: Queryable, chainId: number, blockNumber: number): Promise<BundlerDay[]> {
+  const { rows } = await db.query<{ bundler: string; day: number; bundles: string; revenue: string; fees: string }>(
+    `with removed as (
+       delete from bundles where chain_id = $1 and block_number > $2
+       returning bundler, (block_time / 86400)::integer as day, actual_gas_cost_sum, fee_share
+     )
+     select bundler, day, count(*) as bundles, sum(actual_gas_cost_sum)::text as revenue, coalesce(sum(fee_share), 0)::text as fees
+     from removed group by bundler, day`,
     [chainId, blockNumber],
   );
-  return [...new Set(rows.map((r) => r.day))];
+  return rows.map((r) => ({
+    bundler: r.bundler,
+    day: r.day,
+    bundles: Number(r.bundles),
+    revenue: BigInt(r.revenue),
+    fees: BigInt(r.fees),
+  }));
 }
 
 /** The subgraph's Bundle (server/graphql); its id is `<transactionHash>-<bundleIndex>`. */
@@ -165,5 +187,7 @@ export const bundleView: EntityView = {
     entryPoint: column('t.entry_point', 'Bytes', 'bytea'),
     success: column('coalesce(bt.status, true)', 'Boolean', 'bool'),
     transactionFee: column('bt.fee', 'BigInt', 'numeric', true),
+    revenue: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
+    profit: column('t.actual_gas_cost_sum - coalesce(t.fee_share, bt.fee, 0)', 'BigInt', 'numeric'),
   },
 };

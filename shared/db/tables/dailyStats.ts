@@ -16,6 +16,7 @@ type DailyRow = {
   bundles: string;
   wallets_created: string;
   gas_cost_collected: string;
+  bundler_profit: string;
   active_wallets: string;
   user_ops_total: string;
   bundles_total: string;
@@ -34,6 +35,7 @@ const toDailyCounts = (r: DailyRow): DailyCounts => ({
   bundleDaily: r.bundles,
   walletsCreatedDaily: r.wallets_created,
   gasCostCollectedDaily: r.gas_cost_collected,
+  bundlerProfitDaily: r.bundler_profit,
   userOpsTotal: r.user_ops_total,
   bundlesTotal: r.bundles_total,
   walletsCreatedTotal: r.wallets_created_total,
@@ -87,7 +89,7 @@ const LIST_RECENT = prepared(`with bounds as (
             coalesce(sum(d.wallets_created), 0) as wallets_created, coalesce(sum(d.gas_cost_collected), 0) as gas_cost_collected
      from daily_stats d, bounds where d.chain_id = $1 and d.day <= bounds.before_day
    ), totals as (
-     select d.day, d.user_ops, d.bundles, d.wallets_created, d.gas_cost_collected, d.active_wallets, d.active_wallet_list,
+     select d.day, d.user_ops, d.bundles, d.wallets_created, d.gas_cost_collected, d.bundle_fees, d.active_wallets, d.active_wallet_list,
             e.user_ops + sum(d.user_ops) over w as user_ops_total, e.bundles + sum(d.bundles) over w as bundles_total,
             e.wallets_created + sum(d.wallets_created) over w as wallets_created_total,
             e.gas_cost_collected + sum(d.gas_cost_collected) over w as gas_cost_collected_total
@@ -97,7 +99,7 @@ const LIST_RECENT = prepared(`with bounds as (
      select coalesce((select reorg_epoch from indexer_state where chain_id = $1), 0) as reorg_epoch
    )
    select t.day, t.user_ops, t.bundles, t.wallets_created, t.gas_cost_collected::text as gas_cost_collected,
-          t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
+          (t.gas_cost_collected - t.bundle_fees)::text as bundler_profit, t.active_wallets, t.user_ops_total::text as user_ops_total, t.bundles_total::text as bundles_total,
           t.wallets_created_total::text as wallets_created_total,
           t.gas_cost_collected_total::text as gas_cost_collected_total,
           (select count(*) from entity_stats e where e.chain_id = $1 and e.kind = 'paymaster' and e.first_seen_day <= t.day) as paymaster_total,
@@ -186,7 +188,8 @@ export async function sumAll(db: Queryable, chainId: number): Promise<{ userOps:
 }
 
 // Writes (the indexer). Per UTC day: user_ops, gas_cost_collected (Σ actualGasCost) and
-// wallets_created (ops that deployed their sender) from user_ops; bundles from bundles;
+// wallets_created (ops that deployed their sender) from user_ops; bundles and bundle_fees (Σ their
+// shares of their transactions' fees) from bundles;
 // active_wallets (the count) and, once the day is past, active_wallet_list from daily_active_wallets.
 
 export type DailyIncrement = {
@@ -195,19 +198,22 @@ export type DailyIncrement = {
   bundles: number;
   walletsCreated: number;
   gasCostCollected: bigint;
+  /** Σ the new bundles' shares of their transactions' fees. */
+  bundleFees: bigint;
   activeWallets: number;
 };
 
 export async function upsertIncrements(db: Queryable, chainId: number, rows: DailyIncrement[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
-    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets)
-     select $1, * from unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::numeric[], $7::bigint[])
+    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets, bundle_fees)
+     select $1, * from unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::numeric[], $7::bigint[], $8::numeric[])
      on conflict (chain_id, day) do update set
        user_ops = daily_stats.user_ops + excluded.user_ops,
        bundles = daily_stats.bundles + excluded.bundles,
        wallets_created = daily_stats.wallets_created + excluded.wallets_created,
        gas_cost_collected = daily_stats.gas_cost_collected + excluded.gas_cost_collected,
+       bundle_fees = daily_stats.bundle_fees + excluded.bundle_fees,
        active_wallets = daily_stats.active_wallets + excluded.active_wallets,
        -- New wallets on a day already closed (not on a chain, whose block times never decrease):
        -- its list is rebuilt by closePastDays.
@@ -220,6 +226,7 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Dai
       rows.map((r) => r.walletsCreated),
       rows.map((r) => r.gasCostCollected.toString()),
       rows.map((r) => r.activeWallets),
+      rows.map((r) => r.bundleFees.toString()),
     ],
   );
 }
@@ -229,13 +236,14 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
   if (days.length === 0) return;
   await db.query(`delete from daily_stats where chain_id = $1 and day = any($2::integer[])`, [chainId, days]);
   await db.query(
-    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets)
+    `insert into daily_stats (chain_id, day, user_ops, bundles, wallets_created, gas_cost_collected, active_wallets, bundle_fees)
      select $1, d.day,
        (select count(*) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
        (select count(*) from bundles b where b.chain_id = $1 and b.block_time / 86400 = d.day),
        (select count(o.factory) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
        (select coalesce(sum(o.actual_gas_cost), 0) from user_ops o where o.chain_id = $1 and o.block_time / 86400 = d.day),
-       (select count(*) from daily_active_wallets w where w.chain_id = $1 and w.day = d.day)
+       (select count(*) from daily_active_wallets w where w.chain_id = $1 and w.day = d.day),
+       (select coalesce(sum(b.fee_share), 0) from bundles b where b.chain_id = $1 and b.block_time / 86400 = d.day)
      from unnest($2::integer[]) as d(day)`,
     [chainId, days],
   );
@@ -285,6 +293,8 @@ export const dailyMetricView: EntityView = {
     bundleDaily: column('t.bundles', 'BigInt', 'int8'),
     walletsCreatedDaily: column('t.wallets_created', 'BigInt', 'int8'),
     gasCostCollectedDaily: column('t.gas_cost_collected', 'BigInt', 'numeric'),
+    // What the day's bundlers earned: their ops' actualGasCost less their transactions' fees.
+    bundlerProfitDaily: column('t.gas_cost_collected - t.bundle_fees', 'BigInt', 'numeric'),
     activeWalletsDaily: column('t.active_wallets', 'BigInt', 'int8'),
     userOpsTotal: column('t.user_ops_total', 'BigInt', 'numeric'),
     bundlesTotal: column('t.bundles_total', 'BigInt', 'numeric'),

@@ -220,4 +220,6 @@ export const bundlerView = statsView('bundler', {
   bundlesCount: column('t.bundles_count', 'BigInt', 'int8'),
   actualGasCostSum: column('t.actual_gas_cost_sum', 'BigInt', 'numeric'),
   transactionFeeSum: column('t.tx_fee_sum', 'BigInt', 'numeric'),
+  // What it earned: its ops' actualGasCost less its transactions' fees; may be negative.
+  profit: column('t.actual_gas_cost_sum - t.tx_fee_sum', 'BigInt', 'numeric'),
 });

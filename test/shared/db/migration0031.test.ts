@@ -135,6 +135,7 @@ async function before0031(): Promise<TestDatabase> {
       opsCount: OPS.filter((x) => x.txHash === o.txHash && x.bundleIndex === o.bundleIndex).length,
       opsFailed: 0,
       actualGasCostSum: 1n,
+      feeShare: 0n,
     })),
   );
   await db.query(`create index user_ops_tx on user_ops (tx_hash, log_index)`);
