@@ -1,7 +1,7 @@
 import type { Queryable } from '../client.js';
 
 /**
- * Outbox events the dispatcher set aside because it could not process them (migration 0007). Written
+ * Outbox events the dispatcher set aside because it could not process them (table `outbox_dead_letters`). Written
  * by the matcher in the transaction that advances its cursor past them; read by operators and tests.
  */
 
