@@ -253,9 +253,9 @@ const liveBalance = (balance: Balance): z.infer<typeof liveBalanceSchema> => ({
 // Search.
 
 /**
- * The `type` names the explorer routes on (its utils.tsx
- * constructRedirectUrl): a paymaster is `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found
- * as the ops' beneficiaries). Any other type it does not route says "No results found".
+ * The `type` names the explorer routes on (its utils.tsx constructRedirectUrl): a paymaster is
+ * `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found as the ops'
+ * beneficiaries). Any other type it does not route says "No results found".
  */
 const LIVE_SEARCH_TYPES = {
   userOpHash: 'userOpHash',
