@@ -15,8 +15,8 @@ import { ENTRY_POINT_V07 } from '../indexer/decode/abi.js';
 import { decoderFor } from '../indexer/decode/entryPointDecoder.js';
 
 /**
- * The bundle's handleOps calldata as a bundler sends it (the ops' own bytes are read back from it:
- * migration 0028); sets each op's offset there.
+ * The bundle's handleOps calldata as a bundler sends it (the ops' own bytes are read back from it,
+ * at each op's `op_at`); sets each op's offset there.
  */
 function handleOpsInput(ops: DecodedUserOp[], beneficiary: string): string {
   const structs = ops.map((o) => [

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- chains`: opscan against the chain simulator (simchain/) at real networks'
- * density (issue 31). The indexer runs as the Procfile runs it (bench/procfile.ts: its `indexer:`
+ * density. The indexer runs as the Procfile runs it (bench/procfile.ts: its `indexer:`
  * line, --max-old-space-size=256 included), configured through its environment as a user would
  * (NETWORKS, RPC_URL_<NAME>, RPC_WS_URL_<NAME>, START_BLOCK_<NAME>), on PostgreSQL, a fresh
  * database per run; each simulator runs in its own process (bench/chainsSim.ts) so that the CPU of
@@ -23,7 +23,7 @@
  *
  * Sizes come from BENCH_CHAINS_* variables (runChainsBench's doc); the defaults keep the part
  * near a quarter of an hour on a 2-core machine. Figures go to bench/results.json (bench/main.ts)
- * and a markdown table to notes/chains.md's generated section.
+ * and markdown tables to bench/out/chains.md (MARKDOWN_FILE).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -82,7 +82,7 @@ const PLAN_RUNS: ReadonlyArray<[profile: string, plan: string]> = [
   ['polygon', 'alchemy'],
 ];
 
-/** The lag aim of issue 31: every lag p99 at most this many blocks. */
+/** The bench's lag aim: every lag p99 at most this many blocks. */
 const LAG_AIM_BLOCKS = 2;
 
 /** BENCH_CHAINS_DATABASE: the run's database (dropped and created again for each run; name one apart when benches share a server). */
@@ -944,7 +944,7 @@ const table = (header: string[], rows: Cell[][]): string =>
     '\n',
   );
 
-/** The figures of a run as markdown: the aims of issue 31 (met or not, with the figure), then each section's table. */
+/** The figures of a run as markdown: the bench's aims (met or not, with the figure), then each section's table. */
 function markdownOf(result: Record<string, unknown>): string {
   const out: string[] = [];
   const aims: Cell[][] = [];

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- storage`: bytes per user op on disk, per table and per index (issue 34), with
+ * `npm run bench -- storage`: bytes per user op on disk, per table and per index, with
  * the previous release beside this tree in the same run.
  *
  * One realistic devnet (devnet/realistic: Alto bundlers, real accounts and paymasters) is generated
@@ -14,7 +14,7 @@
  * When an indexer is at the head (its cursor at the chain's head, no known address waiting for its
  * transfer backfill) it is stopped, the database is `VACUUM (ANALYZE)`d and every relation is
  * measured: heap (main, free-space and visibility maps), TOAST (its heap and index) and each index,
- * partitions summed into their parent table and index (tables are partitioned by chain, 0010).
+ * partitions summed into their parent table and index (tables are partitioned by chain).
  * At the last size the previous release's database is then migrated in place by this tree's
  * migrations (timed; per million ops extrapolated) and measured again. On this tree's side (after,
  * migrated) its dispatcher then matches the outbox and prunes it at OUTBOX_RETENTION_HOURS=0: the

@@ -6,9 +6,9 @@
  *
  * anvil writes the states it no longer keeps in memory to disk (up to 3,600 of them, each a full
  * snapshot: about 4 GB for a 20,000-op devnet, over 70 GB for 100,000 ops) and only removes them
- * when it shuts down cleanly; killed, it leaves them in ~/.foundry/anvil/tmp for good (foundry
- * issue #4251), where they once filled this machine's disk. Here each node gets its own
- * `--cache-path` under the system temp folder, removed with the node whichever way it stops.
+ * when it shuts down cleanly; killed, it leaves them in ~/.foundry/anvil/tmp for good
+ * (https://github.com/foundry-rs/foundry/issues/4251), enough to fill a disk. Here each node gets
+ * its own `--cache-path` under the system temp folder, removed with the node whichever way it stops.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

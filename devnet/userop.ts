@@ -1,6 +1,6 @@
 /**
  * User operations as the devnet builds them: one unpacked shape for every EntryPoint version,
- * packed for v0.7/v0.8 only when encoded; the userOpHash per version (research/indexer.md §1.5);
+ * packed for v0.7/v0.8 only when encoded; the userOpHash per version (as the EntryPoints compute it);
  * owner signatures as each account family checks them; and the handleOps calldata.
  */
 import { AbiCoder, Interface, concat, getBytes, hashMessage, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, type SigningKey } from 'ethers';

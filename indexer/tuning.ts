@@ -24,7 +24,7 @@ export type IndexerTuning = {
    * asked again, and how long a URL serving another chain is left out before it is asked again.
    */
   rpcEndpointRecheckMs: number;
-  /** eth_getLogs block range to start with; it adapts (research/indexer.md §4.2). */
+  /** eth_getLogs block range to start with; it adapts to the provider (indexer/sync/fetchLogs.ts). */
   initialLogRange: number;
   maxLogRange: number;
   /** EntryPoint logs per range the range size aims at (bounds batch size and memory). */

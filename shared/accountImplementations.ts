@@ -6,7 +6,8 @@
  *
  * Keys:
  * - an implementation's (or EIP-7702 delegate's) address: the vendors' mainnet addresses, which the
- *   recipe in ../shared/realaccounts/ puts on a local chain at the same addresses;
+ *   recipes of devnet/contracts/ (replayed by devnet/realistic/vendorContracts.ts) put on a local
+ *   chain at the same addresses;
  * - its runtime code hash, with every occurrence of the contract's own address zeroed first
  *   (`implementationCodeHash`): UUPS implementations (SimpleAccount, LightAccount, Kernel…) keep
  *   `address(this)` as an immutable, so the same build deployed elsewhere (the devnet's own

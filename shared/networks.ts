@@ -24,7 +24,7 @@ export type NetworkInfo = {
   inSpecMap: boolean;
 };
 
-// Finality depths follow Ponder's table (research/delivery-and-api.md §1.2): Ethereum and its
+// Finality depths follow Ponder's table: Ethereum and its
 // testnets 65, Polygon 200, Arbitrum 240, anything else 30; the local devnet has no reorg window.
 const L1 = 65;
 const POLYGON = 200;
@@ -55,7 +55,7 @@ const SPEC_MAP: ReadonlyArray<[number, string, number]> = [
   [11155111, 'sepolia', L1],
 ];
 
-/** Networks real clients use that the spec's map lacks (research/contract.md §1.5), and the local devnets. */
+/** Networks real clients (JiffyScan's explorer) use that the spec's map lacks, and the local devnets. */
 const EXTRA: ReadonlyArray<[number, string, number]> = [
   [80002, 'polygon-amoy', POLYGON],
   [11155420, 'optimism-sepolia', OTHER],

@@ -10,7 +10,6 @@ import ipaddr from 'ipaddr.js';
  *     (`isAllowedAddress`), which defeats DNS rebinding and names added after creation.
  * `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_URLS, development and tests) lifts the address rules and
  * allows plain http, but only to loopback.
- * @see research/delivery-and-api.md §5
  */
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;

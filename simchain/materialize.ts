@@ -2,7 +2,7 @@
  * The expensive half of a block: one slot of a skeleton (plan.ts) turned into the transaction, its
  * receipt and logs as a node answers them, and for a bundle the ops as the EntryPoint saw them
  * (real handleOps calldata, real userOpHashes) with what opscan must derive from them (truth.ts).
- * Log order in a bundle is the EntryPoint's (research/indexer.md §1.3): AccountDeployed during
+ * Log order in a bundle is the EntryPoint's: AccountDeployed during
  * validation, BeforeExecution, then per op its execution's logs (or UserOperationRevertReason)
  * and its UserOperationEvent.
  */

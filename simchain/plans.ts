@@ -1,7 +1,7 @@
 /**
  * Hosted-provider plans the simulator can impose, with the answers real providers give. Where a
  * message was checked against a public report it says so (`verified`); the rest follow the
- * providers' documentation as the issue quotes it.
+ * providers' documentation.
  */
 
 export type RpcErrorObject = { code: number; message: string };

@@ -1,9 +1,9 @@
 /**
  * What each simulated network looks like: block time, density, populations and EntryPoint mix.
- * Orders of magnitude from issue 31 (Base and Polygon: a block every 2 s, ~200 transactions and
+ * Orders of magnitude of the real networks (Base and Polygon: a block every 2 s, ~200 transactions and
  * ~1,000 logs, several hundred of them token transfers, a handful of bundles; Arbitrum 0.25 s;
  * Ethereum 12 s), used as parameters, not facts. `guess: true` marks a profile given by resemblance
- * to a measured one (a testnet like its mainnet, thinner), not from the issue's figures.
+ * to a measured one (a testnet like its mainnet, thinner), not from those figures.
  */
 import { findNetwork } from '../shared/networks.js';
 import type { EpVersion } from '../devnet/userop.js';

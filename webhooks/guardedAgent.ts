@@ -7,7 +7,7 @@ import { ipLiteralOf, isAllowedAddress, resolveWithDns, type ResolveHost } from 
  * any is not public unicast), then connects to that checked address itself, so there is no second
  * lookup an attacker's DNS could answer differently (rebinding). TLS still verifies the certificate
  * against the host name. Node's global fetch ignores custom agents, hence undici's own client.
- * @see research/delivery-and-api.md §5
+ * The address rules are shared/webhookUrls.ts'.
  */
 
 export class BlockedAddressError extends Error {

@@ -1,7 +1,8 @@
 /**
  * What happens after an attempt: a pure function of the attempt's result, its number, the clock and
  * how long the endpoint has been failing. No I/O, so it is tested with plain values.
- * @see research/delivery-and-api.md §1.4–§1.5 (Standard Webhooks' example schedule, Svix's 5-day rule)
+ * The schedule is Standard Webhooks' example one; disabling an endpoint after 5 days of failures is
+ * Svix's rule.
  */
 
 const SECOND = 1000;

@@ -2,7 +2,6 @@
  * EntryPoint and token ABIs, as human-readable fragments (selectors and topics are checked against
  * the published EntryPoint artifacts in test/indexer/decode/abi.test.ts). Event signatures are the
  * same in every EntryPoint version, so a log's version comes from its address, never its topic.
- * @see research/indexer.md §1.2, §1.4
  */
 import { Interface, id } from 'ethers';
 

@@ -6,7 +6,6 @@
  * the previous op's UserOperationEvent) to its own UserOperationEvent, included.
  * SignatureAggregatorChanged moving the boundary also keeps v0.6 handleAggregatedOps' validation
  * logs (emitted after its BeforeExecution) out of the first op's slice.
- * @see research/indexer.md §1.3
  */
 import { HexReader } from '../../shared/calldata/hexAbi.js';
 import type { EntryPointVersion } from '../../shared/networks.js';

@@ -3,7 +3,6 @@
  * (for bundles sent through a wrapper or multicall, where tx.input is not handleOps), and the
  * innerHandleOp frame that executed each op (its stored trace). A frame that reverted, or sits
  * under one that did, changed nothing on chain and is skipped (blockscout's reverted-parent rule).
- * @see research/indexer.md §2.3
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { CallFrame } from './chainTypes.js';

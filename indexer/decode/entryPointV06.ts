@@ -1,4 +1,4 @@
-/** v0.6 EntryPoint calldata: the unpacked `UserOperation` struct. @see research/indexer.md §1.4 */
+/** v0.6 EntryPoint calldata: the unpacked `UserOperation` struct. */
 import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';
 import { readBundleCall } from './handleOpsLayout.js';

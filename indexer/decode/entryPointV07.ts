@@ -5,7 +5,6 @@
  * flipped; the userOpHash check in the tests guards against that.
  * paymasterAndData = paymaster(20) ‖ verificationGasLimit(16) ‖ postOpGasLimit(16) ‖ data; v0.9
  * may append paymasterSignature ‖ uint16 length ‖ magic (see paymasterSignatureOf).
- * @see research/indexer.md §1.4
  */
 import { SELECTORS } from './abi.js';
 import type { CalldataOp, EntryPointDecoder, HandleOpsCall } from './entryPointDecoder.js';

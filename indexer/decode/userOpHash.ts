@@ -5,7 +5,7 @@
  * typed data; v0.9 leaves the paymaster signature and its length out of paymasterAndData. An op
  * whose hash depends on chain state (v0.8+ EIP-7702 init code: the delegate's address stands in
  * for the marker) has no hash here (null).
- * @see https://eips.ethereum.org/EIPS/eip-4337, research/indexer.md §1.4
+ * @see https://eips.ethereum.org/EIPS/eip-4337
  */
 import { id } from 'ethers';
 import { keccak256 } from '../../shared/keccak.js';

@@ -39,7 +39,7 @@ export async function persistRepair(db: Db, chainId: number, decoded: DecodedTx[
       chainId,
       repairedTxs.flatMap((d) => d.bundles),
     );
-    // Token transfers came from logs and are stored; the native ones are the calls' values (0035).
+    // Token transfers came from logs and are stored; the native ones are the calls' values, not rows.
     await addressTransactions.insertMany(
       tx,
       chainId,

@@ -8,8 +8,8 @@
  * group of addresses per eth_getLogs. Bounded so: over a real network's history (tens of millions
  * of blocks, hosted nodes capping a call at 2,000–10,000 blocks) reading every address's whole
  * history would be millions of calls. An address whose later logs the forward pass did not read
- * (recorded under INDEXER_TRANSFERS=ops, or before migration 0019: backfill_to null) is read up
- * to the cursor.
+ * (recorded under INDEXER_TRANSFERS=ops, or before known_addresses had backfill_to: it is null) is
+ * read up to the cursor.
  *
  * It runs between catch-up passes (never beside a range being written), a slice of time per pass,
  * one group at a time (resumable: a group is marked when written). Rows stored already (transfers of bundle transactions) are kept as they

@@ -5,7 +5,6 @@
  * grows back after each accepted range: ×2 while answers are sparse, ×1.05 near the target
  * (Ponder's estimatedRange). A single block whose logs exceed the provider's result cap (a spam
  * block on Polygon holds more than 10,000) is read from its receipts instead and filtered here.
- * @see research/indexer.md §4.2
  */
 import { RetryableError } from '../../shared/errors.js';
 import { hexToNumber, type RpcLog, type RpcReceipt } from '../decode/chainTypes.js';

@@ -2,7 +2,6 @@
  * How the indexer classifies JSON-RPC failures: what to retry (on the next URL), what to give up
  * on (the method is not supported, the call reverted), and what means "ask for less" (a log range
  * or batch the provider refuses). Provider messages follow Ponder's getLogsRetryHelper.
- * @see research/indexer.md §4.1, §4.2
  */
 
 /** A JSON-RPC error object answered for one call. */

@@ -35,7 +35,7 @@ import { decodeLog } from '../knownEvents.js';
 import { presentation, type Dialect } from './dialect.js';
 
 /**
- * The live JiffyScan API's shapes (research/contract.md §0, §3, §4, §9), served at `/jiffyscan/v0`
+ * The live JiffyScan API's shapes, served at `/jiffyscan/v0`
  * so that its explorer web app and SDK work by changing their base URL. Each function below maps
  * one spec shape to the live one; the spec answer is computed (and cached) exactly as for `/v0`.
  *
@@ -191,7 +191,7 @@ function senderOf(execution: TraceNode): string | undefined {
 
 /**
  * The op's execution as the explorer reads it: it takes `executionTrace.next` as the op's own calls
- * (its Target row, its multisend detection; research/contract.md §3.9). So the root is the
+ * (its Target row, its multisend detection). So the root is the
  * EntryPoint's call into the account, and `next` the calls the account made, found by folding away
  * the frames of the account's own machinery, which run as the account or on its behalf:
  * - its DELEGATECALLs: a proxy into its implementation (ERC-1967, ERC-1167 clones, Safe's
@@ -253,9 +253,9 @@ const liveBalance = (balance: Balance): z.infer<typeof liveBalanceSchema> => ({
 // Search.
 
 /**
- * The `type` names the explorer routes on (its utils.tsx constructRedirectUrl, research/contract.md
- * §3.25): a paymaster is `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found
- * as the ops' beneficiaries). Any other type it does not route says "No results found".
+ * The `type` names the explorer routes on (its utils.tsx constructRedirectUrl): a paymaster is
+ * `paymasters`, a bundler `beneficiarie` (its spelling: bundlers were found as the ops'
+ * beneficiaries). Any other type it does not route says "No results found".
  */
 const LIVE_SEARCH_TYPES = {
   userOpHash: 'userOpHash',

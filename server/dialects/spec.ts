@@ -1,6 +1,6 @@
 import type { Dialect } from './dialect.js';
 
-/** The spec's shapes (spec/api-v0.md): `/v0`, answered as the handlers compute them. */
+/** The spec's shapes (the /v0 Explorer Data API's): `/v0`, answered as the handlers compute them. */
 
 const DESCRIPTION = `Read-only ERC-4337 explorer data (user operations, bundles, bundlers, paymasters, factories,
 accounts, daily metrics, address activity) plus webhook management.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { nativeCurrency } from '../prices.js';
 import { defineEndpoint } from './defineEndpoint.js';
 
-/** The symbols the JiffyScan explorer looks prices up by (research/contract.md §3.26). */
+/** The symbols the JiffyScan explorer looks prices up by. */
 const EXPLORER_SYMBOLS = ['ETH', 'MATIC', 'FUSE', 'BNB', 'AVAX', 'FTM', 'VANRY', 'MON', 'OP'];
 
 export const getPrices = defineEndpoint({

@@ -12,7 +12,7 @@ function bigNumber(decimal: string | null): BigNumberItem {
 }
 
 /**
- * The op's fields by position, as explorers index them (research/contract.md §3.9): v0.6
+ * The op's fields by position, as explorers index them (JiffyScan's): v0.6
  * [sender, nonce, initCode, callData, callGasLimit, verificationGasLimit, preVerificationGas,
  * maxFeePerGas, maxPriorityFeePerGas, paymasterAndData, signature]; v0.7+ (packed) [sender, nonce,
  * initCode, callData, accountGasLimits, preVerificationGas, gasFees, paymasterAndData, signature].

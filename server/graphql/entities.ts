@@ -70,7 +70,7 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
         on: [['target', 't.address']],
         description: 'The target, when it is an account opscan has seen send ops.',
       },
-      // An op's transfers by its block, through token_transfers' key, then by its hash (0030).
+      // An op's transfers by its block, through token_transfers' key, then by its hash (no index on it).
       erc20Transfers: {
         entity: 'TokenTransfer',
         list: true,
@@ -105,7 +105,7 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
         entity: 'UserOp',
         list: true,
         // The block too: a bundle's ops are in its block, a range of user_ops_latest (user_ops has no
-        // index by transaction: migration 0031).
+        // index by transaction).
         on: [
           ['transactionHash', 't.tx_hash'],
           ['bundleIndex', 't.bundle_index'],

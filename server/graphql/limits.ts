@@ -32,7 +32,7 @@ import { LIMITS } from './where.js';
  * known, the rows the query may read are summed and bounded. Every refusal is a GraphQL error.
  *
  * Validation is graph-node's, which is more lenient than the specification in two ways real
- * clients rely on (research/contract.md §6.3): variables used without being declared are unset
+ * clients rely on: variables used without being declared are unset
  * (the published client sends `first: $first` without declaring it), and declared variables may
  * be unused; a variable may also stand where a compatible scalar is expected (`Int` for `BigInt`).
  */

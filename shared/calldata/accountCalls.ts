@@ -3,7 +3,6 @@
  * ERC-7579 `execute(mode, executionCalldata)` (and Safe7579's launchpad `setupSafe` carrying one),
  * Kernel v2, Safe 4337 module, Biconomy v2, and the v0.7 `executeUserOp` wrapper. An unknown selector yields no calls (the op is kept regardless).
  * Read straight from the hex (hexAbi.ts): this runs for every op.
- * @see research/indexer.md §1.4 (account "execute" selectors)
  */
 import { AbiReadError, HexReader, argumentsOf } from './hexAbi.js';
 
@@ -140,7 +139,7 @@ const safe7579Setup: Decoder = (r, account) => {
 
 /**
  * Selector → the method (its signature, argument names as the reference accounts spell them) and
- * the layout of its calls. @see research/indexer.md §1.4 for who uses which.
+ * the layout of its calls; the comment above each entry names the accounts that use it.
  */
 const METHODS = new Map<string, { family: string; signature: string; decode: Decoder }>([
   // SimpleAccount, LightAccount, Coinbase, v0.8 BaseAccount

@@ -2,8 +2,8 @@
  * Where an op's own bytes sit in its struct, per EntryPoint family: the indexer reads them from a
  * handleOps call with it, and the reads of a stored op read them back with it from the bundle
  * transaction's input (an op decoded from that input is stored with `op_at`, the absolute byte
- * offset of its struct there, and without these columns: migration 0028). The same head slots are
- * in that migration's SQL (opscan_op_bytes / opscan_op_word) and in userOpView.
+ * offset of its struct there, and without these columns, so its bytes are kept once). The same head
+ * slots are in the database functions opscan_op_bytes / opscan_op_word and in userOpView.
  */
 import { HexReader } from './hexAbi.js';
 

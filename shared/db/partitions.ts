@@ -1,7 +1,7 @@
 import type { Queryable } from './client.js';
 
 /**
- * The per-network tables are list-partitioned by chain id (migration 0010): a network's rows live in
+ * The per-network tables are list-partitioned by chain id: a network's rows live in
  * partitions of its own (`user_ops_<chainId>`, …), which can be vacuumed, reindexed, detached or
  * dropped without touching other networks, and queries naming a chain read only them. Rows of a
  * chain without partitions go to the DEFAULT partitions, so no write ever fails for want of one.

@@ -3,8 +3,8 @@ import { addressOut, decimalString, hashOut } from './primitives.js';
 import { userOpSchema } from './userOp.js';
 
 /**
- * Resources of the explorer endpoints real clients call beside the spec's (research/contract.md
- * §3.1–§3.25). Their field names are the ones those clients read; quantities follow the spec's
+ * Resources of the explorer endpoints real clients (JiffyScan's explorer web app and SDK) call
+ * beside the spec's. Their field names are the ones those clients read; quantities follow the spec's
  * convention (decimal strings).
  */
 

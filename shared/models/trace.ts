@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { addressOut, hashOut, hexSchema } from './primitives.js';
 
 /**
- * Call frames in the shape explorers render (research/contract.md §3.23–3.24, the FE's
+ * Call frames in the shape explorers render (JiffyScan's explorer web app,
  * `views/userOp/Tracer.tsx`): parity-style `type`/`action`/`result`, but `subtraces` holds the
  * child frames themselves (nested), not their count.
  */

@@ -6,7 +6,7 @@ export const accountMetaSchema = z.object({ factory: addressOut.nullable() });
 
 /**
  * The spec's UserOp. Every spec field keeps its name, type and nullability; fields real clients
- * also read (research/contract.md §3.8, §4.4) are added beside them, never in their place.
+ * also read (JiffyScan's explorer web app and SDK) are added beside them, never in their place.
  */
 export const userOpSchema = z
   .object({

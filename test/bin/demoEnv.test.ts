@@ -1,5 +1,5 @@
 /**
- * Issue 32, item 4: under `npm start`'s demo chain a newcomer's first webhook points to a receiver on
+ * Under `npm start`'s demo chain a newcomer's first webhook points to a receiver on
  * the same machine (http://127.0.0.1:…). The demo allows it; elsewhere the refusal names the setting
  * that would allow it, WEBHOOK_ALLOW_PRIVATE_URLS.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 32, items 3 and 7: what an operator sees when a process starts. `.env` in the working
+ * What an operator sees when a process starts. `.env` in the working
  * directory is read (and said so), the environment winning over it; a process that cannot start
  * (a bad variable, an unmigrated database) prints one line on stderr and exits 1, without a stack.
  * Each process runs as a child in a fresh folder of its own, as an operator would run it.

@@ -1,5 +1,5 @@
 /**
- * A primary failover under load (issue 20): a pg_auto_failover formation (a monitor and two nodes on
+ * A primary failover under load: a pg_auto_failover formation (a monitor and two nodes on
  * loopback ports, test/helpers/pgAutoFailover.ts), the three processes of the Procfile running from
  * their entry points with DATABASE_URL naming both nodes (`target_session_attrs=read-write`), devnet
  * traffic arriving and the API under load. The primary is stopped at once (keeper and Postgres);

@@ -15,7 +15,7 @@ import { startChild, waitUntil, type Child } from './support/childProcess.js';
 
 const REDUCED = process.argv.includes('--reduced') || process.env.FAULTS_REDUCED === '1';
 const NETWORKS = ['base', 'optimism', 'gnosis', 'avalanche', 'matic', 'bsc', 'fantom', 'fuse'].slice(0, REDUCED ? 4 : 8);
-/** The aims of issue 41: a joining process's share, and a dead one's networks, within this. */
+/** The aims: a joining process takes its share, and the survivors a dead one's networks, within this. */
 const AIM_MS = 30_000;
 
 describe(`indexer processes sharing ${NETWORKS.length} networks${REDUCED ? ' (reduced run)' : ''}`, function () {

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL restarted and crashed under load (issue 20), with the three processes of the Procfile
+ * PostgreSQL restarted and crashed under load, with the three processes of the Procfile
  * running from their entry points (web, indexer, dispatcher) on a private PostgreSQL server this
  * suite starts (the shared one is never touched), devnet traffic arriving throughout:
  *

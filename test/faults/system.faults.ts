@@ -1,5 +1,5 @@
 /**
- * The whole system under faults (issue 11): web, indexer and dispatcher as separate processes on
+ * The whole system under faults: web, indexer and dispatcher as separate processes on
  * devnet traffic, and after each fault the data read back through the API compared with the
  * devnet's ground truth.
  *

@@ -1,7 +1,7 @@
 /**
  * A recorded chain for tests: a JSON-RPC server on 127.0.0.1 that answers what the indexer asks
- * from transactions recorded on a public chain (the Blockscout fixtures in
- * ../shared/realchain/fixtures: `[eth_getTransactionByHash, eth_getTransactionReceipt, callTracer
+ * from transactions recorded on a public chain (Blockscout's fixtures, found as FIXTURES_DIR
+ * says: `[eth_getTransactionByHash, eth_getTransactionReceipt, callTracer
  * frame?, …, parity trace list?]`). The fixtures hold no block headers, so the chain around them
  * is synthesised: every block number up to the head has a header whose parentHash is the previous
  * block's hash; a recorded transaction's block keeps the real hash and number its receipt names.
@@ -15,11 +15,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RpcLog } from '../../indexer/decode/chainTypes.js';
 
-/** The handbook's fixture folder, beside the repository (not copied into it). */
 /**
- * The handbook's real-chain fixtures: REALCHAIN_FIXTURES_DIR when set, else the handbook folder
- * beside the repository (`../shared`), else the handbook's home on the team's machines — so a clone
- * made elsewhere on such a machine (CI clones to a scratch folder) still finds them.
+ * The real-chain fixtures, which are not copied into the repository: REALCHAIN_FIXTURES_DIR when
+ * set, else a `shared/realchain/fixtures/blockscout-rs` folder beside the repository's folder, else
+ * the same folder at its home on the team's machines, so that a clone made elsewhere on such a
+ * machine (CI clones to a scratch folder) still finds them. Without them the real-chain test skips.
  */
 const FIXTURES_CANDIDATES = [
   process.env.REALCHAIN_FIXTURES_DIR,

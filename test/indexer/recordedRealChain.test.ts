@@ -1,6 +1,6 @@
 /**
- * The real indexer on five transactions recorded from public chains (Blockscout's fixtures in
- * ../shared/realchain/fixtures, see its SOURCES.md): each is served by a recorded-RPC server
+ * The real indexer on five transactions recorded from public chains (Blockscout's fixtures, found
+ * as test/helpers/recordedChain.ts's FIXTURES_DIR says): each is served by a recorded-RPC server
  * (test/helpers/recordedChain.ts) under its real chain id, with the EntryPoint at its canonical
  * address, and indexed into its own database. Every expected value is derived here from the raw
  * recording — the UserOperationEvent and AccountDeployed logs, the handleOps calldata (from the
@@ -218,7 +218,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
          from user_ops u where u.chain_id = $1 order by u.log_index`,
         [chainId],
       );
-      // An op sent straight to the EntryPoint keeps its bytes in the transaction's input only (migration 0028).
+      // An op sent straight to the EntryPoint keeps its bytes in the transaction's input only (at op_at).
       const direct = recording.tx.to !== null && lower(recording.tx.to) === entryPoint;
       for (const row of stored) {
         expect(row.op_at !== null, `op_at of ${row.user_op_hash}`).to.equal(direct);

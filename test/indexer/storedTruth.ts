@@ -125,7 +125,7 @@ export async function readStoredTruth(db: Queryable, chainId: number): Promise<S
     transactionHash: str(t.transfer_tx_hash),
     logIndex: num(t.log_index),
   }));
-  // An op's native value transfers are not rows (migration 0035): they are its calls' values, moved
+  // An op's native value transfers are not rows: they are its calls' values, moved
   // only when its execution succeeded.
   const nativeTransfers: TruthTransfer[] = userOps.flatMap((o) =>
     o.success

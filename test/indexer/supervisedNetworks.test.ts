@@ -1,5 +1,5 @@
 /**
- * Networks side by side in the indexer processes that PostgreSQL runs them in (issue 41), against
+ * Networks side by side in the indexer processes that PostgreSQL runs them in, against
  * chain simulators following their heads:
  * - the split: every network to one process, evenly, pins kept, the same in every process;
  * - faults between networks: one network's RPC silent, one answering 500s and garbage, one whose

@@ -1,5 +1,5 @@
 /**
- * Every process scaled out at once (issue 14, item 4), each a real OS process, on devnet traffic of
+ * Every process scaled out at once, each a real OS process, on devnet traffic of
  * two chains (`devnet` 31337 and `devnet2` 31338), against a private PostgreSQL primary with a
  * streaming replica (test/helpers/pgReplica.ts) and a 3-master Redis Cluster
  * (test/helpers/redisCluster.ts), all started and removed here:
@@ -42,7 +42,8 @@ const FILTERS = ['BUNDLER', 'PAYMASTER', 'FACTORY', 'ADDRESS'] as const;
  * A killed process's sessions close with it: the standby removes it at its next beat (every
  * MEMBER_HEARTBEAT_MS), then starts the network's worker, which loads its modules and takes the lock
  * (10.9 s in all on the loaded 2-core machine under tsx); the slack covers a busier one, inside the
- * 30 s takeover aim of issue 41.
+ * 30 s within which docs/indexer.md says
+ * a vanished process's networks move to the survivors.
  */
 const HANDOVER_BOUND_MS = MEMBER_HEARTBEAT_MS + 15_000;
 

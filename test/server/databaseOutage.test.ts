@@ -1,8 +1,8 @@
 /**
- * Issue 32, item 7: during a database outage the web process answers 503 to each request. The
- * outage is logged once as it starts and once as it ends; the 503s are counted in /metrics
- * (opscan_http_database_unavailable_total), not each logged at error level as they were (283 error
- * lines in 10 s at 30 requests/s). PostgreSQL sits behind a TCP proxy the test cuts.
+ * During a database outage the web process answers 503 to each request. The outage is
+ * logged once as it starts and once as it ends; the 503s are counted in /metrics
+ * (opscan_http_database_unavailable_total), not each logged at error level (at 30 requests/s that
+ * would be some 300 error lines in 10 s). PostgreSQL sits behind a TCP proxy the test cuts.
  */
 import { expect } from 'chai';
 import { Writable } from 'node:stream';

@@ -14,7 +14,7 @@ import { createTestKey, testConfig, testDeps } from '../helpers/app.js';
 import { createTestDatabase, TEST_DATABASE_URL, useTestDb, type TestDatabase } from '../helpers/db.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy.js';
 
-/** Failures probing found (issue 11): each answered a 500 or a non-JSON body before its fix. */
+/** Requests probing found that are easy to answer with a 500 or a non-JSON body: each gets a JSON error. */
 
 const run = promisify(execFile);
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -297,7 +297,7 @@ describe('hostile requests and a failing database', () => {
     });
   });
 
-  describe('oversized requests read back by a client in another process (issue 20)', () => {
+  describe('oversized requests read back by a client in another process', () => {
     const t = useTestDb();
     let server: Server;
     let port = 0;

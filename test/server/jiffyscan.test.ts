@@ -112,7 +112,7 @@ function expectAccountRootedTrace(live: Json, accountCall: Json, sender: string)
   }
 }
 
-/** searchEntry's types as the explorer routes them (research/contract.md §3.25), from /v0's. */
+/** searchEntry's types as the explorer routes them (its constructRedirectUrl), from /v0's. */
 const EXPLORER_SEARCH_TYPE: Record<string, string> = { paymaster: 'paymasters', bundler: 'beneficiarie' };
 const explorerType = (type: string) => EXPLORER_SEARCH_TYPE[type] ?? type;
 
@@ -305,7 +305,7 @@ describe('JiffyScan dialect (/jiffyscan/v0)', () => {
     });
   });
 
-  it('reads as the explorer web app and the SDK read it (research/contract.md §3)', async () => {
+  it('reads as the explorer web app and the SDK read it', async () => {
     const op = d.truth.userOps.find((o) => o.paymaster && o.success)!;
     const transfer = d.truth.transfers.find((t) => t.standard === 'ERC20')!;
     const page = { network: 'devnet', first: '5', skip: '0' };

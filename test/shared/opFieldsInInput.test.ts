@@ -1,5 +1,5 @@
 /**
- * An op's own bytes kept once, in its bundle transaction's input (migration 0028): stored there
+ * An op's own bytes kept once, in its bundle transaction's input (at `op_at`): stored there
  * only when they read back exactly (the write-side check), filled back on every read, filterable in
  * GraphQL, and converted in place by the migration only where equal.
  */
@@ -59,7 +59,7 @@ const TX_V06 = word(0x606);
 const insertTransaction = (db: Queryable, tx: string, to: string, input: string) =>
   insertBundleTransaction(db, { tx, txIndex: tx === TX_V07 ? 0 : 1, to, input });
 
-/** The transaction's one bundle, of the EntryPoint its ops name (an op's row leaves it to its bundle: migration 0034). */
+/** The transaction's one bundle, of the EntryPoint its ops name (an op's row leaves it to its bundle). */
 async function insertBundle(db: Queryable, tx: string, entryPoint: string): Promise<void> {
   await db.query(
     `insert into bundles (chain_id, tx_hash, bundle_index, block_number, block_time, entry_point, entry_point_version, bundler, beneficiary,

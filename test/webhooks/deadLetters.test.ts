@@ -1,7 +1,7 @@
 /**
- * Issue 11, failure 6: one outbox row the dispatcher cannot process used to roll back its chain's
- * fan-out and be retried forever, so no later event of that chain was ever delivered. Now such a row
- * is dead-lettered with its reason, and the events around it are delivered.
+ * An outbox row the dispatcher cannot process is dead-lettered with its reason, and the events
+ * around it are delivered: it does not roll back its chain's fan-out and hold every later event of
+ * that chain back.
  */
 import { expect } from 'chai';
 import { bytea } from '../../shared/db/client.js';

@@ -1,9 +1,8 @@
 /**
- * Issue 32, item 2: the demo chain of `npm start` is new on every start, so a second start rolls
- * the stored rows back to before block 0 (bin/start.ts, with the indexer's own rollbackTo). That
- * reorg event (commonAncestor -1) was refused by the outbox contract: the dispatcher logged an ERROR
- * and dead-lettered it, and webhooks that had received the removed ops were never told. Now it is a
- * valid event: no dead letter, no error, and a reorg notice for the ops that left.
+ * The demo chain of `npm start` is new on every start, so a second start rolls the stored rows
+ * back to before block 0 (bin/start.ts, with the indexer's own rollbackTo). That reorg event
+ * (commonAncestor -1) is a valid outbox event: no dead letter, no error logged, and webhooks that
+ * had received the removed ops get a reorg notice for them.
  */
 import { expect } from 'chai';
 import { pino } from 'pino';

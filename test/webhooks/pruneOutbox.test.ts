@@ -1,5 +1,5 @@
 /**
- * Outbox pruning (issue 34): events the matcher has passed and that are older than
+ * Outbox pruning: events the matcher has passed and that are older than
  * OUTBOX_RETENTION_HOURS go; events not yet matched (not final, or no dispatcher ever ran on their
  * chain) stay; the deliveries list and replay, which read webhook_deliveries, answer as before.
  */

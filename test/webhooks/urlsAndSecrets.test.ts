@@ -109,11 +109,11 @@ function ipv6SpellingsOf(ipv4: string, publicPeer = '8.8.8.8'): string[] {
   return [...forms, ...forms.map((f) => f.toUpperCase())];
 }
 
-describe('webhook URL policy: IPv6 addresses embedding an IPv4 (issue 11, failure 4)', () => {
+describe('webhook URL policy: IPv6 addresses embedding an IPv4', () => {
   const PRIVATE = ['127.0.0.1', '169.254.169.254', '10.0.0.1', '192.168.1.20', '172.16.5.4', '100.64.0.1', '0.0.0.0'];
   const PUBLIC = ['8.8.8.8', '93.184.216.34'];
 
-  it('refuses the spellings the issue found: [::127.0.0.1], [::169.254.169.254], [::10.0.0.1]', async () => {
+  it('refuses IPv4-compatible spellings of private addresses: [::127.0.0.1], [::169.254.169.254], [::10.0.0.1]', async () => {
     for (const url of ['https://[::127.0.0.1]/', 'https://[::169.254.169.254]/', 'https://[::10.0.0.1]/']) {
       const verdict = await checkWebhookUrl(url, { allowPrivate: false });
       expect(verdict.ok, url).to.equal(false);

@@ -67,8 +67,9 @@ const opPositions = (role: 'sender' | 'bundler') => `(select block_number, tx_in
 /**
  * The address's bundle transactions, newest first: the union of its own rows here (a call target,
  * a transfer party) and the transactions of its ops as their sender or bundler, which the indexer
- * does not repeat here (migration 0032). Each branch reads its own index, newest first, for its
- * distinct positions up to the page's end; a position found by several is answered once.
+ * does not repeat here (user_ops' indexes by sender and by bundler find them). Each branch reads
+ * its own index, newest first, for its distinct positions up to the page's end; a position found
+ * by several is answered once.
  */
 export async function listByAddress(db: Queryable, chainId: number, address: string, page: Page): Promise<Transaction[]> {
   const { rows } = await db.query<AddressTransactionRow>(

@@ -61,7 +61,7 @@ export async function listLatest(db: Queryable, chainId: number, page: Page): Pr
             coalesce((select json_agg(json_build_object('id', ${hexOf('o.user_op_hash')} || '-' || o.log_index, 'userOpHash', ${hexOf('o.user_op_hash')})
                                       order by o.log_index)
                       from user_ops o
-                      -- In the bundle's block: a range of user_ops_latest (migration 0031).
+                      -- In the bundle's block: a range of user_ops_latest (no index by transaction).
                       where o.chain_id = b.chain_id and o.block_number = b.block_number and o.tx_hash = b.tx_hash
                         and o.bundle_index = b.bundle_index),
                      '[]'::json) as user_ops

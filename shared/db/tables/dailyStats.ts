@@ -259,8 +259,9 @@ export async function recompute(db: Queryable, chainId: number, days: number[]):
  * Stores the active wallets of each day before the network's latest day with activity that does not
  * hold them yet (new rows, rows a reorg rebuilt): block times never decrease along the chain, so
  * such a day gets no more ops and its list is final (no bytes when it had none). listRecent reads
- * it instead of aggregating daily_active_wallets on every call. Migration 0016's statement, the list
- * as bytes since 0026 (the addresses one after the other, half the size of the comma-separated hex).
+ * it instead of aggregating daily_active_wallets on every call. The migration that adds the lists
+ * runs the same statement for the days a deployment already holds. The list is bytes: the
+ * addresses one after the other (half the size of the comma-separated hex).
  */
 export async function closePastDays(db: Queryable, chainId: number): Promise<void> {
   await db.query(

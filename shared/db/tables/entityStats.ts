@@ -155,7 +155,7 @@ export async function upsertIncrements(db: Queryable, chainId: number, rows: Ent
   );
 }
 
-/** SQL for the address of the user_ops row `o` in each role (the beneficiary is mostly its bundle's: migration 0034). */
+/** SQL for the address of the user_ops row `o` in each role (the beneficiary is mostly its bundle's: beneficiaryOf). */
 const ROLE_OF_OP: Record<EntityKind, string> = {
   bundler: 'o.bundler',
   paymaster: 'o.paymaster',

@@ -1,7 +1,7 @@
 import type { Queryable } from '../client.js';
 
 /**
- * `indexer_members` (migration 0037): the indexer processes sharing this database, each kept alive
+ * `indexer_members`: the indexer processes sharing this database, each kept alive
  * by its heartbeat. Time is the database's own (`now()`), so the processes' clocks never matter.
  */
 

@@ -2,7 +2,7 @@ import { bytea, type Queryable } from '../client.js';
 
 /**
  * `known_address_filters`: a network's filter of known addresses as the indexer last stored it
- * (INDEXER_TRANSFERS=known; see migration 0038 and indexer/sync/knownAddressSet.ts), read at start
+ * (INDEXER_TRANSFERS=known; see indexer/sync/knownAddressSet.ts), read at start
  * in one query.
  */
 

@@ -8,7 +8,12 @@ import * as knownAddressFilters from './knownAddressFilters.js';
  * token logs were read.
  */
 
-/** backfillTo: the last block the transfer backfill must read (null: up to the cursor; see migration 0019). */
+/**
+ * backfillTo: the last block the transfer backfill must read (the forward pass reads an address's
+ * logs from the range it is first seen in, so it records firstBlock - 1). Null: up to the cursor
+ * when read, for an address whose later logs the forward pass did not read (one recorded under
+ * INDEXER_TRANSFERS=ops, or before the column existed).
+ */
 export type KnownAddress = { address: string; firstBlock: number; backfillTo: number | null };
 
 /**

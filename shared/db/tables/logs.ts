@@ -3,7 +3,7 @@ import type { Log } from '../../models/log.js';
 
 /**
  * The logs of bundle transactions: every receipt log, kept with its transaction
- * (bundle_transactions.logs, packed by packLogs; migration 0023) rather than a row each. Which op a
+ * (bundle_transactions.logs, packed by packLogs) rather than a row each. Which op a
  * log belongs to is not stored: logOwners derives it from the ops of the transaction, for the
  * indexer and for these reads alike. Event names are left null here; the API decodes the events
  * it knows.
@@ -17,7 +17,7 @@ const hexOfCount = (count: number, bytes: number): string => count.toString(16).
 /**
  * A transaction's logs in receipt order as one byte string, per log: address (20 bytes), topic
  * count (1 byte), the topics (32 bytes each), data length (4 bytes, big-endian), data. The same
- * bytes migration 0023 builds in SQL from the rows it replaces.
+ * bytes the migration that packs the logs builds in SQL from the `logs` rows it replaces.
  */
 export function packLogs(logs: readonly TransactionLog[]): string {
   const parts = ['0x'];
@@ -87,7 +87,7 @@ type TransactionLogsRow = {
 /**
  * The ops of the transaction whose hash (as user_ops stores it) is `txHash`, in block `blockNumber`,
  * on chain $1, as arrays in one row: its block's range of user_ops_latest (user_ops has no index by
- * transaction: migration 0031); `where` narrows them (see logOwners).
+ * transaction: a transaction's ops are all in its block); `where` narrows them (see logOwners).
  */
 const opsOfTransaction = (txHash: string, blockNumber: string, where = 'true') => `
   (select array_agg(s.user_op_hash) as op_hashes, array_agg(s.log_index) as op_log_indexes,

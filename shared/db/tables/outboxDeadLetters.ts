@@ -1,8 +1,9 @@
 import type { Queryable } from '../client.js';
 
 /**
- * Outbox events the dispatcher set aside because it could not process them (migration 0007). Written
- * by the matcher in the transaction that advances its cursor past them; read by operators and tests.
+ * `outbox_dead_letters`: outbox events the dispatcher set aside because it could not process
+ * them. Written by the matcher in the transaction that advances its cursor past them; read by
+ * operators and tests.
  */
 
 export type DeadLetter = { outboxEventId: number; reason: string };

@@ -29,7 +29,7 @@ type TransferRow = {
 
 /**
  * A transfer's transaction hash as SQL over the row alias `t`: a plain transaction's transfer keeps
- * its own; an op's transfer has none stored (migration 0036) and takes its op's, by user_ops' key.
+ * its own; an op's transfer has none stored (the op's row holds it) and takes its op's, by user_ops' key.
  */
 export const txHashOf = (t: string): string =>
   `coalesce(${t}.tx_hash, (select o.tx_hash from user_ops o where o.chain_id = ${t}.chain_id and o.user_op_hash = ${t}.user_op_hash))`;
@@ -132,7 +132,7 @@ export type UserOpTokenTransfer = {
 /**
  * The token transfers made during an op, in log order (native transfers are not token transfers): the
  * rows of the op's block, read through the key (chain_id, block_number, log_index, batch_index), that
- * are the op's. There is no index on the op's hash (0030).
+ * are the op's. There is no index on the op's hash: the key by position serves this read too.
  */
 export async function listByUserOp(
   db: Queryable,
@@ -181,7 +181,7 @@ export type NewTokenTransfer = {
 
 const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
   ['chain_id', 'bigint', (_, chainId) => chainId],
-  // An op's transfer is in its op's transaction (user_ops.tx_hash): not stored twice (0036).
+  // An op's transfer is in its op's transaction (user_ops.tx_hash): not stored twice.
   ['tx_hash', 'bytea', (t) => (t.userOpHash === null ? t.txHash : null)],
   ['log_index', 'integer', (t) => t.logIndex],
   ['batch_index', 'integer', (t) => t.batchIndex],
@@ -199,7 +199,7 @@ const NEW_COLUMNS: ReadonlyArray<Column<NewTokenTransfer>> = [
 /**
  * The transfers this table keeps: token transfers. An op's native value transfers (NATIVE, which the
  * indexer decodes for webhook matching) are its calls' values, kept with the op (user_ops.calls_*),
- * and no answer reads them from here: not stored since migration 0035.
+ * and no answer reads them from here: they are not stored.
  */
 const tokenOnly = (transfers: NewTokenTransfer[]) => transfers.filter((t) => t.standard !== 'NATIVE');
 

@@ -1,10 +1,10 @@
 /**
- * How an op's decoded account calls are kept on its row (migration 0033): `calls_target` the
+ * How an op's decoded account calls are kept on its row: `calls_target` the
  * targets' 20 bytes concatenated (null: no calls), `calls_value` null when every value is zero,
  * and each call's data either in `calls_data` or, when every call's data is a slice of the op's
  * callData (what the decoders read them from), only as its place there in `calls_data_at` (per
- * call an offset and a length, uint32 big-endian each). The SQL reading of the same columns is
- * opscan_op_calls (0033).
+ * call an offset and a length, uint32 big-endian each), so their bytes are not kept twice. The SQL
+ * reading of the same columns is the database function opscan_op_calls.
  */
 import type { AccountCall } from '../../calldata/accountCalls.js';
 import { byteaArray } from '../unnest.js';
@@ -93,7 +93,8 @@ export const firstCallValueSql = 'case when t.calls_target is not null then coal
 
 /**
  * SQL: the calls of op `u` (a user_ops alias) as rows (call_index, target, value, data), for a
- * lateral join: opscan_op_calls over its columns and its callData, wherever that is kept (0028).
+ * lateral join: opscan_op_calls over its columns and its callData, wherever that is kept (on the row,
+ * or in its bundle transaction's input at `op_at`).
  */
 export const opCallsSql = (u: string): string =>
   `opscan_op_calls(coalesce(${u}.call_data, (select opscan_op_bytes(bt.input, ${u}.op_at, 3) from bundle_transactions bt

@@ -1,4 +1,9 @@
-/** Account call decoding for every execute shape of research/indexer.md §1.4 (edge case 8). */
+/**
+ * Account call decoding for every execute shape (shared/calldata/accountCalls.ts): the executeBatch
+ * variants (a v0.7 one with an empty value array), ERC-7579 single, batch and delegatecall modes, a
+ * Safe executeUserOp with a MultiSend delegatecall, the v0.7 executeUserOp wrapper, and an unknown
+ * selector (no calls, the op kept).
+ */
 import { expect } from 'chai';
 import { AbiCoder, Interface, concat, toBeHex, zeroPadValue } from 'ethers';
 import { decodeAccountCalls } from '../../../shared/calldata/accountCalls.js';

@@ -1,7 +1,8 @@
 /**
- * One bundle transaction from logs + calldata (+ trace): the structure edge cases of
- * research/indexer.md §6.6 — 10-13 (failures), 15-18 (ops, bundles, aggregation, deployments),
- * 21 (deposits outside bundles), 23-25 (wrappers, missing traces, nested bundles).
+ * One bundle transaction from logs + calldata (+ trace), in its edge cases: failures (reverts
+ * with and without a reason, postOp reverts, a prefund too low), several ops and bundles in one
+ * transaction, aggregated bundles, account deployments, deposits outside bundles, bundles sent
+ * through a wrapper, missing traces and nested bundles.
  */
 import { expect } from 'chai';
 import { AbiCoder, Interface, id } from 'ethers';

@@ -1,7 +1,7 @@
 /**
  * handleOps calldata decoding per EntryPoint family: exact large integers, the v0.7 packed-field
  * order (checked by recomputing the userOpHash from the decoded fields), paymasterAndData splits,
- * aggregated bundles and 2D nonces. Edge cases 2, 3, 6, 7 of research/indexer.md §6.6.
+ * aggregated bundles and 2D nonces.
  */
 import { expect } from 'chai';
 import { userOpHash } from '../../../devnet/index.js';

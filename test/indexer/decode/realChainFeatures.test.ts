@@ -1,5 +1,5 @@
 /**
- * What real chains show beyond the devnet (edge cases 4 and 5 of research/indexer.md §6.6): the
+ * What real chains show beyond the devnet: the
  * v0.9 paymaster-signature suffix, EIP-7702 senders (authorization list, initCode marker, v0.9
  * event), the OP-stack L1 data fee, and the account layouts the recorded transactions use.
  */

@@ -101,7 +101,7 @@ for (const store of stores) {
       );
     });
 
-    it("0016 stores the active wallets of the days a deployment had already moved past, not the latest day's (as bytes since 0026)", async () => {
+    it("the daily lists' migration stores the active wallets of the days a deployment had already moved past, not the latest day's", async () => {
       await migrate(
         db,
         listMigrations().filter((m) => m.name < '0016'),

@@ -1,5 +1,5 @@
 /**
- * Migration 0021 on a database written before it (issue 34): address_transactions keyed by its
+ * Migration 0021 on a database written before it: address_transactions keyed by its
  * reading order keeps every row, answers in the same order, and still refuses a row stored twice;
  * the indexes it replaces are gone and their replacements in place.
  */

@@ -1,5 +1,5 @@
 /**
- * Migration 0026 on a database written before it (issue 34): the values of the tables the previous
+ * Migration 0026 on a database written before it: the values of the tables the previous
  * release's fixture holds no rows of (webhook deliveries) or that no answer reads back (known
  * addresses, block headers, the cursor's hash, outbox events) come back as the same 0x-hex from the
  * bytea columns, nulls and empty lists kept, and the table functions find them.

@@ -1,5 +1,5 @@
 /**
- * Migration 0032 on a database written before it (issue 34): address_transactions loses the rows of
+ * Migration 0032 on a database written before it: address_transactions loses the rows of
  * an op's sender and bundler, which user_ops answers, and keeps the others (call targets, transfer
  * parties, the sender of a transaction without ops); every address's list, page by page, is the one
  * the read before 0032 gave, a sender with several ops in one transaction included.

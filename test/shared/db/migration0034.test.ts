@@ -1,5 +1,5 @@
 /**
- * Migration 0034 on a database written before it (issue 34): user_ops loses block_hash and
+ * Migration 0034 on a database written before it: user_ops loses block_hash and
  * entry_point (its transaction's and bundle's) and keeps its beneficiary only where it is not its
  * bundle's. Every op reads back as before (REST mapping, webhook block hash, GraphQL fields and
  * filters, a rollback's beneficiaries and their entity stats), the indexer writes the same form, and

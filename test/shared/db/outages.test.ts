@@ -1,5 +1,5 @@
 /**
- * Database outages are weather (issue 20): on the shared PostgreSQL, every backend of the test's
+ * Database outages are weather: on the shared PostgreSQL, every backend of the test's
  * database is ended (`pg_terminate_backend`, what a restart tells each client: 57P01) while an
  * indexer and a dispatcher work in this process. An 'error' event nobody listens to would end the
  * mocha process itself; the test asks that both carry on: the data equals the chain, each op is in
@@ -23,7 +23,7 @@ import request from 'supertest';
 
 const TERMINATIONS = 4;
 
-describe('a database whose connections are all ended (issue 20)', function () {
+describe('a database whose connections are all ended', function () {
   this.timeout(180_000);
   const t = useTestDb();
   let db: Db;

@@ -4,7 +4,7 @@ import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import { ensureChainPartitions, listChainPartitions } from '../../../shared/db/partitions.js';
 import { useIndexedDevnet } from '../../server/support/indexedDevnet.js';
 
-/** The per-network tables are list-partitioned by chain id (migration 0010). */
+/** The per-network tables are list-partitioned by chain id. */
 
 const TABLES = ['user_ops', 'token_transfers', 'address_transactions', 'user_op_traces', 'outbox_events'];
 
@@ -28,7 +28,7 @@ async function insertOp(db: Db, chainId: number, hash: string): Promise<void> {
   );
   const value = (column: string, type: string): unknown => {
     if (column === 'chain_id') return chainId;
-    // Text before migration 0025, bytea since.
+    // Text in the older schema this file also migrates through, bytea in today's.
     const hex = (value: string) => (type === 'bytea' ? bytea(value) : value);
     if (column === 'user_op_hash') return hex(hash);
     if (type === 'boolean') return true;
@@ -130,7 +130,7 @@ describe('partitions by chain id', () => {
       const all = listMigrations();
       const before = all.filter((m) => m.name < '0010');
       await migrate(db, before);
-      // Through 0010 only: later migrations change indexes on purpose (0013 drops two).
+      // Up to the partitioning migration only: later migrations change indexes on purpose (one drops two).
       const through0010 = all.filter((m) => m.name < '0011');
       await insertOp(db, 777, '0x' + 'c'.repeat(64));
       await insertOp(db, 777, '0x' + 'd'.repeat(64));

@@ -1,5 +1,5 @@
 /**
- * A bundle transaction's logs as stored (migration 0023): packed and unpacked unchanged, and each
+ * A bundle transaction's logs as stored (bundle_transactions.logs): packed and unpacked unchanged, and each
  * log's op derived by the one rule the indexer and the API share.
  */
 import { expect } from 'chai';
@@ -19,7 +19,7 @@ describe('packed transaction logs', () => {
     expect(unpackLogs(packLogs(logs))).to.deep.equal(logs);
   });
 
-  it('packs the layout migration 0023 builds: address, topic count, topics, data length (big-endian), data', () => {
+  it('packs each log as address, topic count, topics, data length (big-endian), data', () => {
     const packed = packLogs([{ address: address(1), topics: [word(2)], data: '0x0304' }]);
     expect(packed).to.equal(`0x${address(1).slice(2)}01${word(2).slice(2)}000000020304`);
   });

@@ -1,6 +1,6 @@
 /**
  * Ops as the indexer stores them from a handleOps transaction, for the tests of how an op row keeps
- * its bytes (migrations 0028 and 0033).
+ * its bytes (in the transaction's input at `op_at`; its calls as slices of its callData).
  */
 import type { CalldataOp } from '../../../indexer/decode/entryPointDecoder.js';
 import { bytea, type Queryable } from '../../../shared/db/client.js';

@@ -2,7 +2,7 @@ import { bytea, type Queryable } from '../../../shared/db/client.js';
 import { numeric } from '../../../shared/db/unnest.js';
 import type { NewTokenTransfer } from '../../../shared/db/tables/tokenTransfers.js';
 
-/** Token transfers of the tests of token_transfers' migrations (0030, 0036). */
+/** Token transfers of the tests of token_transfers' migrations. */
 export const CHAIN = 31337;
 export const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 export const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -31,10 +31,10 @@ export const transfer = (t: Partial<NewTokenTransfer>): NewTokenTransfer => ({
 });
 
 /**
- * Writes token_transfers rows as the indexer did before migration 0036, for the tests of databases
- * written before it: every row with its transaction hash (an op's transfer too), and an op's native
- * value transfers as NATIVE rows (not written since 0035). `on conflict do nothing`, as the indexer's
- * repair writes.
+ * Writes token_transfers rows in an earlier release's form, for the tests of databases written
+ * by it: every row with its transaction hash (an op's transfer too), and an op's native value
+ * transfers as NATIVE rows (today's indexer writes neither). `on conflict do nothing`, as the
+ * indexer's repair writes.
  */
 export async function insertTransferRowsBefore0036(db: Queryable, chainId: number, transfers: readonly NewTokenTransfer[]): Promise<void> {
   for (const n of transfers) {

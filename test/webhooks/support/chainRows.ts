@@ -50,7 +50,7 @@ export async function insertOp(
   options: { factoryOfSender?: string | null; chainId?: number } = {},
 ): Promise<void> {
   const chainId = options.chainId ?? DEVNET;
-  // Its transaction and bundle hold its block hash, EntryPoint and beneficiary (migration 0034).
+  // Its transaction and bundle hold its block hash, EntryPoint and beneficiary (the op's row does not).
   await db.query(
     `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, input, status,
        gas_used, effective_gas_price, fee)
@@ -85,7 +85,7 @@ export async function insertOp(
   );
   if (op.targets.length > 0) {
     await db.query(
-      // As migration 0033 stores calls of value zero and empty data with no callData to slice.
+      // As the store keeps calls of value zero and empty data with no callData to slice.
       `update user_ops set calls_target = $3, calls_data = array_fill(''::bytea, array[$4::int])
        where chain_id = $1 and user_op_hash = $2`,
       [chainId, bytea(op.userOpHash), bytea(`0x${op.targets.map((t) => t.slice(2)).join('')}`), op.targets.length],

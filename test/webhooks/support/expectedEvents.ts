@@ -1,7 +1,7 @@
 import type { GroundTruth } from '../../../devnet/index.js';
 
 /**
- * What webhooks must receive, from the devnet's ground truth alone (research/delivery-and-api.md §2),
+ * What webhooks must receive, from the devnet's ground truth alone (the filters of docs/webhooks.md),
  * for the webhook tests and the fault suite.
  */
 
@@ -12,7 +12,7 @@ export function mostCommon(values: Array<string | null>): string {
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
-/** What each filter should deliver, from the ground truth alone (research/delivery-and-api.md §2). */
+/** What each filter should deliver, from the ground truth alone. */
 export function expectedEvents(truth: GroundTruth, filter: string, x: string): Set<string> {
   const out = new Set<string>();
   const partiesOf = (hash: string) => truth.transfers.filter((t) => t.userOpHash === hash).flatMap((t) => [t.from, t.to]);
