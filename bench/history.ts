@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- history`: a network's history at its density, through a hosted node's round
- * trip, beside its floor (issue 42). Per profile (base, polygon, arbitrum, mainnet), per
+ * trip, beside its floor. Per profile (base, polygon, arbitrum, mainnet), per
  * INDEXER_TRANSFERS (ops, known) and per round trip (0, 50, 200 ms), interleaved `repeats` times:
  *  - the bare fetch: the indexer's own fetchRange over the same blocks through the same round trip
  *    (headers, EntryPoint logs, token logs under known, receipts, transactions, the traces it
@@ -19,7 +19,7 @@
  * history and of a day at the head.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { CANONICAL_ENTRYPOINTS, findNetworkByChainId, type EntryPointVersion } from '../shared/networks.js';
+import { findNetworkByChainId, type EntryPointVersion } from '../shared/networks.js';
 import { createLogger } from '../shared/log.js';
 import { findProfile } from '../simchain/profiles.js';
 import type { SimChainStats } from '../simchain/server.js';
@@ -33,6 +33,7 @@ import { computeUnits, timeToHead, type MeasuredRate } from './headEstimates.js'
 import { freshStore, median, round } from './indexer.js';
 import { processCpuSeconds } from './processCpu.js';
 import { buildProcfile } from './procfile.js';
+import { CANONICAL_ENTRYPOINTS } from '../shared/chain/constants.js';
 
 export type HistoryBenchOptions = {
   databaseUrl: string | undefined;

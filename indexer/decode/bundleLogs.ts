@@ -6,12 +6,12 @@
  * the previous op's UserOperationEvent) to its own UserOperationEvent, included.
  * SignatureAggregatorChanged moving the boundary also keeps v0.6 handleAggregatedOps' validation
  * logs (emitted after its BeforeExecution) out of the first op's slice.
- * @see research/indexer.md §1.3
  */
 import { HexReader } from '../../shared/calldata/hexAbi.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { TOPICS, ZERO_ADDRESS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
+import { dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RpcLog } from './chainTypes.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 export type Failure = 'execution_reverted' | 'postop_reverted' | 'prefund_too_low';
 

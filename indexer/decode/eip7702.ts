@@ -4,12 +4,12 @@
  * the v0.8+ `0x7702` marker (the EntryPoint initialises the delegated code), or v0.9 emits
  * EIP7702AccountInitialized. A delegation made in an earlier transaction leaves no trace in a
  * later op: the account row keeps the flag once one op showed it.
- * @see research/indexer.md §1.4, https://eips.ethereum.org/EIPS/eip-7702
+ * @see https://eips.ethereum.org/EIPS/eip-7702
  */
 import { Signature, verifyAuthorization } from 'ethers';
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { ZERO_ADDRESS } from './abi.js';
 import type { RpcTransaction } from './chainTypes.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** initCode's first 20 bytes when the sender is a 7702 account (INITCODE_EIP7702_MARKER, v0.8+). */
 export const INITCODE_EIP7702_MARKER = `0x7702${'0'.repeat(36)}`;

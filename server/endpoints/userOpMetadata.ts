@@ -1,5 +1,6 @@
 import type { CallFrame } from '../../shared/db/tables/userOpTraces.js';
-import { ZERO_ADDRESS, type TraceNode, type UserOp, type UserOpMetadata } from '../../shared/models/index.js';
+import { type TraceNode, type UserOp, type UserOpMetadata } from '../../shared/models/index.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** Builders of getUserOpMetadata's parts from stored rows (pure). */
 
@@ -12,7 +13,7 @@ function bigNumber(decimal: string | null): BigNumberItem {
 }
 
 /**
- * The op's fields by position, as explorers index them (research/contract.md §3.9): v0.6
+ * The op's fields by position, as explorers index them: v0.6
  * [sender, nonce, initCode, callData, callGasLimit, verificationGasLimit, preVerificationGas,
  * maxFeePerGas, maxPriorityFeePerGas, paymasterAndData, signature]; v0.7+ (packed) [sender, nonce,
  * initCode, callData, accountGasLimits, preVerificationGas, gasFees, paymasterAndData, signature].

@@ -5,8 +5,8 @@
  */
 import type { StoredUserOp } from '../db/tables/userOps/storedForm.js';
 import { findNetworkByChainId } from '../networks.js';
-import { ZERO_ADDRESS } from './primitives.js';
 import type { UserOp } from './userOp.js';
+import { ZERO_ADDRESS } from '../chain/constants.js';
 
 const sum = (values: Array<string | null>): string | null =>
   values.some((v) => v === null) ? null : values.reduce((acc, v) => acc + BigInt(v!), 0n).toString();

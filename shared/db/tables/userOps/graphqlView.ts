@@ -4,10 +4,10 @@
  * selects), the input fields read from the transaction's input where the row keeps them there.
  */
 import { OP_FIELD_SLOTS } from '../../../calldata/userOpLayout.js';
-import { ZERO_ADDRESS } from '../../../models/primitives.js';
 import { byteaLiteral, column, hashIndexId, type EntityView } from '../../entityView.js';
 import { firstCallValueSql } from '../userOpCalls.js';
 import { beneficiaryOf, blockOfTransaction, ofBundle, ofTransaction } from './storedForm.js';
+import { ZERO_ADDRESS } from '../../../chain/constants.js';
 
 const gasPrice = 'case when t.actual_gas_used > 0 then div(t.actual_gas_cost, t.actual_gas_used) end';
 
