@@ -2,8 +2,8 @@
  * Where an op's own bytes sit in its struct, per EntryPoint family: the indexer reads them from a
  * handleOps call with it, and the reads of a stored op read them back with it from the bundle
  * transaction's input (an op decoded from that input is stored with `op_at`, the absolute byte
- * offset of its struct there, and without these columns: migration 0028). The same head slots are
- * in that migration's SQL (opscan_op_bytes / opscan_op_word) and in userOpView.
+ * offset of its struct there, and without these columns). The same head slots are in the database
+ * functions opscan_op_bytes and opscan_op_word and in userOpView.
  */
 import { HexReader } from './hexAbi.js';
 
@@ -42,7 +42,7 @@ export function readOpInputFields(r: HexReader, p: number, v06: boolean): OpInpu
 
 /**
  * The fields of the op whose struct starts at byte `opAt` of a transaction's whole input (selector
- * included). `input` is lower-case 0x-hex, as stored inputs read (shared/db/client.ts): not lowered
+ * included). `input` is lower-case 0x-hex, as stored inputs read (shared/db/bytea.ts): not lowered
  * again, which cost ~60 µs per op on a 20-op bundle's input, more than the slicing itself.
  */
 export function opInputFieldsAt(input: string, opAt: number, entryPointVersion: string): OpInputFields {
