@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../shared/db/client.js';
 import * as indexerState from '../shared/db/tables/indexerState.js';
 import type { TransactionLog } from '../shared/db/tables/logs.js';
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import { emptyBatch, persistBatch, type DecodedBatch, type DecodedUserOp } from '../indexer/index.js';
 import { ENTRY_POINT_V07 } from '../indexer/decode/abi.js';
 import { decoderFor } from '../indexer/decode/entryPointDecoder.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS } from '../shared/chain/constants.js';
 
 /**
  * The bundle's handleOps calldata as a bundler sends it (the ops' own bytes are read back from it,
@@ -45,7 +45,6 @@ const OPS_PER_ACCOUNT = 20;
 const BLOCK_SECONDS = 1260; // 25,000 blocks (1M ops) ≈ 365 days
 const GENESIS_TIME = Math.floor(Date.UTC(2025, 0, 1) / 1000);
 const ENTRY_POINT = CANONICAL_ENTRYPOINTS['v0.7'];
-const USER_OP_EVENT = '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f';
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const BEFORE_EXECUTION = '0xbb47ee3e183a558b1a2ff0874b079f3fc5478b7454eacf2bfc5af2ff5878f972';
 
@@ -149,7 +148,7 @@ function buildBatch(fromBlock: number, toBlock: number, sample: BenchSample): De
         const eventLog = logIndex++;
         txLogs.push({
           address: ENTRY_POINT,
-          topics: [USER_OP_EVENT, userOpHash, `0x${word(sender)}`, `0x${word(paymaster ?? 0)}`],
+          topics: [TOPICS.userOperationEvent, userOpHash, `0x${word(sender)}`, `0x${word(paymaster ?? 0)}`],
           data: `0x${word(n)}${word(1)}${word(cost)}${word(150_000)}`,
         });
         ops.push({

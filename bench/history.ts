@@ -19,7 +19,7 @@
  * history and of a day at the head.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { CANONICAL_ENTRYPOINTS, findNetworkByChainId, type EntryPointVersion } from '../shared/networks.js';
+import { findNetworkByChainId, type EntryPointVersion } from '../shared/networks.js';
 import { createLogger } from '../shared/log.js';
 import { findProfile } from '../simchain/profiles.js';
 import type { SimChainStats } from '../simchain/server.js';
@@ -33,6 +33,7 @@ import { computeUnits, timeToHead, type MeasuredRate } from './headEstimates.js'
 import { freshStore, median, round } from './indexer.js';
 import { processCpuSeconds } from './processCpu.js';
 import { buildProcfile } from './procfile.js';
+import { CANONICAL_ENTRYPOINTS } from '../shared/chain/constants.js';
 
 export type HistoryBenchOptions = {
   databaseUrl: string | undefined;

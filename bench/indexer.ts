@@ -41,9 +41,9 @@ import { DEFAULT_TUNING, type IndexerTuning } from '../indexer/index.js';
 import { RpcClient } from '../indexer/sync/rpcClient.js';
 import { LogRangeEstimator, fetchLogs } from '../indexer/sync/fetchLogs.js';
 import { PrefetchDepth } from '../indexer/sync/prefetchDepth.js';
-import { TOPICS } from '../indexer/decode/abi.js';
 import { parentPid, postgresCpuSeconds, processCpuSeconds } from './processCpu.js';
 import { ROOT, buildProcfile } from './procfile.js';
+import { TOPICS } from '../shared/chain/constants.js';
 
 export type IndexerBenchOptions = { ops: number; databaseUrl?: string; repeats?: number };
 

@@ -8,8 +8,9 @@ import type { AccountFamily } from './calls.js';
 import type { Deployment } from './deploy.js';
 import type { Devnet } from './devnet.js';
 import { mineBlock, sendRawTransactions, type MinedBlock } from './mining.js';
-import { TOPICS, decodeTransferLog } from './receipts.js';
+import { decodeTransferLog } from './receipts.js';
 import type { SignatureScheme, EpVersion } from './userop.js';
+import { TOPICS } from '../shared/chain/constants.js';
 
 export type AccountKind = 'simple' | 'mini';
 

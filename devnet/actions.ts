@@ -7,6 +7,7 @@ import { AbiCoder, Interface, id } from 'ethers';
 import { batchCanSendValue, type AccountCall, type AccountFamily } from './calls.js';
 import type { Deployment } from './deploy.js';
 import type { Random } from './random.js';
+import { ZERO_ADDRESS } from '../shared/chain/constants.js';
 
 export type TransferIntent = {
   standard: 'ERC20' | 'ERC721' | 'ERC1155' | 'NATIVE';
@@ -42,7 +43,6 @@ export const ACTION_WEIGHTS: Record<ActionKind, number> = {
   revertInBatch: 4,
 };
 
-const ZERO = '0x0000000000000000000000000000000000000000';
 const erc20 = new Interface(['function transfer(address,uint256)', 'function mint(address,uint256)']);
 const erc721 = new Interface(['function mint(address,uint256)', 'function transferFrom(address,address,uint256)']);
 const erc1155 = new Interface([
@@ -100,13 +100,13 @@ export function buildAction(kind: ActionKind, ctx: ActionContext): Action {
     target: d.erc1155,
     value: 0n,
     data: erc1155.encodeFunctionData('mint', [recipient, tokenId, value]),
-    transfers: [{ standard: 'ERC1155', token: d.erc1155, from: ZERO, to: recipient, value, tokenId }],
+    transfers: [{ standard: 'ERC1155', token: d.erc1155, from: ZERO_ADDRESS, to: recipient, value, tokenId }],
   });
   const mint721 = (recipient: string, tokenId: bigint): PlannedCall => ({
     target: d.erc721,
     value: 0n,
     data: erc721.encodeFunctionData('mint', [recipient, tokenId]),
-    transfers: [{ standard: 'ERC721', token: d.erc721, from: ZERO, to: recipient, value: 1n, tokenId }],
+    transfers: [{ standard: 'ERC721', token: d.erc721, from: ZERO_ADDRESS, to: recipient, value: 1n, tokenId }],
   });
   const reason = `devnet: ${kind} on purpose #${rng.int(1, 1_000_000)}`;
   const fail: PlannedCall = { target: d.reverter, value: 0n, data: reverter.encodeFunctionData('fail', [reason]), transfers: [] };

@@ -8,12 +8,12 @@
  * from that EntryPoint) is the real one; no code patching needed.
  */
 import { Interface, getCreateAddress, concat, ContractFactory, parseEther } from 'ethers';
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import { entryPointArtifact, entryPointPackageArtifact, fixtureArtifact, type Artifact } from './artifacts.js';
 import { mineBlock, withManualMining, sendRawTransactions } from './mining.js';
 import type { Rpc } from './rpc.js';
 import type { LocalSigner } from './signer.js';
 import { EP_VERSIONS, encodeHandleOps, entryPointInterface, toStruct, userOpHash, type EpVersion, type UserOp } from './userop.js';
+import { CANONICAL_ENTRYPOINTS } from '../shared/chain/constants.js';
 
 export const CREATE2_DEPLOYER = '0x4e59b44847b379578588920ca78fbf26c0b4956c';
 

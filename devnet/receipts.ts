@@ -4,28 +4,19 @@
  * in the bundle we put it in, with the expected success, revert data, deployment and transfers.
  * Any difference throws: a ground truth that disagrees with its own chain is worse than none.
  */
-import { AbiCoder, dataSlice, getAddress, id } from 'ethers';
+import { AbiCoder, dataSlice, getAddress } from 'ethers';
 import type { RpcLog, MinedBlock, RpcReceipt } from './mining.js';
 import type { SignedOp } from './ops.js';
 import type { LocalSigner } from './signer.js';
 import { truthOpFields, type GroundTruth, type TruthTransfer, type TruthUserOp } from './truth.js';
 import type { EpVersion } from './userop.js';
+import { TOPICS, ZERO_ADDRESS } from '../shared/chain/constants.js';
 
 export type SignedBundle = { bundleIndex: number; version: EpVersion; entryPoint: string; beneficiary: string; ops: SignedOp[] };
 export type SignedTx = { bundler: LocalSigner; bundles: SignedBundle[] };
 export type SentTx = SignedTx & { hash: string };
 
-export const TOPICS = {
-  userOperationEvent: id('UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)'),
-  accountDeployed: id('AccountDeployed(bytes32,address,address,address)'),
-  userOperationRevertReason: id('UserOperationRevertReason(bytes32,address,uint256,bytes)'),
-  beforeExecution: id('BeforeExecution()'),
-  transfer: id('Transfer(address,address,uint256)'),
-  transferSingle: id('TransferSingle(address,address,address,uint256,uint256)'),
-};
-
 const abi = AbiCoder.defaultAbiCoder();
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 const topicAddress = (t: string | undefined): string => getAddress(dataSlice(t ?? '0x', 12)).toLowerCase();
 
 export function recordBlock(truth: GroundTruth, block: MinedBlock, txs: SentTx[], tokens: Set<string>): void {

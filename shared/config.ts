@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ConfigError } from './errors.js';
 import { parseDatabaseUrl, splitDatabaseUrls } from './db/hosts.js';
 import { LOG_FORMATS } from './log.js';
-import { CANONICAL_ENTRYPOINTS, envSuffix, findNetwork, type EntryPointVersion, type NetworkInfo } from './networks.js';
+import { envSuffix, findNetwork, type EntryPointVersion, type NetworkInfo } from './networks.js';
+import { CANONICAL_ENTRYPOINTS } from './chain/constants.js';
 
 /** INDEXER_TRANSFER_LOOKBACK_BLOCKS' default (the indexer's, when a test starts it without the setting). */
 export const DEFAULT_TRANSFER_LOOKBACK_BLOCKS = 100_000;

@@ -6,14 +6,6 @@
 
 export type EntryPointVersion = 'v0.6' | 'v0.7' | 'v0.8' | 'v0.9';
 
-/** Canonical EntryPoint deployments (same address on every chain: deterministic deploy). */
-export const CANONICAL_ENTRYPOINTS: Readonly<Record<EntryPointVersion, string>> = {
-  'v0.6': '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789',
-  'v0.7': '0x0000000071727de22e5e9d8baf0edac6f37da032',
-  'v0.8': '0x4337084d9e255ff0702461cf8895ce9e3b5ff108',
-  'v0.9': '0x433709009b8330fda32311df1c2afa402ed8d009',
-};
-
 export type NetworkInfo = {
   /** Canonical name: what the API answers with and what `NETWORKS` lists. */
   name: string;
@@ -24,8 +16,8 @@ export type NetworkInfo = {
   inSpecMap: boolean;
 };
 
-// Finality depths follow Ponder's table: Ethereum and its
-// testnets 65, Polygon 200, Arbitrum 240, anything else 30; the local devnet has no reorg window.
+// Finality depths follow Ponder's table: Ethereum and its testnets 65, Polygon 200, Arbitrum 240,
+// anything else 30; the local devnet has no reorg window.
 const L1 = 65;
 const POLYGON = 200;
 const ARBITRUM = 240;

@@ -3,12 +3,12 @@
  * demand (plan.ts, materialize.ts) and kept in a cache bounded by the logs it holds, whatever range
  * is asked. Nothing here knows about time or the head (server.ts decides what exists).
  */
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import type { EpVersion } from '../devnet/userop.js';
 import { ActorKind, actorAddress, blockHash, filler32, locateTransaction, quantity, transactionHash } from './ids.js';
 import { EMPTY_BLOOM, Materializer, type JsonLog, type SimTx } from './materialize.js';
 import { ChainPlan, type Skeleton } from './plan.js';
 import type { Profile } from './profiles.js';
+import { CANONICAL_ENTRYPOINTS } from '../shared/chain/constants.js';
 
 export type ChainOptions = {
   profile: Profile;

@@ -114,7 +114,6 @@ export const quantity = (n: number | bigint): string => `0x${n.toString(16)}`;
 export const uintWord = (n: number | bigint): string => n.toString(16).padStart(64, '0');
 export const addressWord = (address: string): string => `000000000000000000000000${address.slice(2)}`;
 export const topicOf = (address: string): string => `0x${addressWord(address)}`;
-export const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 
 /** The (kind, id) of an address actorAddress made, or null for any other address. */
 export function actorOf(seed: number, address: string): { kind: ActorKind; id: number } | null {

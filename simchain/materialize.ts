@@ -7,8 +7,7 @@
  * and its UserOperationEvent.
  */
 import { AbiCoder, concat } from 'ethers';
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
-import { ENTRY_POINT_V06, ENTRY_POINT_V07, SELECTORS, TOPICS } from '../indexer/decode/abi.js';
+import { ENTRY_POINT_V06, ENTRY_POINT_V07, SELECTORS } from '../indexer/decode/abi.js';
 import { userOpHashOf } from '../indexer/decode/userOpHash.js';
 import type { CalldataOp } from '../indexer/decode/entryPointDecoder.js';
 import type { RpcLog } from '../indexer/decode/chainTypes.js';
@@ -16,20 +15,9 @@ import type { TruthTransfer } from '../devnet/truth.js';
 import { packPaymasterAndData, packedGasFields, type UserOp } from '../devnet/userop.js';
 import { address as abiAddress, array, bytes, bytes32, encodeCall, tuple, uint } from './abiEncode.js';
 import { ALL_FAMILIES, type Call } from './accounts.js';
-import {
-  ActorKind,
-  ZERO_ADDRESS,
-  actorAddress,
-  addressWord,
-  blockHash,
-  filler32,
-  mix,
-  quantity,
-  topicOf,
-  transactionHash,
-  uintWord,
-} from './ids.js';
+import { ActorKind, actorAddress, addressWord, blockHash, filler32, mix, quantity, topicOf, transactionHash, uintWord } from './ids.js';
 import type { BundlePlan, CallPlan, ChainPlan, OpPlan, Party, Skeleton, Slot } from './plan.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS, ZERO_ADDRESS } from '../shared/chain/constants.js';
 
 export type JsonLog = RpcLog & { removed: false };
 

@@ -9,10 +9,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { TOPICS } from '../indexer/decode/abi.js';
 import { TOKEN_TOPICS } from '../indexer/sync/fetchRange.js';
-import { CANONICAL_ENTRYPOINTS } from '../shared/networks.js';
 import { findProfile } from './profiles.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS } from '../shared/chain/constants.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,13 +1,12 @@
 import type { OutboxEvent } from '../shared/db/tables/webhookOutboxCursors.js';
 import type { WebhookFilter } from '../shared/models/webhook.js';
 import { parseOutboxPayload, type OutboxPayload } from '../shared/outboxEvents.js';
+import { ZERO_ADDRESS } from '../shared/chain/constants.js';
 
 /**
  * The outbox events the indexer writes, parsed with the contract both share (shared/outboxEvents.ts),
  * and which (filter, address) pairs each one matches. Pure: no I/O. Addresses are compared in lower case.
  */
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 type Base = { outboxId: number; chainId: number; recordedAt: Date };
 export type UserOperationEvent = Base & { type: 'user_operation' } & OutboxPayload<'user_operation'>;

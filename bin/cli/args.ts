@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import type { Db } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
-import { perform, type AdminOperation } from '../../server/admin/operations.js';
+import { perform, type AdminOperation } from '../../server/admin/operations/index.js';
 
 /** A mistake on the command line: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {}
@@ -26,7 +26,7 @@ export function parse<T extends Options>(args: string[], options: T): Parsed<T> 
   }
 }
 
-/** The command-line flag of each operation field (server/admin/operations.ts), to name it in errors. */
+/** The command-line flag of each operation field (server/admin/operations/), to name it in errors. */
 const FLAG_OF: Record<string, string> = {
   rateLimitPerSecond: '--rate-limit',
   expiresAt: '--expires',

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import * as ops from '../../server/admin/operations.js';
+import * as ops from '../../server/admin/operations/index.js';
 import type { Db } from '../../shared/db/client.js';
 import { listOrNull, parse, performCommand, UsageError, valueOrNull } from './args.js';
 

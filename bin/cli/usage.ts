@@ -1,4 +1,4 @@
-import * as ops from '../../server/admin/operations.js';
+import * as ops from '../../server/admin/operations/index.js';
 import type { Db } from '../../shared/db/client.js';
 import { parse, performCommand, UsageError } from './args.js';
 

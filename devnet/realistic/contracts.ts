@@ -37,10 +37,11 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { CANONICAL_ENTRYPOINTS, type EntryPointVersion } from '../../shared/networks.js';
+import { type EntryPointVersion } from '../../shared/networks.js';
 import { fixtureArtifact } from '../artifacts.js';
 import { CREATE2_DEPLOYER } from '../deploy.js';
 import type { Devnet } from '../devnet.js';
+import { CANONICAL_ENTRYPOINTS } from '../../shared/chain/constants.js';
 
 const require = createRequire(import.meta.url);
 type Artifact = { abi: readonly unknown[]; bytecode: Hex };

@@ -16,9 +16,9 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { encodeAbiParameters } from 'viem';
 import * as bytecode from '@metamask/delegation-abis/bytecode';
 import { Implementation, toMetaMaskSmartAccount, type SmartAccountsEnvironment } from '@metamask/smart-accounts-kit';
-import { CANONICAL_ENTRYPOINTS } from '../../shared/networks.js';
 import type { Rpc } from '../rpc.js';
 import { sendImpersonated } from './vendorContracts.js';
+import { CANONICAL_ENTRYPOINTS } from '../../shared/chain/constants.js';
 
 /** The deterministic deployer (salt ‖ initCode), on every anvil chain. */
 const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4956c';

@@ -10,11 +10,12 @@ import { decodeAbiParameters, decodeFunctionData, keccak256, toBytes, type Addre
 import { entryPoint06Abi, entryPoint07Abi, toPackedUserOperation, type UserOperation } from 'viem/account-abstraction';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { RpcLog } from '../mining.js';
-import { TOPICS, decodeTransferLog } from '../receipts.js';
+import { decodeTransferLog } from '../receipts.js';
 import type { Rpc } from '../rpc.js';
 import { computeDays, type GroundTruth, type TruthTransfer, type TruthUserOp } from '../truth.js';
 import type { AccountType, ExecutionMode } from './accounts.js';
 import type { PaymasterMode } from './contracts.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 /** EntryPoint v0.7+: PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason). */
 const POST_OP_REVERT_REASON = keccak256(toBytes('PostOpRevertReason(bytes32,address,uint256,bytes)'));

@@ -31,12 +31,13 @@ import {
   type RealAccount,
 } from './accounts.js';
 import type { RpcReceipt } from '../mining.js';
-import { TOPICS, decodeTransferLog } from '../receipts.js';
+import { decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
 import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type SentOp } from './record.js';
 import type { RealisticDevnet } from './index.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 const WAVE_SIZE = 8;
 const RECEIPT_TIMEOUT_MS = 60_000;

@@ -1,30 +1,9 @@
 /**
- * EntryPoint and token ABIs, as human-readable fragments (selectors and topics are checked against
- * the published EntryPoint artifacts in test/indexer/decode/abi.test.ts). Event signatures are the
- * same in every EntryPoint version, so a log's version comes from its address, never its topic.
+ * EntryPoint ABIs, as human-readable fragments, their function selectors, and how the words of
+ * logs and ABI data read (selectors are checked against the published EntryPoint artifacts in
+ * test/indexer/decode/abi.test.ts). The event topics and the zero address are shared/chain/constants.ts's.
  */
-import { Interface, id } from 'ethers';
-
-export const TOPICS = {
-  userOperationEvent: id('UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)'),
-  accountDeployed: id('AccountDeployed(bytes32,address,address,address)'),
-  userOperationRevertReason: id('UserOperationRevertReason(bytes32,address,uint256,bytes)'),
-  postOpRevertReason: id('PostOpRevertReason(bytes32,address,uint256,bytes)'),
-  userOperationPrefundTooLow: id('UserOperationPrefundTooLow(bytes32,address,uint256)'),
-  beforeExecution: id('BeforeExecution()'),
-  /** v0.9: the op's 7702 initCode initialised its sender's delegated code. */
-  eip7702AccountInitialized: id('EIP7702AccountInitialized(bytes32,address,address)'),
-  signatureAggregatorChanged: id('SignatureAggregatorChanged(address)'),
-  deposited: id('Deposited(address,uint256)'),
-  withdrawn: id('Withdrawn(address,address,uint256)'),
-  stakeLocked: id('StakeLocked(address,uint256,uint256)'),
-  stakeUnlocked: id('StakeUnlocked(address,uint256)'),
-  stakeWithdrawn: id('StakeWithdrawn(address,address,uint256)'),
-  // Tokens: ERC-20 and ERC-721 share Transfer (ERC-721 indexes the token id: 4 topics).
-  transfer: id('Transfer(address,address,uint256)'),
-  transferSingle: id('TransferSingle(address,address,address,uint256,uint256)'),
-  transferBatch: id('TransferBatch(address,address,address,uint256[],uint256[])'),
-} as const;
+import { Interface } from 'ethers';
 
 const V06_OP =
   '(address sender,uint256 nonce,bytes initCode,bytes callData,uint256 callGasLimit,uint256 verificationGasLimit,uint256 preVerificationGas,uint256 maxFeePerGas,uint256 maxPriorityFeePerGas,bytes paymasterAndData,bytes signature)';
@@ -60,8 +39,6 @@ export const SELECTORS = {
   handleAggregatedOpsV07: selectorOf(ENTRY_POINT_V07, 'handleAggregatedOps'),
   innerHandleOpV07: selectorOf(ENTRY_POINT_V07, 'innerHandleOp'),
 } as const;
-
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** The address in a 32-byte topic or word, lower-case. */
 export function wordToAddress(word: string): string {

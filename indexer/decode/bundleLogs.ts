@@ -9,8 +9,9 @@
  */
 import { HexReader } from '../../shared/calldata/hexAbi.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { TOPICS, ZERO_ADDRESS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
+import { dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RpcLog } from './chainTypes.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 export type Failure = 'execution_reverted' | 'postop_reverted' | 'prefund_too_low';
 

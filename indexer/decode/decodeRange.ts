@@ -4,11 +4,12 @@
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
-import { TOPICS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
+import { dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RawRange, type RpcLog } from './chainTypes.js';
 import { emptyBatch, type DecodedBatch, type DecodedDeposit, type DecodedTransfer, type DepositEvent } from './decodedBatch.js';
 import { decodeTransaction } from './decodeTransaction.js';
 import { transfersOf, type TokenStandard } from './transfers.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 const DEPOSIT_EVENTS = new Map<string, DepositEvent>([
   [TOPICS.deposited, 'Deposited'],
@@ -35,8 +36,6 @@ function toDeposit(log: RpcLog): DecodedDeposit | null {
     totalDeposit: event === 'Deposited' ? word(0) : null,
   };
 }
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** The addresses the batch makes known: its ops' senders, paymasters and factories, its bundlers. */
 function partiesOf(batch: DecodedBatch): Map<string, number> {

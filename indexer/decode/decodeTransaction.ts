@@ -7,7 +7,6 @@
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { TraceMode } from '../tuning.js';
-import { ZERO_ADDRESS } from './abi.js';
 import { decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
 import { feeShares } from './bundleFees.js';
 import { splitBundles, type LogBundle, type LogOp } from './bundleLogs.js';
@@ -29,6 +28,7 @@ import { delegatedAuthorities, hasEip7702InitCode } from './eip7702.js';
 import { transfersOf } from './transfers.js';
 import { logOwners, type TransactionLog } from '../../shared/db/tables/logs.js';
 import { receiptRest } from '../../shared/db/tables/bundleTransactions.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 export type DecodedTx = {
   bundleTx: DecodedBundleTx;

@@ -8,8 +8,8 @@
  */
 import { Signature, verifyAuthorization } from 'ethers';
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { ZERO_ADDRESS } from './abi.js';
 import type { RpcTransaction } from './chainTypes.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** initCode's first 20 bytes when the sender is a 7702 account (INITCODE_EIP7702_MARKER, v0.8+). */
 export const INITCODE_EIP7702_MARKER = `0x7702${'0'.repeat(36)}`;

@@ -4,8 +4,9 @@
  * per id, numbered by batchIndex).
  */
 import { AbiCoder } from 'ethers';
-import { TOPICS, dataWord, wordToAddress, wordToBigInt } from './abi.js';
+import { dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RpcLog } from './chainTypes.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 export type TokenStandard = 'ERC20' | 'ERC721' | 'ERC1155';
 

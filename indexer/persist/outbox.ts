@@ -5,8 +5,8 @@
  * Addresses lower-case.
  */
 import type { NewOutboxEvent } from '../../shared/outboxEvents.js';
-import { ZERO_ADDRESS } from '../decode/abi.js';
 import type { DecodedTransfer, DecodedUserOp } from '../decode/decodedBatch.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /**
  * @param senderFactories factories of senders deployed by an AccountDeployed indexed earlier

@@ -8,8 +8,8 @@
  * group of addresses per eth_getLogs. Bounded so: over a real network's history (tens of millions
  * of blocks, hosted nodes capping a call at 2,000–10,000 blocks) reading every address's whole
  * history would be millions of calls. An address whose later logs the forward pass did not read
- * (recorded under INDEXER_TRANSFERS=ops, or before known_addresses had backfill_to: it is null) is
- * read up to the cursor.
+ * (recorded under INDEXER_TRANSFERS=ops, or with backfill_to null) is read up
+ * to the cursor.
  *
  * It runs between catch-up passes (never beside a range being written), a slice of time per pass,
  * one group at a time (resumable: a group is marked when written). Rows stored already (transfers of bundle transactions) are kept as they
@@ -24,7 +24,6 @@ import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
 import type { KnownAddress } from '../../shared/db/tables/knownAddresses.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
-import { TOPICS } from '../decode/abi.js';
 import { hexToNumber, type RpcLog } from '../decode/chainTypes.js';
 import type { DecodedTransfer } from '../decode/decodedBatch.js';
 import { transfersOf, type TokenStandard } from '../decode/transfers.js';
@@ -32,6 +31,7 @@ import { describeTokens } from './describeTokens.js';
 import { fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
 import { fetchHeaders } from './fetchRange.js';
 import type { RpcClient } from './rpcClient.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 /** complete: no address waits (false when the pass stopped first). */
 export type TransferBackfillResult = { addresses: number; transfers: number; complete: boolean };

@@ -7,7 +7,6 @@
  * the last header before and after): a range fetched across a reorg is refused and fetched again.
  */
 import type { EntryPointVersion } from '../../shared/networks.js';
-import { TOPICS } from '../decode/abi.js';
 import {
   hexToNumber,
   type BlockHeader,
@@ -24,6 +23,7 @@ import { InconsistentRangeError, fetchLogs, type LogRangeEstimator } from './fet
 import type { TraceMode } from '../tuning.js';
 import type { RpcClient, RpcRequest } from './rpcClient.js';
 import { isUnsupported } from './rpcErrors.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 export type ChainSource = {
   rpc: RpcClient;

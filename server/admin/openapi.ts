@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorSchema, parametersOf, type JsonSchema } from '../http/openapi.js';
-import { adminOperations, type AdminOperation } from './operations.js';
+import { adminOperations, type AdminOperation } from './operations/index.js';
 
 /**
  * The admin API's OpenAPI 3.1 document (/admin/v1/openapi.json), generated from the operations'

@@ -5,10 +5,10 @@ import type { Deps } from '../context.js';
 import { errorBody, HTTP_STATUS, toAppError } from '../http/errors.js';
 import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
 import { ADMIN_BASE_PATH, buildAdminOpenApiDocument, pathFieldsOf } from './openapi.js';
-import { adminOperations, perform, type AdminOperation } from './operations.js';
+import { adminOperations, perform, type AdminOperation } from './operations/index.js';
 
 /**
- * The admin API under /admin/v1 (server/admin/operations.ts over HTTP), for the operator's own
+ * The admin API under /admin/v1 (server/admin/operations/ over HTTP), for the operator's own
  * tools. Authenticated by the ADMIN_TOKEN bearer token alone (never an API key), compared in
  * constant time; without the setting nothing is mounted and /admin/v1/* is the app's 404. Answers
  * are `cache-control: no-store` and never pass through the response cache (that is /v0's).

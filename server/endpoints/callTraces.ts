@@ -1,8 +1,8 @@
 import type { NetworkConfig } from '../../shared/config.js';
 import type { CallFrame } from '../../shared/db/tables/userOpTraces.js';
-import { ZERO_ADDRESS } from '../../shared/models/primitives.js';
 import type { Trace, TraceStage } from '../../shared/models/trace.js';
 import { decodeCall } from '../knownCalls.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** Builds the explorer's Trace tree (shared/models/trace.ts) from a callTracer frame (pure). */
 

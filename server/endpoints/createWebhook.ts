@@ -9,8 +9,7 @@ import { encryptSecret, generateSigningSecret } from '../../shared/webhookSecret
 import { checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH } from '../../shared/webhookUrls.js';
 import { planOf } from '../access.js';
 import { defineEndpoint } from './defineEndpoint.js';
-
-const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** Any case is accepted; mixed case must be a valid EIP-55 checksum (a typo is then caught). */
 const identifierSchema = z

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import * as bundlerDays from '../../shared/db/tables/bundlerDays.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
-import { bundlerDetailsSchema, bundlerSummarySchema, ZERO_ADDRESS } from '../../shared/models/index.js';
+import { bundlerDetailsSchema, bundlerSummarySchema } from '../../shared/models/index.js';
 import { toBundlerUserOp } from './bundlerOps.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { servedNetwork, defaultedNetworkInput, pageInput, windowDaysInput } from './inputs.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 export const getTopBundlers = defineEndpoint({
   summary: 'Bundlers ranked by user operations submitted (ties by address).',

@@ -1,5 +1,6 @@
 import type { CallFrame } from '../../shared/db/tables/userOpTraces.js';
-import { ZERO_ADDRESS, type TraceNode, type UserOp, type UserOpMetadata } from '../../shared/models/index.js';
+import { type TraceNode, type UserOp, type UserOpMetadata } from '../../shared/models/index.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** Builders of getUserOpMetadata's parts from stored rows (pure). */
 

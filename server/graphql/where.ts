@@ -44,7 +44,7 @@ export class Params {
     this.values = [chainId];
   }
   add(value: unknown, pg: PgType | `${PgType}[]`): string {
-    // Bytes are compared as 0x-hex values; a bytea column takes them as bytea's text (shared/db/client.ts).
+    // Bytes are compared as 0x-hex values; a bytea column takes them as bytea's text (shared/db/bytea.ts).
     if (pg === 'bytea') value = bytea(value as string);
     if (pg === 'bytea[]') value = (value as string[]).map((v) => bytea(v));
     this.values.push(value);

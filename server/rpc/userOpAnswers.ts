@@ -1,9 +1,9 @@
-import { AbiCoder, getAddress as checksummed, hexlify, id as eventTopic } from 'ethers';
+import { AbiCoder, getAddress as checksummed, hexlify } from 'ethers';
 import { keccak256Bytes } from '../../shared/keccak.js';
 import type { StoredReceipt } from '../../shared/db/tables/bundleTransactions.js';
 import type { TransactionLog } from '../../shared/db/tables/logs.js';
 import type { StoredUserOp } from '../../shared/db/tables/userOps.js';
-import { ZERO_ADDRESS } from '../../shared/models/primitives.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /**
  * The answers of the ERC-4337 read methods (ERC-7769) built from the index, written as bundlers
@@ -14,12 +14,6 @@ import { ZERO_ADDRESS } from '../../shared/models/primitives.js';
 type Json = Record<string, unknown>;
 
 export const quantity = (value: bigint | string | number): string => `0x${BigInt(value).toString(16)}`;
-
-const TOPICS = {
-  beforeExecution: eventTopic('BeforeExecution()'),
-  userOperationEvent: eventTopic('UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)'),
-  userOperationRevertReason: eventTopic('UserOperationRevertReason(bytes32,address,uint256,bytes)'),
-};
 
 /**
  * Checksummed addresses, remembered: a receipt repeats a few addresses (the EntryPoint, tokens, the

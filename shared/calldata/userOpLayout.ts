@@ -42,7 +42,7 @@ export function readOpInputFields(r: HexReader, p: number, v06: boolean): OpInpu
 
 /**
  * The fields of the op whose struct starts at byte `opAt` of a transaction's whole input (selector
- * included). `input` is lower-case 0x-hex, as stored inputs read (shared/db/client.ts): not lowered
+ * included). `input` is lower-case 0x-hex, as stored inputs read (shared/db/bytea.ts): not lowered
  * again, which cost ~60 µs per op on a 20-op bundle's input, more than the slicing itself.
  */
 export function opInputFieldsAt(input: string, opAt: number, entryPointVersion: string): OpInputFields {

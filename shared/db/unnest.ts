@@ -9,7 +9,7 @@ import { bytea } from './client.js';
 /**
  * A column: its name, the SQL element type of its array parameter, how a row (of network
  * `chainId`, passed beside the rows rather than copied into each) supplies it (for a 'bytea'
- * column, its `0x…` hex: the helpers send it as bytea's text, shared/db/client.ts), and
+ * column, its `0x…` hex: the helpers send it as bytea's text, shared/db/bytea.ts), and
  * optionally the cast that makes the unnested text `v` the stored type (`v::jsonb`, or `v::text[]`
  * from an array literal, since unnest flattens nested arrays). Only a cast: COPY (copy.ts) sends
  * the same text and lets the column's input function do it.

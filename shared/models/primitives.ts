@@ -17,9 +17,6 @@ export const hashSchema = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex hash')
   .transform((s) => s.toLowerCase());
 
-/** The spec's "none" for an address field that is not nullable (e.g. an op without paymaster). */
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
-
 /** Lower-case 0x hex of any length (answers). */
 export const hexSchema = z.string().regex(/^0x[0-9a-f]*$/);
 /** An address as answered (lower case). */

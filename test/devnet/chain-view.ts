@@ -9,13 +9,13 @@ import {
   JsonRpcProvider,
   dataSlice,
   getAddress,
-  id,
   type Log,
   type TransactionReceipt,
   type TransactionResponse,
 } from 'ethers';
 import { createRequire } from 'node:module';
 import type { GroundTruth } from '../../devnet/index.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 const require = createRequire(import.meta.url);
 export const entryPointAbi = {
@@ -24,14 +24,6 @@ export const entryPointAbi = {
   'v0.8': new Interface((require('ep08/artifacts/EntryPoint.json') as { abi: [] }).abi),
 } as const;
 export type Version = keyof typeof entryPointAbi;
-
-export const TOPIC = {
-  userOperationEvent: id('UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)'),
-  accountDeployed: id('AccountDeployed(bytes32,address,address,address)'),
-  revertReason: id('UserOperationRevertReason(bytes32,address,uint256,bytes)'),
-  transfer: id('Transfer(address,address,uint256)'),
-  transferSingle: id('TransferSingle(address,address,address,uint256,uint256)'),
-};
 
 export const abi = AbiCoder.defaultAbiCoder();
 export const topicAddress = (t: string | undefined): string => getAddress(dataSlice(t ?? '0x', 12)).toLowerCase();
@@ -58,9 +50,9 @@ export async function readChain(rpcUrl: string, truth: GroundTruth): Promise<Cha
       fromBlock: 0,
       toBlock: 'latest',
       address: [...versionOf.keys()],
-      topics: [[TOPIC.userOperationEvent, TOPIC.accountDeployed, TOPIC.revertReason]],
+      topics: [[TOPICS.userOperationEvent, TOPICS.accountDeployed, TOPICS.userOperationRevertReason]],
     }),
-    provider.getLogs({ fromBlock: 0, toBlock: 'latest', address: tokens, topics: [[TOPIC.transfer, TOPIC.transferSingle]] }),
+    provider.getLogs({ fromBlock: 0, toBlock: 'latest', address: tokens, topics: [[TOPICS.transfer, TOPICS.transferSingle]] }),
     provider.getBlockNumber(),
   ]);
   const blocks = await Promise.all(Array.from({ length: head + 1 }, (_, n) => provider.getBlock(n)));
@@ -94,7 +86,7 @@ export function decodeUserOperationEvent(l: Log): {
   return {
     userOpHash: l.topics[1]!,
     sender: topicAddress(l.topics[2]),
-    paymaster: paymaster === '0x0000000000000000000000000000000000000000' ? null : paymaster,
+    paymaster: paymaster === ZERO_ADDRESS ? null : paymaster,
     nonce: String(nonce),
     success: Boolean(success),
     actualGasCost: String(cost),

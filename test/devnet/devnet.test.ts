@@ -7,10 +7,10 @@ import { Interface } from 'ethers';
 import { createRequire } from 'node:module';
 import { generate, reorg, startContinuous, startDevnet, type Devnet, type GroundTruth } from '../../devnet/index.js';
 import { EXECUTE_BATCH_SIGNATURES } from '../../devnet/calls.js';
-import { CANONICAL_ENTRYPOINTS } from '../../shared/networks.js';
-import { readChain, TOPIC } from './chain-view.js';
+import { readChain } from './chain-view.js';
 import { allProblems } from './truth-checks.js';
 import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS } from '../../shared/chain/constants.js';
 
 const require = createRequire(import.meta.url);
 const VERSIONS = ['v0.6', 'v0.7', 'v0.8'] as const;
@@ -169,7 +169,7 @@ describe('devnet', function () {
 
         const wasAbove = before.userOps.filter((o) => o.blockNumber > ancestor).map((o) => o.userOpHash);
         expect([...result.removedUserOpHashes, ...result.movedUserOpHashes].sort()).to.deep.equal([...wasAbove].sort());
-        const events = new Map(view.entryPointLogs.filter((l) => l.topics[0] === TOPIC.userOperationEvent).map((l) => [l.topics[1]!, l]));
+        const events = new Map(view.entryPointLogs.filter((l) => l.topics[0] === TOPICS.userOperationEvent).map((l) => [l.topics[1]!, l]));
         for (const h of result.removedUserOpHashes) expect(events.has(h), `removed ${h}`).to.equal(false);
         for (const h of result.movedUserOpHashes) {
           const oldTx = before.userOps.find((o) => o.userOpHash === h)!.transactionHash;

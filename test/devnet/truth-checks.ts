@@ -10,20 +10,18 @@ import {
   decodeUserOperationEvent,
   handleOpsCalls,
   topicAddress,
-  TOPIC,
   unpackedGas,
   type ChainView,
 } from './chain-view.js';
 import { computeDays, type GroundTruth } from '../../devnet/index.js';
-
-const ZERO = '0x0000000000000000000000000000000000000000';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 /** Every UserOperationEvent ↔ exactly one truth op with the same fields, and vice versa. */
 export function checkUserOperationEvents(view: ChainView, truth: GroundTruth): string[] {
   const problems: string[] = [];
   const byHash = new Map(truth.userOps.map((o) => [o.userOpHash, o]));
   if (byHash.size !== truth.userOps.length) problems.push('duplicate userOpHash in truth');
-  const events = view.entryPointLogs.filter((l) => l.topics[0] === TOPIC.userOperationEvent);
+  const events = view.entryPointLogs.filter((l) => l.topics[0] === TOPICS.userOperationEvent);
   const seen = new Set<string>();
   for (const l of events) {
     const e = decodeUserOperationEvent(l);
@@ -136,7 +134,7 @@ function entryPointInterface(view: ChainView, address: string): Interface {
 export function checkRevertReasons(view: ChainView, truth: GroundTruth): string[] {
   const logs = new Map(
     view.entryPointLogs
-      .filter((l) => l.topics[0] === TOPIC.revertReason)
+      .filter((l) => l.topics[0] === TOPICS.userOperationRevertReason)
       .map((l) => [l.topics[1]!, String(abi.decode(['uint256', 'bytes'], l.data)[1])]),
   );
   const problems: string[] = [];
@@ -152,7 +150,7 @@ export function checkRevertReasons(view: ChainView, truth: GroundTruth): string[
 /** AccountDeployed logs ↔ accounts (and the deploying op's factory). */
 export function checkAccounts(view: ChainView, truth: GroundTruth): string[] {
   const problems: string[] = [];
-  const logs = view.entryPointLogs.filter((l) => l.topics[0] === TOPIC.accountDeployed);
+  const logs = view.entryPointLogs.filter((l) => l.topics[0] === TOPICS.accountDeployed);
   const onChain = logs.map((l) => ({
     address: topicAddress(l.topics[2]),
     factory: String(abi.decode(['address', 'address'], l.data)[0]).toLowerCase(),
@@ -179,7 +177,7 @@ export function checkTransfers(view: ChainView, truth: GroundTruth): string[] {
   const onChain = view.tokenLogs
     .filter((l) => bundleTxs.has(l.transactionHash))
     .map((l) => {
-      const single = l.topics[0] === TOPIC.transferSingle;
+      const single = l.topics[0] === TOPICS.transferSingle;
       const [tokenId, value] = single
         ? abi.decode(['uint256', 'uint256'], l.data)
         : [l.topics[3] ? BigInt(l.topics[3]) : null, l.topics[3] ? 1n : BigInt(l.data)];
@@ -212,7 +210,7 @@ export function checkTransfers(view: ChainView, truth: GroundTruth): string[] {
     problems.push('native transfers differ from the value calls of successful ops');
   if (truth.transfers.some((t) => t.standard === 'NATIVE' && (t.token !== null || t.logIndex !== null || t.tokenId !== null)))
     problems.push('native transfer with token fields');
-  if (truth.transfers.some((t) => t.from === ZERO && t.standard === 'NATIVE')) problems.push('native transfer from zero');
+  if (truth.transfers.some((t) => t.from === ZERO_ADDRESS && t.standard === 'NATIVE')) problems.push('native transfer from zero');
   return problems;
 }
 
@@ -221,7 +219,7 @@ export function checkDays(view: ChainView, truth: GroundTruth): string[] {
   const problems: string[] = [];
   if (JSON.stringify(computeDays(truth)) !== JSON.stringify(truth.days)) problems.push('days differ from their recomputation');
   const perDay = new Map<number, number>();
-  for (const l of view.entryPointLogs.filter((x) => x.topics[0] === TOPIC.userOperationEvent)) {
+  for (const l of view.entryPointLogs.filter((x) => x.topics[0] === TOPICS.userOperationEvent)) {
     const day = Math.floor(view.blockTimes.get(l.blockNumber)! / 86400);
     perDay.set(day, (perDay.get(day) ?? 0) + 1);
   }

@@ -38,7 +38,6 @@ import { startIndexer } from '../../indexer/index.js';
 import { identifyAccounts, nameAccounts, type NamingMemory } from '../../indexer/sync/nameAccounts.js';
 import { RpcClient } from '../../indexer/sync/rpcClient.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
-import { CANONICAL_ENTRYPOINTS } from '../../shared/networks.js';
 import { ensureChainPartitions } from '../../shared/db/partitions.js';
 import * as webhookOps from '../../shared/db/tables/webhookOps.js';
 import { createApp } from '../../server/app.js';
@@ -46,6 +45,7 @@ import { userOperationBody } from '../../webhooks/eventBodies.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { devnetConfig, quietLogger } from './support.js';
+import { CANONICAL_ENTRYPOINTS } from '../../shared/chain/constants.js';
 
 const require = createRequire(import.meta.url);
 

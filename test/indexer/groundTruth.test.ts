@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { generate, startDevnet, type Devnet, type GroundTruth } from '../../devnet/index.js';
 import { startIndexer, type Indexer } from '../../indexer/index.js';
-import { SELECTORS, TOPICS } from '../../indexer/decode/abi.js';
+import { SELECTORS } from '../../indexer/decode/abi.js';
 import type { Db, Queryable } from '../../shared/db/client.js';
 import * as accounts from '../../shared/db/tables/accounts.js';
 import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
@@ -25,6 +25,7 @@ import {
   type StoredTruth,
 } from './storedTruth.js';
 import { devnetConfig, quietLogger } from './support.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 describe('indexer vs devnet ground truth', function () {
   this.timeout(300_000);

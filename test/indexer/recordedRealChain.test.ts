@@ -13,7 +13,6 @@ import { AbiCoder, Interface, Signature, concat, dataLength, dataSlice, verifyAu
 import { userOpHash, type EpVersion } from '../../devnet/index.js';
 import { entryPointArtifact } from '../../devnet/artifacts.js';
 import { startIndexer } from '../../indexer/index.js';
-import { TOPICS } from '../../indexer/decode/abi.js';
 import { hasEip7702InitCode } from '../../indexer/decode/eip7702.js';
 import { decoderFor } from '../../indexer/decode/entryPointDecoder.js';
 import { userOpHashOf } from '../../indexer/decode/userOpHash.js';
@@ -21,7 +20,7 @@ import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import { bytea, type Db } from '../../shared/db/client.js';
 import { opCallsSql } from '../../shared/db/tables/userOpCalls.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
-import { CANONICAL_ENTRYPOINTS, envSuffix, findNetworkByChainId, type EntryPointVersion } from '../../shared/networks.js';
+import { envSuffix, findNetworkByChainId, type EntryPointVersion } from '../../shared/networks.js';
 import request from 'supertest';
 import { createApp } from '../../server/app.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
@@ -36,6 +35,7 @@ import {
   type RecordedTransaction,
 } from '../helpers/recordedChain.js';
 import { quietLogger } from './support.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 const FIXTURES: ReadonlyArray<{ name: string; version: EntryPointVersion; what: string }> = [
   { name: 'handle_tx_v06_ok', version: 'v0.6', what: 'a v0.6 bundle called directly (mainnet)' },
@@ -50,7 +50,6 @@ const FIXTURES: ReadonlyArray<{ name: string; version: EntryPointVersion; what: 
 ];
 
 const abi = AbiCoder.defaultAbiCoder();
-const ZERO = '0x0000000000000000000000000000000000000000';
 const EVENTS = new Interface([
   'event UserOperationEvent(bytes32 indexed userOpHash, address indexed sender, address indexed paymaster, uint256 nonce, bool success, uint256 actualGasCost, uint256 actualGasUsed)',
   'event AccountDeployed(bytes32 indexed userOpHash, address indexed sender, address factory, address paymaster)',
@@ -143,7 +142,7 @@ function recomputedHash(row: userOps.UserOpRow, version: EntryPointVersion, chai
 function authorizedSenders(t: RecordedTransaction): Set<string> {
   const out = new Set<string>();
   for (const a of t.tx.authorizationList ?? []) {
-    if (a.address === ZERO) continue;
+    if (a.address === ZERO_ADDRESS) continue;
     const signature = Signature.from({ r: a.r, s: a.s, yParity: Number(a.yParity) as 0 | 1 });
     out.add(lower(verifyAuthorization({ address: a.address, nonce: BigInt(a.nonce), chainId: BigInt(a.chainId) }, signature)));
   }
@@ -252,7 +251,7 @@ function fixtureTests(t: { readonly db: Db }, fixture: (typeof FIXTURES)[number]
           entry_point_version: fixture.version,
           sender: lower(e.sender as string),
           nonce: String(e.nonce),
-          paymaster: paymaster === ZERO ? null : paymaster,
+          paymaster: paymaster === ZERO_ADDRESS ? null : paymaster,
           factory: factories.get(e.userOpHash as string) ?? null,
           success: e.success as boolean,
           actual_gas_cost: String(e.actualGasCost),

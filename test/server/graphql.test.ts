@@ -9,9 +9,10 @@ import type { Db } from '../../shared/db/client.js';
 import * as blocks from '../../shared/db/tables/blocks.js';
 import { createTestKey } from '../helpers/app.js';
 import { withChromium } from '../helpers/chromium.js';
-import { ZERO_ADDRESS, expectedUserOp, sumOf } from './support/expected.js';
+import { expectedUserOp, sumOf } from './support/expected.js';
 import { chainBlock, expectedAccount, newestFirstById } from './support/expectedSubgraph.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Answer = { status: number; data?: Json; errors?: Array<{ message: string; locations?: unknown; path?: unknown }> };

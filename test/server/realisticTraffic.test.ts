@@ -24,9 +24,10 @@ import { expectMatchesTruth } from '../indexer/storedTruth.js';
 import { expectedEvents } from '../webhooks/support/expectedEvents.js';
 import { useWebhookHarness } from '../webhooks/support/harness.js';
 import { startReceiver, verifySignature } from '../webhooks/support/receiver.js';
-import { ZERO_ADDRESS, expectedUserOp, pick } from './support/expected.js';
+import { expectedUserOp, pick } from './support/expected.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 import { describeRpcWithRealClients } from './support/rpcRealClients.js';
+import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -7,7 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { WebSocket } from 'undici';
 import { encodeHandleOps as ethersHandleOps, type EpVersion } from '../../devnet/userop.js';
-import { TOPICS } from '../../indexer/decode/abi.js';
 import { decoderFor } from '../../indexer/decode/entryPointDecoder.js';
 import { decodeTransaction } from '../../indexer/decode/decodeTransaction.js';
 import { userOpHashOf } from '../../indexer/decode/userOpHash.js';
@@ -18,6 +17,7 @@ import { SimChainModel } from '../../simchain/chain.js';
 import { encodeHandleOps } from '../../simchain/materialize.js';
 import { findProfile } from '../../simchain/profiles.js';
 import { startSimChain, type SimChain } from '../../simchain/server.js';
+import { TOPICS } from '../../shared/chain/constants.js';
 
 const FROM = 25_000_000;
 const BLOCKS = 30;

@@ -2,7 +2,7 @@ import { bytea, type Queryable } from '../client.js';
 import type { Page } from '../page.js';
 import { byteaLiteral, bytesId, column, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
-import { ZERO_ADDRESS } from '../../models/primitives.js';
+import { ZERO_ADDRESS } from '../../chain/constants.js';
 
 /** Reads of `accounts`: every sender seen, with its deployment when an AccountDeployed was indexed. */
 

@@ -1,11 +1,12 @@
 import type { Queryable } from '../client.js';
 import type { UserOp } from '../../models/userOp.js';
-import { listStoredByHashes, toUserOp } from './userOps.js';
+import { toUserOp } from '../../models/userOpOfStored.js';
+import { listStoredByHashes } from './userOps.js';
 import { listFactories } from './accounts.js';
 
 /**
  * Batch read of ops for webhook payloads: many hashes in one query, each op in the spec's UserOp
- * shape (through userOps.toUserOp, the API's own mapping) plus its block hash, by which the
+ * shape (through toUserOp, the API's own mapping) plus its block hash, by which the
  * dispatcher tells an op still on the canonical chain from one a reorg replaced.
  */
 export type CanonicalOp = { userOp: UserOp; blockHash: string; blockTime: number };

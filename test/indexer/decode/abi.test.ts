@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { Interface } from 'ethers';
 import { createRequire } from 'node:module';
-import { SELECTORS, TOPICS } from '../../../indexer/decode/abi.js';
+import { SELECTORS } from '../../../indexer/decode/abi.js';
+import { TOPICS } from '../../../shared/chain/constants.js';
 
 const require = createRequire(import.meta.url);
 const artifact = (pkg: string): Interface => new Interface((require(`${pkg}/artifacts/EntryPoint.json`) as { abi: [] }).abi);

@@ -5,7 +5,7 @@
 import { Interface, zeroPadValue, toBeHex, concat } from 'ethers';
 import { ENTRY_POINT_V06, ENTRY_POINT_V07 } from '../../../indexer/decode/abi.js';
 import type { CallFrame, RawBundleTx, RpcLog } from '../../../indexer/decode/chainTypes.js';
-import { CANONICAL_ENTRYPOINTS } from '../../../shared/networks.js';
+import { CANONICAL_ENTRYPOINTS } from '../../../shared/chain/constants.js';
 
 export const EP06 = CANONICAL_ENTRYPOINTS['v0.6'];
 export const EP07 = CANONICAL_ENTRYPOINTS['v0.7'];

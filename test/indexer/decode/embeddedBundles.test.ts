@@ -11,9 +11,10 @@ import { decoderFor } from '../../../indexer/decode/entryPointDecoder.js';
 import { userOpHashOf } from '../../../indexer/decode/userOpHash.js';
 import { wasmKeccakReady } from '../../../shared/keccak.js';
 import type { LogBundle, LogOp } from '../../../indexer/decode/bundleLogs.js';
+import { CANONICAL_ENTRYPOINTS } from '../../../shared/chain/constants.js';
 
 const CHAIN_ID = 8453;
-const ENTRY_POINT = '0x0000000071727de22e5e9d8baf0edac6f37da032';
+const ENTRY_POINT = CANONICAL_ENTRYPOINTS['v0.7'];
 const multicall = new Interface(['function aggregate((address target, bytes data)[] calls)']);
 
 const op = (i: number, version: EpVersion): UserOp => ({

@@ -6,7 +6,6 @@
 import { expect } from 'chai';
 import { Interface, Wallet, concat, keccak256, toBeHex, toUtf8Bytes, zeroPadValue } from 'ethers';
 import { userOpHash } from '../../../devnet/index.js';
-import { TOPICS } from '../../../indexer/decode/abi.js';
 import { decodeTransaction } from '../../../indexer/decode/decodeTransaction.js';
 import { INITCODE_EIP7702_MARKER, delegatedAuthorities, hasEip7702InitCode } from '../../../indexer/decode/eip7702.js';
 import { decoderFor } from '../../../indexer/decode/entryPointDecoder.js';
@@ -14,9 +13,10 @@ import { PAYMASTER_SIG_MAGIC, paymasterSignatureOf } from '../../../indexer/deco
 import { decodeAccountCalls } from '../../../shared/calldata/accountCalls.js';
 import type { EntryPointVersion } from '../../../shared/networks.js';
 import { addr, handleOpsV07, hash, packPaymaster, TxBuilder } from './builders.js';
+import { CANONICAL_ENTRYPOINTS, TOPICS } from '../../../shared/chain/constants.js';
 
-const EP08 = '0x4337084d9e255ff0702461cf8895ce9e3b5ff108';
-const EP09 = '0x433709009b8330fda32311df1c2afa402ed8d009';
+const EP08 = CANONICAL_ENTRYPOINTS['v0.8'];
+const EP09 = CANONICAL_ENTRYPOINTS['v0.9'];
 const ENTRY_POINTS = new Map<string, EntryPointVersion>([
   [EP08, 'v0.8'],
   [EP09, 'v0.9'],

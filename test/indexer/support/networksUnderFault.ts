@@ -12,6 +12,7 @@ import type { Queryable } from '../../../shared/db/client.js';
 import { envSuffix } from '../../../shared/networks.js';
 import { expectMatchesTruth } from '../storedTruth.js';
 import { indexedBlock } from '../support.js';
+import { TOPICS } from '../../../shared/chain/constants.js';
 
 /** A spec-map network thinned to a few logs a block (the tests follow several at once on 2 cores). */
 export function thinProfile(network: string, blockTimeMs: number): Profile {
@@ -120,16 +121,13 @@ export function startMalformedBundleProxy(upstream: string): Promise<FaultyEndpo
   );
 }
 
-/** UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256) */
-const USER_OPERATION_EVENT = '0x49628fd1471006c1482da88028e9ce4dbb080b815c9b0344d39e5a8e6ec1419f';
-
 type Receipt = { logs?: Array<{ topics: string[]; logIndex: string }> };
 
 function malformReceipts(answerText: string): string {
   const parsed = JSON.parse(answerText) as { result?: unknown } | Array<{ result?: unknown }>;
   const malform = (receipt: Receipt | null | undefined): void => {
     const logs = receipt?.logs;
-    if (!logs?.some((l) => l.topics[0] === USER_OPERATION_EVENT)) return;
+    if (!logs?.some((l) => l.topics[0] === TOPICS.userOperationEvent)) return;
     const last = logs[logs.length - 1]!;
     last.logIndex = `0x${(parseInt(last.logIndex, 16) + 1_000).toString(16)}`;
   };

@@ -4,8 +4,7 @@
  */
 import type { GroundTruth, TruthUserOp } from '../../../devnet/index.js';
 import { findNetworkByChainId } from '../../../shared/networks.js';
-
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+import { ZERO_ADDRESS } from '../../../shared/chain/constants.js';
 
 /** Newest first, as every list answers. */
 export const newestFirst = (a: TruthUserOp, b: TruthUserOp) => b.blockNumber - a.blockNumber || b.logIndex - a.logIndex;

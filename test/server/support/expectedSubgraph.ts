@@ -3,7 +3,7 @@
  * (for test/server/graphql.test.ts and the published client's test).
  */
 import type { GroundTruth, TruthAccount, TruthUserOp } from '../../../devnet/index.js';
-import { ZERO_ADDRESS } from './expected.js';
+import { ZERO_ADDRESS } from '../../../shared/chain/constants.js';
 
 /** Newest first with graph-node's tie-break: the id (`<userOpHash>-<logIndex>`) in the same direction. */
 export const newestFirstById = (a: TruthUserOp, b: TruthUserOp) => b.blockNumber - a.blockNumber || (b.userOpHash < a.userOpHash ? -1 : 1);

@@ -6,10 +6,11 @@ import type { CalldataOp } from '../../../indexer/decode/entryPointDecoder.js';
 import { bytea, type Queryable } from '../../../shared/db/client.js';
 import type * as userOps from '../../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../../shared/networks.js';
+import { CANONICAL_ENTRYPOINTS } from '../../../shared/chain/constants.js';
 
 export const CHAIN = 1;
-export const EP_V07 = '0x0000000071727de22e5e9d8baf0edac6f37da032';
-export const EP_V06 = '0x5ff137d4b0fdcd49dca30c7cf57e578a026d2789';
+export const EP_V07 = CANONICAL_ENTRYPOINTS['v0.7'];
+export const EP_V06 = CANONICAL_ENTRYPOINTS['v0.6'];
 export const BENEFICIARY = '0x00000000000000000000000000000000000000be';
 export const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 export const hashOf = (n: number) => word(0xab00 + n);
