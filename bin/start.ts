@@ -106,7 +106,8 @@ if ((await apiKeys.list(db)).every((k) => k.revokedAt)) {
   if (!isPretty(config.LOG_FORMAT)) log.info({ prefix }, 'created an API key "demo" (shown only now): %s', key);
 }
 
-const server = await startWeb({ db, config, log }, config.PORT);
+// Each request's access line is at debug here: the terminal shows what a person acts on.
+const server = await startWeb({ db, config, log, accessLogLevel: 'debug' }, config.PORT);
 shutdown.add('web', () => closeServer(server));
 indexerMetrics.watch(db, config.networks);
 dispatcherMetrics.watch(db);
