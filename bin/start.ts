@@ -58,7 +58,11 @@ if (devnetNetwork && demoChain) {
   // paymasters, its genesis three days back so generated history fits before the live ops.
   const started =
     config.DEMO_TRAFFIC === 'realistic'
-      ? startRealisticDevnet({ genesisTimestamp: defaultGenesisTimestamp(3) }).then((rd) => ({ devnet: rd.devnet, realistic: rd }))
+      ? startRealisticDevnet({
+          genesisTimestamp: defaultGenesisTimestamp(3),
+          // A demo op re-sent to the other bundler is the demo's own business, not the operator's.
+          report: (message) => log.debug({ module: 'devnet' }, message),
+        }).then((rd) => ({ devnet: rd.devnet, realistic: rd }))
       : startDevnet().then((devnet) => ({ devnet, realistic: null }));
   // No anvil for this platform, most likely: its message says what to do, on the start-up failure's line.
   const { devnet, realistic } = await started;
@@ -81,7 +85,11 @@ if (devnetNetwork && demoChain) {
     });
     shutdown.add('devnet traffic', () => traffic.stop());
   } else {
-    const traffic = startContinuous(devnet, { intervalMs: DEMO_TICK_MS, opsPerTick: 3 });
+    const traffic = startContinuous(devnet, {
+      intervalMs: DEMO_TICK_MS,
+      opsPerTick: 3,
+      onError: (err) => log.warn({ err }, 'demo traffic: a tick failed'),
+    });
     shutdown.add('devnet traffic', () => traffic.stop());
   }
   config = loadConfig(allInOneEnvSchema, demoChainEnv(process.env, devnetNetwork, devnet.rpcUrl));
@@ -98,7 +106,8 @@ if ((await apiKeys.list(db)).every((k) => k.revokedAt)) {
   if (!isPretty(config.LOG_FORMAT)) log.info({ prefix }, 'created an API key "demo" (shown only now): %s', key);
 }
 
-const server = await startWeb({ db, config, log }, config.PORT);
+// Each request's access line is at debug here: the terminal shows what a person acts on.
+const server = await startWeb({ db, config, log, accessLogLevel: 'debug' }, config.PORT);
 shutdown.add('web', () => closeServer(server));
 indexerMetrics.watch(db, config.networks);
 dispatcherMetrics.watch(db);

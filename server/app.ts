@@ -54,7 +54,7 @@ export function createApp(deps: Deps): express.Express {
   app.set('etag', false);
   // Behind N proxies the client address (rate limits of keyless calls) is N hops back.
   app.set('trust proxy', deps.config.TRUST_PROXY);
-  app.use(accessLog(deps.log));
+  app.use(accessLog(deps.log, deps.accessLogLevel));
   app.use(requestMetrics);
   app.use(corsMiddleware);
   app.use(bodySizeGuard);

@@ -4,6 +4,7 @@ import type { WebConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { RateLimitState } from './rateLimiter.js';
 import type { WebServices } from './services.js';
+import type { AccessLogLevel } from './http/accessLog.js';
 
 /** What the web process is built from; created once in main.ts (or by a test). */
 export type Deps = {
@@ -12,6 +13,8 @@ export type Deps = {
   log: Logger;
   /** Cache, rate limiter, indexer view, chain reads, prices: built once by createWebServices. */
   services: WebServices;
+  /** Level of an answered request's access line: info (default), debug under `npm start`, whose terminal a person reads. */
+  accessLogLevel?: AccessLogLevel;
 };
 
 /** The request headers that matter to endpoints (transport-neutral). */

@@ -111,7 +111,7 @@ export function createUsageMeter(options: {
   async function deleteExpired(): Promise<void> {
     try {
       const deleted = await apiKeyUsage.deleteBefore(db, new Date(Date.now() - options.retentionDays * DAY_MS));
-      if (deleted > 0) log.info({ deleted, retentionDays: options.retentionDays }, 'deleted expired usage hours');
+      if (deleted > 0) log.debug({ deleted, retentionDays: options.retentionDays }, 'deleted expired usage hours');
     } catch (err) {
       log.warn({ err }, 'usage retention delete failed; retrying in an hour');
     }

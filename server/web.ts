@@ -4,6 +4,7 @@ import type { Db } from '../shared/db/client.js';
 import type { Logger } from '../shared/log.js';
 import { closeServer as closeHttpServer } from '../shared/opsServer.js';
 import { createApp } from './app.js';
+import type { AccessLogLevel } from './http/accessLog.js';
 import { answerClientErrors } from './http/requestGuards.js';
 import { createWebServices } from './services.js';
 
@@ -11,7 +12,10 @@ import { createWebServices } from './services.js';
  * Starts the web process on `port`; resolves once it listens. Its services (Redis connection,
  * caches) are created here and released when the server closes.
  */
-export async function startWeb(base: { db: Db; config: WebConfig; log: Logger }, port: number): Promise<Server> {
+export async function startWeb(
+  base: { db: Db; config: WebConfig; log: Logger; accessLogLevel?: AccessLogLevel },
+  port: number,
+): Promise<Server> {
   const services = createWebServices(base);
   await services.ready();
   const app = createApp({ ...base, services });

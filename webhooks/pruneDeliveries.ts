@@ -25,7 +25,7 @@ async function deleteInChunks(deleteChunk: (limit: number) => Promise<number>): 
 export async function pruneDeliveries(db: Db, log: Logger, now = new Date(), retentionMs = DELIVERY_RETENTION_MS): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionMs);
   const total = await deleteInChunks((limit) => webhookDeliveries.deleteSettledBefore(db, cutoff, limit));
-  if (total > 0) log.info({ deleted: total, before: cutoff.toISOString() }, 'pruned old webhook deliveries');
+  if (total > 0) log.debug({ deleted: total, before: cutoff.toISOString() }, 'pruned old webhook deliveries');
   return total;
 }
 
@@ -39,6 +39,6 @@ export async function pruneDeliveries(db: Db, log: Logger, now = new Date(), ret
 export async function pruneOutbox(db: Db, log: Logger, now = new Date(), retentionHours = OUTBOX_RETENTION_HOURS): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionHours * 3600 * 1000);
   const total = await deleteInChunks((limit) => outboxEvents.deleteMatchedBefore(db, cutoff, limit));
-  if (total > 0) log.info({ deleted: total, before: cutoff.toISOString() }, 'pruned matched outbox events');
+  if (total > 0) log.debug({ deleted: total, before: cutoff.toISOString() }, 'pruned matched outbox events');
   return total;
 }

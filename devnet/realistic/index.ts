@@ -55,6 +55,8 @@ export type RealisticDevnet = {
   /** Per account type, how many of its execution-mode turns have gone out (traffic.ts). */
   modeTurns: Map<AccountType, number>;
   nextNftId: bigint;
+  /** Says what the traffic did about an op that did not land (a re-send, a re-signed authorization). */
+  report(message: string): void;
   stop(): Promise<void>;
 };
 
@@ -62,6 +64,8 @@ export type StartRealisticOptions = Pick<StartChainOptions, 'port' | 'chainId' |
   /** Bundler processes competing on the chain (default 2). */
   bundlers?: number;
   seed?: number;
+  /** Where the traffic's re-sends are reported (default: a line on stderr each). */
+  report?: (message: string) => void;
 };
 
 /** anvil's accounts: 0-6 are the devnet's own, 12 the operator, 13-18 the bundlers, 19 the paymaster signer. */
@@ -123,6 +127,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       nextNonceKey: 0,
       modeTurns: new Map(),
       nextNftId: 1_000_000n,
+      report: opts.report ?? ((message) => process.stderr.write(`realistic devnet: ${message}\n`)),
       async stop() {
         await Promise.all(bundlers.map((b) => b.stop()));
         await devnet.stop();

@@ -519,8 +519,8 @@ async function waitForReceipt(rd: RealisticDevnet, s: SentOp): Promise<BundlerRe
  * chain), sends the same signed op again; when a bundler still holds it but has not landed it (a
  * bundle transaction stuck on its executor's nonce, or an op left waiting in its mempool), it sends
  * it to the other bundler too. The first to include it answers; the op and its hash stay the same
- * (a 7702 op may carry a new authorization: reauthorizeIfConsumed). Each re-send is reported on
- * stderr.
+ * (a 7702 op may carry a new authorization: reauthorizeIfConsumed). Each re-send is reported
+ * (`rd.report`).
  */
 async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp, look: number): Promise<void> {
   const holders = rd.bundlers.filter((b) => s.sentTo.includes(b.name));
@@ -542,16 +542,14 @@ async function sendAgainIfLost(rd: RealisticDevnet, s: SentOp, look: number): Pr
   const to = lost ? holders[0]! : rd.bundlers.find((b) => !s.sentTo.includes(b.name));
   if (!to) return;
   const state = holders.map((b, i) => `${b.name} (${statuses[i]!.status}${statuses[i]!.tx ? ` in ${statuses[i]!.tx}` : ''})`).join(', ');
-  process.stderr.write(
-    `realistic devnet: op ${s.hash} (${s.accountType}) ${lost ? 'dropped by' : 'stuck in'} ${state}: sending it again to ${to.name}\n`,
-  );
+  rd.report(`op ${s.hash} (${s.accountType}) ${lost ? 'dropped by' : 'stuck in'} ${state}: sending it again to ${to.name}`);
   try {
     await reauthorizeIfConsumed(rd, s);
     await to.rpc.call<Hex>('eth_sendUserOperation', [formatUserOperationRequest(s.op), s.entryPoint]);
     if (!s.sentTo.includes(to.name)) s.sentTo.push(to.name);
   } catch (err) {
     // Included meanwhile (AA25, "already known") or invalid now: the receipt, or the timeout, tells.
-    process.stderr.write(`realistic devnet: ${to.name} refused op ${s.hash} again: ${(err as Error).message.split('\n')[0]}\n`);
+    rd.report(`${to.name} refused op ${s.hash} again: ${(err as Error).message.split('\n')[0]}`);
   }
 }
 
@@ -584,9 +582,7 @@ async function reauthorizeIfConsumed(rd: RealisticDevnet, s: SentOp): Promise<vo
   }).toLowerCase();
   if (hash !== s.hash) throw new Error(`re-authorized op ${s.hash} hashes to ${hash}`);
   s.op = op;
-  process.stderr.write(
-    `realistic devnet: op ${s.hash}'s authorization (nonce ${signed.nonce}) is spent, the EOA's nonce is ${nonce}: signed again at ${nonce}\n`,
-  );
+  rd.report(`op ${s.hash}'s authorization (nonce ${signed.nonce}) is spent, the EOA's nonce is ${nonce}: signed again at ${nonce}`);
 }
 
 /** What the chain holds unmined and where each executor's nonce stands: why a bundle did not land. */

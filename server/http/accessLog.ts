@@ -7,6 +7,9 @@ import { isDatabaseUnavailable } from '../../shared/db/client.js';
 import type { AppError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/log.js';
 
+/** The level of an answered (under 400) request's access line. */
+export type AccessLogLevel = 'info' | 'debug';
+
 /** A request id the client may choose (tracing through its own logs); anything else is replaced. */
 const CLIENT_REQUEST_ID = /^[\w-]{1,64}$/;
 
@@ -46,9 +49,10 @@ export function noteErrorAnswer(req: IncomingMessage, error: AppError): void {
  * One access-log line per request (pino-http): method, path, status, time, request id. Headers
  * are not logged (they carry keys and signatures). The request id is the client's `x-request-id`
  * when it is sane, else a new one; it is set on the request so every transport answers the same
- * id in its `x-request-id` header.
+ * id in its `x-request-id` header. An answer under 400 is logged at `answeredLevel` (the quiet
+ * paths' at debug), a 4xx at info, a 5xx at error.
  */
-export function accessLog(log: Logger): RequestHandler {
+export function accessLog(log: Logger, answeredLevel: AccessLogLevel = 'info'): RequestHandler {
   return pinoHttp<IncomingMessage, ServerResponse>({
     logger: log,
     genReqId(req, res) {
@@ -65,7 +69,7 @@ export function accessLog(log: Logger): RequestHandler {
     customLogLevel(req, res, err) {
       if (answeredDuringOutage.has(req)) return 'debug';
       if (err || res.statusCode >= 500) return 'error';
-      if (res.statusCode < 400 && QUIET_PATHS.test(loggedPath(req.url ?? ''))) return 'debug';
+      if (res.statusCode < 400) return QUIET_PATHS.test(loggedPath(req.url ?? '')) ? 'debug' : answeredLevel;
       return 'info';
     },
     customSuccessMessage: () => 'request completed',

@@ -24,6 +24,7 @@ import {
   npmCi,
   processesFrom,
   removeTree,
+  repeatedInfoMessages,
   runInTerminal,
   type TerminalRun,
 } from './support/newcomer.js';
@@ -33,6 +34,10 @@ const BANNER_WAIT_MS = 300_000;
 const STOP_WAIT_MS = 15_000;
 /** A pino-pretty line at error level or above. */
 const ERROR_LINE = /^\[[\d:.]+\] (ERROR|FATAL)\b|cannot start/;
+/** How long after the banner the log is read for chatter: the first minute a newcomer watches. */
+const QUIET_LOG_MS = 60_000;
+/** Start-up says each thing once per process or network; a message said more often is per-batch chatter. */
+const INFO_REPEATS_ALLOWED = 3;
 
 type Json = Record<string, unknown>;
 
@@ -126,8 +131,10 @@ describe("the README's two commands, as a newcomer runs them", function () {
     if (dir) removeTree(dir);
   });
 
-  it('npm start: the banner, its curls, the status page and GraphiQL in Chromium, a signed webhook, Ctrl-C stops everything', async () => {
-    await withStart(dir, {}, async (_run, banner) => {
+  it('npm start: the banner, its curls, the status page and GraphiQL in Chromium, a signed webhook, a quiet log, Ctrl-C stops everything', async () => {
+    let firstMinute: string[] = [];
+    await withStart(dir, {}, async (run, banner) => {
+      const bannerAt = Date.now();
       key = /API key\s+(ops_\S+)/.exec(banner.join('\n'))?.[1] ?? '';
       expect(key, 'a new key in the banner').to.match(/^ops_/);
       checkCurls(banner);
@@ -182,7 +189,18 @@ describe("the README's two commands, as a newcomer runs them", function () {
       } finally {
         receiver.close();
       }
+
+      await new Promise((r) => setTimeout(r, Math.max(0, bannerAt + QUIET_LOG_MS - Date.now())));
+      firstMinute = run.lines();
     });
+    // The log through the first minute after the banner (read once npm start has stopped, so a failure
+    // here leaves nothing running): at info only what a person acts on (started, listening, the
+    // banner, warnings, progress), nothing said again for every batch, tick or request.
+    const repeated = repeatedInfoMessages(firstMinute, INFO_REPEATS_ALLOWED);
+    expect(
+      repeated,
+      `info messages said more than ${INFO_REPEATS_ALLOWED} times in the first minute: ${JSON.stringify(repeated)}`,
+    ).to.deep.equal({});
   });
 
   it('a second npm start on the same data: the banner, nothing at error level, the key of the first start still works', async () => {

@@ -14,6 +14,16 @@ import { withChromium } from '../helpers/chromium.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 
 export const SCREENSHOT = join(tmpdir(), 'opscan-status-page.png');
+
+/** A status-page table as laid out in the browser: its scroll box and every cell shown. */
+type TableLayout = {
+  list: string;
+  /** The page's own scroll width. */
+  page: number;
+  box: { left: number; right: number; clientWidth: number; scrollWidth: number };
+  /** `label`: the cell's column (its data-label; a header cell's own text). */
+  cells: Array<{ text: string; label: string; left: number; right: number; clientWidth: number; scrollWidth: number }>;
+};
 const ADMIN_TOKEN = 'status-page-admin-token-0123456789abcdef';
 
 describe('status page at /', function () {
@@ -143,38 +153,67 @@ describe('status page at /', function () {
       for (const link of ['/docs', '/v0/openapi.json', '/subgraphs/name/devnet']) {
         expect(await page.locator(`nav a[href="${link}"]`).count(), link).to.equal(1);
       }
-      // At 1,300 px the ops table is whole: no header cell beyond its scroll box or the window, nothing to scroll.
-      await page.setViewportSize({ width: 1300, height: 1400 });
-      const layout = await page.evaluate<{
-        window: number;
-        box: { left: number; right: number; clientWidth: number; scrollWidth: number };
-        headers: Array<{ text: string; left: number; right: number }>;
-      }>(`(() => {
-        const table = document.querySelector('section[data-network="devnet"] table[data-list="userOps"]');
-        const box = table.closest('.scroll');
-        const right = (e) => e.getBoundingClientRect().right;
-        const left = (e) => e.getBoundingClientRect().left;
-        return {
-          window: window.innerWidth,
-          box: { left: left(box), right: right(box), clientWidth: box.clientWidth, scrollWidth: box.scrollWidth },
-          headers: [...table.querySelectorAll('thead th')].map((th) => ({ text: th.textContent, left: left(th), right: right(th) })),
-        };
-      })()`);
-      expect(layout.headers.map((h) => h.text)).to.deep.equal(['user op', 'sender', 'account', 'block', 'when', 'result']);
-      for (const h of layout.headers) {
-        expect(h.left, `${h.text} starts inside`).to.be.at.least(layout.box.left);
-        expect(h.right, `${h.text} ends inside its box (${layout.box.right})`).to.be.at.most(layout.box.right);
-        expect(h.right, `${h.text} ends inside the window`).to.be.at.most(layout.window);
+      // Both tables whole in a 1,400 px window and on a 400 px phone: no table wider than its scroll box,
+      // every cell inside its box and the window, no cell's text cut; the page itself never wider than
+      // the window. On the phone a row is a card of labelled lines.
+      for (const width of [1400, 400]) {
+        await page.setViewportSize({ width, height: 1400 });
+        // The chart is redrawn at the new width by the page's resize handler: wait for it rather than race it.
+        await page
+          .waitForFunction(`document.documentElement.scrollWidth <= ${width}`, undefined, { timeout: 10_000 })
+          .catch(() => undefined);
+        // Evaluated in the page (a string: the test's own types have no DOM).
+        const tables = await page.evaluate<
+          TableLayout[]
+        >(`[...document.querySelectorAll('section[data-network="devnet"] table[data-list]')].map((table) => {
+          const box = table.closest('.scroll');
+          const rect = (e) => e.getBoundingClientRect();
+          const visible = (e) => rect(e).width > 1 && rect(e).height > 1;
+          return {
+            list: table.dataset.list,
+            page: document.documentElement.scrollWidth,
+            box: { left: rect(box).left, right: rect(box).right, clientWidth: box.clientWidth, scrollWidth: box.scrollWidth },
+            cells: [...table.querySelectorAll('th, td')].filter(visible).map((c) => ({
+              text: c.textContent,
+              label: c.dataset.label ?? c.textContent,
+              left: rect(c).left,
+              right: rect(c).right,
+              clientWidth: c.clientWidth,
+              scrollWidth: c.scrollWidth,
+            })),
+          };
+        })`);
+        expect(tables.map((t) => t.list)).to.deep.equal(['userOps', 'bundles']);
+        for (const t of tables) {
+          expect(t.page, `at ${width} px the page`).to.be.at.most(width);
+          expect(t.box.scrollWidth, `at ${width} px the ${t.list} table is wider than its box`).to.be.at.most(t.box.clientWidth);
+          const lastColumn = t.list === 'userOps' ? 'result' : 'when';
+          expect(
+            t.cells.map((c) => c.label),
+            `at ${width} px, ${t.list}: its last column shown`,
+          ).to.include(lastColumn);
+          for (const c of t.cells) {
+            const where = `at ${width} px, ${t.list}, ${c.label}: "${c.text}"`;
+            expect(c.left, `${where} starts inside its box`).to.be.at.least(t.box.left - 0.5);
+            expect(c.right, `${where} ends inside its box (${t.box.right})`).to.be.at.most(t.box.right + 0.5);
+            expect(c.right, `${where} ends inside the window`).to.be.at.most(width);
+            expect(c.scrollWidth, `${where} is cut`).to.be.at.most(c.clientWidth);
+          }
+        }
+        await page.screenshot({ path: join(tmpdir(), `opscan-status-page-${width}.png`), fullPage: true });
       }
-      expect(layout.box.scrollWidth, 'the table overflows its box').to.be.at.most(layout.box.clientWidth);
+      // On the phone the ops table's header row is not shown: each cell names its column.
+      await page.setViewportSize({ width: 400, height: 1400 });
+      const firstOp = section.locator('table[data-list="userOps"] tbody tr').first();
+      expect(await firstOp.locator('td').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-label')))).to.deep.equal([
+        'user op',
+        'sender',
+        'account',
+        'block',
+        'when',
+        'result',
+      ]);
       expect(await page.locator('link[rel="icon"]').count()).to.equal(1);
-
-      // Readable on a phone: nothing wider than the screen but the scrollable tables.
-      await page.setViewportSize({ width: 390, height: 844 });
-      // Evaluated in the page (a string: the test's own types have no DOM). The chart is redrawn at the
-      // new width by the page's resize handler: wait for it rather than race it.
-      await page.waitForFunction('document.documentElement.scrollWidth <= 390', undefined, { timeout: 10_000 }).catch(() => undefined);
-      expect(await page.evaluate('document.documentElement.scrollWidth')).to.be.at.most(390);
       await page.setViewportSize({ width: 1100, height: 1400 });
 
       // A wrong token is refused and forgotten; the right one shows requests per hour of the busiest keys.

@@ -51,46 +51,55 @@ function writeFailure(n) {
   ];
 }
 
+/** Gives each body cell its column's name (data-label): a narrow screen shows a row as labelled lines. */
+function labelled(table) {
+  const names = [...table.querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const row of table.querySelectorAll('tbody tr')) [...row.children].forEach((td, i) => td.setAttribute('data-label', names[i]));
+  return table;
+}
+
 function opsTable(n) {
   const q = (params) => new URLSearchParams({ network: n.network, ...params }).toString();
   if (n.latestUserOps.length === 0) return $('p', { class: 'empty' }, 'No user operations indexed yet.');
   return $(
     'div',
     { class: 'scroll' },
-    $(
-      'table',
-      { 'data-list': 'userOps' },
+    labelled(
       $(
-        'thead',
-        {},
+        'table',
+        { 'data-list': 'userOps' },
         $(
-          'tr',
+          'thead',
           {},
-          $('th', {}, 'user op'),
-          $('th', {}, 'sender'),
-          $('th', {}, 'account'),
-          $('th', {}, 'block'),
-          $('th', {}, 'when'),
-          $('th', {}, 'result'),
-        ),
-      ),
-      $(
-        'tbody',
-        {},
-        ...n.latestUserOps.map((op) =>
           $(
             'tr',
             {},
+            $('th', {}, 'user op'),
+            $('th', {}, 'sender'),
+            $('th', {}, 'account'),
+            $('th', {}, 'block'),
+            $('th', {}, 'when'),
+            $('th', {}, 'result'),
+          ),
+        ),
+        $(
+          'tbody',
+          {},
+          ...n.latestUserOps.map((op) =>
             $(
-              'td',
-              { class: 'hash' },
-              $('a', { href: `/v0/getUserOp?${q({ hash: op.userOpHash })}`, title: op.userOpHash }, short(op.userOpHash)),
+              'tr',
+              {},
+              $(
+                'td',
+                { class: 'hash' },
+                $('a', { href: `/v0/getUserOp?${q({ hash: op.userOpHash })}`, title: op.userOpHash }, short(op.userOpHash)),
+              ),
+              $('td', { class: 'hash', title: op.sender }, short(op.sender)),
+              $('td', { 'data-field': 'account' }, `${op.account} · EntryPoint ${op.entryPointVersion}`),
+              $('td', {}, number(op.blockNumber)),
+              $('td', {}, ago(op.blockTime)),
+              $('td', { class: op.success ? 'ok' : 'bad' }, op.success ? 'success' : 'reverted'),
             ),
-            $('td', { class: 'hash', title: op.sender }, short(op.sender)),
-            $('td', { 'data-field': 'account' }, `${op.account} · EntryPoint ${op.entryPointVersion}`),
-            $('td', {}, number(op.blockNumber)),
-            $('td', {}, ago(op.blockTime)),
-            $('td', { class: op.success ? 'ok' : 'bad' }, op.success ? 'success' : 'reverted'),
           ),
         ),
       ),
@@ -104,29 +113,31 @@ function bundlesTable(n) {
   return $(
     'div',
     { class: 'scroll' },
-    $(
-      'table',
-      { 'data-list': 'bundles' },
-      $('thead', {}, $('tr', {}, $('th', {}, 'bundle'), $('th', {}, 'ops'), $('th', {}, 'bundler'), $('th', {}, 'when'))),
+    labelled(
       $(
-        'tbody',
-        {},
-        ...n.latestBundles.map((b) =>
-          $(
-            'tr',
-            {},
+        'table',
+        { 'data-list': 'bundles' },
+        $('thead', {}, $('tr', {}, $('th', {}, 'bundle'), $('th', {}, 'ops'), $('th', {}, 'bundler'), $('th', {}, 'when'))),
+        $(
+          'tbody',
+          {},
+          ...n.latestBundles.map((b) =>
             $(
-              'td',
-              { class: 'hash' },
+              'tr',
+              {},
               $(
-                'a',
-                { href: `/v0/getBundleActivity?${q({ bundle: b.transactionHash })}`, title: b.transactionHash },
-                short(b.transactionHash),
+                'td',
+                { class: 'hash' },
+                $(
+                  'a',
+                  { href: `/v0/getBundleActivity?${q({ bundle: b.transactionHash })}`, title: b.transactionHash },
+                  short(b.transactionHash),
+                ),
               ),
+              $('td', {}, b.userOpsLength),
+              $('td', { class: 'hash', title: b.from }, short(b.from)),
+              $('td', {}, ago(b.blockTime)),
             ),
-            $('td', {}, b.userOpsLength),
-            $('td', { class: 'hash', title: b.from }, short(b.from)),
-            $('td', {}, ago(b.blockTime)),
           ),
         ),
       ),

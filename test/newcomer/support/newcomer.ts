@@ -132,3 +132,22 @@ export function removeTree(dir: string): void {
   killProcessesFrom(dir);
   rmSync(dir, { recursive: true, force: true });
 }
+
+/** A pino-pretty line at info level; its message is the text between the logger's name and the fields. */
+const INFO_LINE = /^\[[\d:.]+\] INFO \([^)]*\): (.*?)(?: \{.*\})?$/;
+
+/**
+ * The info-level messages shown more than `allowed` times in `lines`, with their counts: what a
+ * process says per batch, per tick or per request, which belongs at debug. Numbers and hex values in
+ * a message count as one message (`3 ops` and `5 ops` are the same line said twice).
+ */
+export function repeatedInfoMessages(lines: string[], allowed: number): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const message = INFO_LINE.exec(line)?.[1];
+    if (message === undefined) continue;
+    const shape = message.replace(/0x[0-9a-fA-F]+/g, '0x…').replace(/\d+/g, 'N');
+    counts.set(shape, (counts.get(shape) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].filter(([, count]) => count > allowed));
+}
