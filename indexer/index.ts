@@ -6,7 +6,6 @@
  * two halves of a batch, exported so the API benchmark can load many ops through the same
  * persistence code.
  */
-import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import { createDb, type Db } from '../shared/db/client.js';
 import type { IndexerConfig, NetworkConfig } from '../shared/config.js';
 import { findNetwork } from '../shared/networks.js';
@@ -15,7 +14,8 @@ import { newMemberId, startMembership, type Membership } from './membership.js';
 import { runNetwork, type NetworkRunner } from './runNetwork.js';
 import { startSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
 import { sessionUrl } from '../shared/db/tables/indexerMembers.js';
-import { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
+import type { IndexerTuning } from './tuning.js';
+import { runSettingsOf, type RunSettingsConfig } from './runSettings.js';
 
 export { decodeRange } from './decode/decodeRange.js';
 export type { DecodedBatch, DecodedUserOp } from './decode/decodedBatch.js';
@@ -24,6 +24,7 @@ export type { RawRange } from './decode/chainTypes.js';
 export { persistBatch, type PersistOptions } from './persist/persistBatch.js';
 export { rollbackTo } from './persist/rollback.js';
 export { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
+export { runSettingsOf, type RunSettings, type RunSettingsConfig } from './runSettings.js';
 
 export type Indexer = {
   /** Catches every network up to its current head now (tests). */
@@ -33,30 +34,18 @@ export type Indexer = {
 
 export function startIndexer(deps: {
   db: Db;
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_INTERVAL_MS' | 'INDEXER_TRACES'> &
-    Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS' | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'>>;
+  config: Pick<IndexerConfig, 'networks'> & RunSettingsConfig;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
-  const tuning = { ...DEFAULT_TUNING, ...deps.tuning };
+  const settings = runSettingsOf(deps.config, deps.tuning);
   const runners: NetworkRunner[] = [];
   for (const network of deps.config.networks) {
     if (network.rpcUrls.length === 0) {
       deps.log.warn({ network: network.name }, 'no RPC_URL for this network; not indexing it');
       continue;
     }
-    runners.push(
-      runNetwork({
-        db: deps.db,
-        log: deps.log,
-        network,
-        pollIntervalMs: deps.config.INDEXER_POLL_INTERVAL_MS,
-        traces: deps.config.INDEXER_TRACES,
-        transfers: deps.config.INDEXER_TRANSFERS ?? 'known',
-        transferLookbackBlocks: deps.config.INDEXER_TRANSFER_LOOKBACK_BLOCKS ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
-        tuning,
-      }),
-    );
+    runners.push(runNetwork({ db: deps.db, log: deps.log, network, settings }));
   }
   return {
     async syncNow() {
@@ -130,11 +119,7 @@ export async function startSharedIndexer(deps: {
     worker: {
       databaseUrl,
       statementTimeoutMs,
-      pollIntervalMs: config.INDEXER_POLL_INTERVAL_MS,
-      traces: config.INDEXER_TRACES,
-      transfers: config.INDEXER_TRANSFERS,
-      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
-      tuning: { ...DEFAULT_TUNING, ...deps.tuning },
+      settings: runSettingsOf(config, deps.tuning),
       log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
     },
   });

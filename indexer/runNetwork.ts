@@ -10,7 +10,6 @@
  * outage) and takes the lock again. A batch cut by the outage was rolled back whole and is written
  * again from the committed cursor.
  */
-import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import { backoffMs } from '../shared/db/availability.js';
 import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
@@ -18,7 +17,7 @@ import type { Logger } from '../shared/log.js';
 import { indexerMetrics, type HeadSource } from './metrics.js';
 import { subscribeNewHeads, type AnnouncedHead, type HeadSubscription } from './sync/headSubscription.js';
 import { NetworkSync } from './sync/networkSync.js';
-import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
+import type { RunSettings } from './runSettings.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
 
 export type NetworkRunner = {
@@ -34,26 +33,11 @@ export const lockKey = (chainId: number): string => ((BigInt(WRITER_LOCK_CLASS) 
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function runNetwork(deps: {
-  db: Db;
-  log: Logger;
-  network: NetworkConfig;
-  /** INDEXER_POLL_INTERVAL_MS: the next poll is this long after the last pass ended. */
-  pollIntervalMs: number;
-  traces: TraceMode;
-  transfers?: TransferMode;
-  /** INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
-  transferLookbackBlocks?: number;
-  tuning: IndexerTuning;
-}): NetworkRunner {
-  const { db, network, tuning } = deps;
+export function runNetwork(deps: { db: Db; log: Logger; network: NetworkConfig; settings: RunSettings }): NetworkRunner {
+  const { db, network, settings } = deps;
+  const { tuning } = settings;
   const log = deps.log.child({ network: network.name, chainId: network.chainId });
-  const sync = new NetworkSync(db, network, log, {
-    ...tuning,
-    traces: deps.traces,
-    transfers: deps.transfers ?? 'known',
-    transferLookbackBlocks: deps.transferLookbackBlocks ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
-  });
+  const sync = new NetworkSync(db, network, log, settings);
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));
@@ -98,7 +82,7 @@ export function runNetwork(deps: {
     let pollTimer: NodeJS.Timeout | undefined;
     const armPoll = (): void => {
       clearTimeout(pollTimer);
-      if (!shouldStop()) pollTimer = setTimeout(() => void request('poll').catch(() => undefined), deps.pollIntervalMs);
+      if (!shouldStop()) pollTimer = setTimeout(() => void request('poll').catch(() => undefined), settings.pollIntervalMs);
     };
     const drain = async (): Promise<void> => {
       while (requested !== null) {

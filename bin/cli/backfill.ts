@@ -3,7 +3,7 @@ import type { Db, Queryable } from '../../shared/db/client.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import type { Logger } from '../../shared/log.js';
 import { findNetwork } from '../../shared/networks.js';
-import { DEFAULT_TUNING, rollbackTo } from '../../indexer/index.js';
+import { rollbackTo, runSettingsOf } from '../../indexer/index.js';
 import { lockKey } from '../../indexer/runNetwork.js';
 import { NetworkSync } from '../../indexer/sync/networkSync.js';
 import { CommandError, parse, UsageError } from './args.js';
@@ -84,12 +84,7 @@ export async function backfillCommand(
       { network: network.name, fromBlock: from, toBlock: to ?? 'head', removedUserOps: removed.removedUserOps },
       'backfill: range removed; indexing it again',
     );
-    const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), {
-      ...DEFAULT_TUNING,
-      traces: config.INDEXER_TRACES,
-      transfers: config.INDEXER_TRANSFERS,
-      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
-    });
+    const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), runSettingsOf(config));
     await sync.catchUp(() => false, to);
     const after = await indexerState.find(db, network.chainId);
     console.log(

@@ -19,7 +19,7 @@ import { CursorMovedError, ParentMismatchError, persistBatch } from '../persist/
 import { rollbackTo } from '../persist/rollback.js';
 import { indexerMetrics } from '../metrics.js';
 import { Progress } from '../progress.js';
-import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
+import type { RunSettings } from '../runSettings.js';
 import { backfillTransfers } from './backfillTransfers.js';
 import { describeTokens } from './describeTokens.js';
 import { nameAccounts, type NamingMemory } from './nameAccounts.js';
@@ -59,9 +59,9 @@ export class NetworkSync {
     private readonly db: Db,
     private readonly network: NetworkConfig,
     private readonly log: Logger,
-    /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
-    private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
+    private readonly settings: RunSettings,
   ) {
+    const { tuning } = settings;
     this.known = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
@@ -86,11 +86,11 @@ export class NetworkSync {
         maxRange: tuning.maxLogRange,
         targetLogs: tuning.targetLogsPerRange,
       }),
-      traces: tuning.traces,
+      traces: settings.traces,
       traceSupport: {},
       onSkippedLog: (l) =>
         log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
-      ...(tuning.transfers === 'known'
+      ...(settings.transfers === 'known'
         ? {
             tokenLogs: {
               estimator: new LogRangeEstimator({
@@ -138,7 +138,7 @@ export class NetworkSync {
   /** INDEXER_TRANSFERS: known builds the known addresses' filter; ops forgets what was backfilled (see knownAddresses.resetBackfill). */
   private async loadKnown(): Promise<void> {
     this.knownLoaded = true;
-    if (this.tuning.transfers === 'ops') {
+    if (this.settings.transfers === 'ops') {
       await knownAddresses.resetBackfill(this.db, this.chainId);
       return;
     }
@@ -152,7 +152,7 @@ export class NetworkSync {
    * (KnownAddressSet.saveWhenDue). Between passes only: no batch is being written.
    */
   private knownSaveDue(): boolean {
-    return this.tuning.transfers === 'known' && this.known.saveDue;
+    return this.settings.transfers === 'known' && this.known.saveDue;
   }
 
   private async saveKnownWhenDue(cursor: indexerState.Cursor): Promise<void> {
@@ -216,9 +216,14 @@ export class NetworkSync {
    * final. Never under INDEXER_TRACES=off.
    */
   private async repairWhenDue(shouldStop: () => boolean): Promise<void> {
-    if (this.tuning.traces === 'off' || Date.now() - this.lastRepairAt < this.tuning.traceRepairIntervalMs) return;
+    if (this.settings.traces === 'off' || Date.now() - this.lastRepairAt < this.settings.tuning.traceRepairIntervalMs) return;
     this.lastRepairAt = Date.now();
-    const result = await repairTraceNeeded({ db: this.db, source: this.source, batchSize: this.tuning.traceRepairBatch, shouldStop });
+    const result = await repairTraceNeeded({
+      db: this.db,
+      source: this.source,
+      batchSize: this.settings.tuning.traceRepairBatch,
+      shouldStop,
+    });
     if (result.repairedOps > 0 || result.untraceable) this.log.info(result, 'repair pass over trace_needed ops');
   }
 
@@ -227,16 +232,16 @@ export class NetworkSync {
    * the last pass, for one slice of time (transferBackfillSliceMs). Resolves to whether none waits.
    */
   private async backfillTransfers(shouldStop: () => boolean): Promise<boolean> {
-    if (this.tuning.transfers !== 'known') return true;
+    if (this.settings.transfers !== 'known') return true;
     const t0 = performance.now();
     const result = await backfillTransfers({
       db: this.db,
       rpc: this.rpc,
       chainId: this.chainId,
       estimator: this.backfillEstimator,
-      addressesPerCall: this.tuning.transferBackfillAddresses,
-      lookbackBlocks: this.tuning.transferLookbackBlocks,
-      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.transferBackfillSliceMs,
+      addressesPerCall: this.settings.tuning.transferBackfillAddresses,
+      lookbackBlocks: this.settings.transferLookbackBlocks,
+      shouldStop: () => shouldStop() || performance.now() - t0 > this.settings.tuning.transferBackfillSliceMs,
       knownTokens: this.knownTokens,
     });
     if (result.addresses > 0)
@@ -256,9 +261,9 @@ export class NetworkSync {
       rpc: this.rpc,
       chainId: this.chainId,
       log: this.log,
-      sliceSize: this.tuning.accountNamingBatch,
+      sliceSize: this.settings.tuning.accountNamingBatch,
       memory: this.naming,
-      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.accountNamingSliceMs,
+      shouldStop: () => shouldStop() || performance.now() - t0 > this.settings.tuning.accountNamingSliceMs,
     });
     if (result.named + result.unknown > 0)
       this.log.debug({ ...result, ms: Math.round(performance.now() - t0) }, 'account implementations named');
@@ -303,12 +308,12 @@ export class NetworkSync {
   }
 
   private async indexRange(from: number, head: number, shouldStop: () => boolean): Promise<void> {
-    const windowFrom = head - this.network.finalityDepth - this.tuning.reorgMarginBlocks;
+    const windowFrom = head - this.network.finalityDepth - this.settings.tuning.reorgMarginBlocks;
     const progress = new Progress(this.log, from, head);
     const depth = new PrefetchDepth({
-      min: this.tuning.prefetchRanges,
-      max: this.tuning.maxPrefetchRanges,
-      logsInFlight: this.tuning.prefetchLogsInFlight,
+      min: this.settings.tuning.prefetchRanges,
+      max: this.settings.tuning.maxPrefetchRanges,
+      logsInFlight: this.settings.tuning.prefetchLogsInFlight,
     });
     let rateLimited = this.rpc.stats.rateLimited;
     const queue: Array<{ toBlock: number; decoded: Promise<{ batch: DecodedBatch; fetchedAt: number; decodedAt: number }> }> = [];
@@ -327,13 +332,13 @@ export class NetworkSync {
       });
       const decoded = Promise.all([fetched, previous]).then(async ([raw]) => {
         let knownTransfers: KnownTransfers | undefined;
-        if (this.tuning.transfers === 'known') {
+        if (this.settings.transfers === 'known') {
           const known = await this.known.knownAmong(tokenLogPartiesOf(raw));
           await settleTokenLogs(this.rpc, raw, known);
-          knownTransfers = { isKnown: (a) => known.has(a), lookbackBlocks: this.tuning.transferLookbackBlocks };
+          knownTransfers = { isKnown: (a) => known.has(a), lookbackBlocks: this.settings.transferLookbackBlocks };
         }
         const fetchedAt = performance.now();
-        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces, knownTransfers);
+        const batch = decodeRange(raw, this.entryPoints, this.settings.traces, knownTransfers);
         if (knownTransfers) this.known.add(batch.knownAddresses.map((k) => k.address));
         return { batch, fetchedAt, decodedAt: performance.now() };
       });
@@ -366,7 +371,7 @@ export class NetworkSync {
         const t1 = performance.now();
         depth.waited(t1 - t0);
         const t2 = performance.now();
-        if (writes.length >= this.tuning.concurrentWrites) await writes.shift();
+        if (writes.length >= this.settings.tuning.concurrentWrites) await writes.shift();
         const t3 = performance.now();
         const write = persistBatch(this.db, batch, {
           headBlock: head,
@@ -377,7 +382,7 @@ export class NetworkSync {
           for (const refused of result.refusedText)
             this.log.warn(refused, 'PostgreSQL refused a text from the chain: the batch is stored without it');
           for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
-          if (this.tuning.transfers === 'known') this.known.committed(batch.knownAddresses.map((k) => k.address));
+          if (this.settings.transfers === 'known') this.known.committed(batch.knownAddresses.map((k) => k.address));
           progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
           const undecoded = batch.userOps.filter((o) => o.calls.length === 0 && o.callData !== null && o.callData !== '0x').length;
           indexerMetrics.undecodedCallData(this.network.name, undecoded);
