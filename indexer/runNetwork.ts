@@ -1,7 +1,6 @@
 /**
- * The life of one network in an indexer process: become its only writer (a Postgres session
- * advisory lock, held on a dedicated session for as long as we index; PGlite is one process
- * anyway), create the cursor, catch up, then follow the head: as the node announces it (newHeads
+ * The life of one network in an indexer process: become its only writer (its writer lock,
+ * indexer/writerLock.ts, held on a dedicated session for as long as it indexes), create the cursor, catch up, then follow the head: as the node announces it (newHeads
  * over a WebSocket, when the network has one) and by polling every INDEXER_POLL_INTERVAL_MS after
  * the last pass (the fallback, and the catch for announcements lost). Passes never overlap: a head
  * announced during one asks for one more right after it, however many arrive. A lost
@@ -19,17 +18,13 @@ import { subscribeNewHeads, type AnnouncedHead, type HeadSubscription } from './
 import { NetworkSync } from './sync/networkSync.js';
 import type { RunSettings } from './runSettings.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
+import { takeWriterLock } from './writerLock.js';
 
 export type NetworkRunner = {
   /** Runs one catch-up pass that starts after this call (rejects if it fails) — tests use it to wait for the head. */
   syncNow(): Promise<void>;
   stop(): Promise<void>;
 };
-
-/** The high 32 bits of every writer lock's key (pg_locks' classid). */
-export const WRITER_LOCK_CLASS = 0x4337;
-/** Advisory-lock key of a network's writer: a fixed prefix and the chain id. */
-export const lockKey = (chainId: number): string => ((BigInt(WRITER_LOCK_CLASS) << 32n) + BigInt(chainId)).toString();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -44,22 +39,14 @@ export function runNetwork(deps: { db: Db; log: Logger; network: NetworkConfig; 
   /** Asks for a pass (set while this process holds the lock). */
   let requestPass: ((source: HeadSource) => Promise<void>) | null = null;
 
-  const acquireLock = async (session: Session): Promise<boolean> => {
-    if (db.kind !== 'postgres') return true;
-    for (let waited = false; !stopped; waited = true) {
-      const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
-        lockKey(network.chainId),
-      ]);
-      if (rows[0]?.locked) return true;
-      if (!waited) log.info('another process indexes this network; waiting for its lock');
-      await Promise.race([sleep(tuning.lockRetryMs), stopSignal]);
-    }
-    return false;
-  };
-
   const whileLocked = async (session: Session): Promise<void> => {
-    if (!(await acquireLock(session))) return;
-    // The writer of a network gives it its own partitions before the first write (migration 0010).
+    const locked = await takeWriterLock(db, session, network.chainId, {
+      retryMs: tuning.lockRetryMs,
+      onHeld: () => log.info('another process indexes this network; waiting for its lock'),
+      stop: { requested: () => stopped, signal: stopSignal },
+    });
+    if (!locked) return;
+    // The writer of a network gives it its own partitions before the first write.
     await ensureChainPartitions(db, network.chainId);
     await sync.init();
     // The lock went with its session: stop writing at once (the next batch is not started; one
