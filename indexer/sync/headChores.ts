@@ -65,8 +65,9 @@ export class HeadChores {
       shouldStop: () => shouldStop() || performance.now() - t0 > settings.tuning.transferBackfillSliceMs,
       tokensWithMetadata: this.deps.tokensWithMetadata,
     });
+    // Every few seconds while addresses become known: debug level, like the per-batch lines.
     if (result.addresses > 0)
-      this.deps.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
+      this.deps.log.debug({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
     return result.complete || shouldStop();
   }
 
