@@ -236,8 +236,8 @@ type BackfillRun = {
 
 /**
  * `indexer/main.ts` in its own process with the production defaults (only the chain, the store and
- * a debug log level — for the per-batch line that tells where it stands — are set), until its last
- * batch reaches `head`.
+ * a debug log level — for the per-batch line that tells where it stands, and under known the
+ * transfer backfill's line that ends the run — are set), until its last batch reaches `head`.
  */
 async function backfill(
   command: string[],

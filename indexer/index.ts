@@ -2,20 +2,22 @@
  * The indexer as a library: `startIndexer` runs every configured network on this thread (what
  * `npm start` and the tests call, and `npm run indexer` on the embedded PGlite store);
  * `startSharedIndexer` runs this process's share of the networks, each in a supervised worker
- * thread (what `npm run indexer` calls on PostgreSQL); `decodeRange` and `persistBatch` are the
+ * thread (what `npm run indexer` calls on PostgreSQL); `indexNetworkUpTo` indexes one network once,
+ * under the writer lock the caller took (the CLI's backfill); `decodeRange` and `persistBatch` are the
  * two halves of a batch, exported so the API benchmark can load many ops through the same
  * persistence code.
  */
-import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import { createDb, type Db } from '../shared/db/client.js';
 import type { IndexerConfig, NetworkConfig } from '../shared/config.js';
 import { findNetwork } from '../shared/networks.js';
 import type { Logger } from '../shared/log.js';
 import { newMemberId, startMembership, type Membership } from './membership.js';
 import { runNetwork, type NetworkRunner } from './runNetwork.js';
+import { NetworkSync } from './sync/networkSync.js';
 import { startSupervisor, type Supervisor, type SupervisorOptions } from './supervisor.js';
 import { sessionUrl } from '../shared/db/tables/indexerMembers.js';
-import { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
+import type { IndexerTuning } from './tuning.js';
+import { runSettingsOf, type RunSettings, type RunSettingsConfig } from './runSettings.js';
 
 export { decodeRange } from './decode/decodeRange.js';
 export type { DecodedBatch, DecodedUserOp } from './decode/decodedBatch.js';
@@ -24,6 +26,8 @@ export type { RawRange } from './decode/chainTypes.js';
 export { persistBatch, type PersistOptions } from './persist/persistBatch.js';
 export { rollbackTo } from './persist/rollback.js';
 export { DEFAULT_TUNING, type IndexerTuning } from './tuning.js';
+export { runSettingsOf, type RunSettings, type RunSettingsConfig } from './runSettings.js';
+export { takeWriterLock, type WriterLockWait } from './writerLock.js';
 
 export type Indexer = {
   /** Catches every network up to its current head now (tests). */
@@ -33,30 +37,18 @@ export type Indexer = {
 
 export function startIndexer(deps: {
   db: Db;
-  config: Pick<IndexerConfig, 'networks' | 'INDEXER_POLL_INTERVAL_MS' | 'INDEXER_TRACES'> &
-    Partial<Pick<IndexerConfig, 'INDEXER_TRANSFERS' | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'>>;
+  config: Pick<IndexerConfig, 'networks'> & RunSettingsConfig;
   log: Logger;
   tuning?: Partial<IndexerTuning>;
 }): Indexer {
-  const tuning = { ...DEFAULT_TUNING, ...deps.tuning };
+  const settings = runSettingsOf(deps.config, deps.tuning);
   const runners: NetworkRunner[] = [];
   for (const network of deps.config.networks) {
     if (network.rpcUrls.length === 0) {
       deps.log.warn({ network: network.name }, 'no RPC_URL for this network; not indexing it');
       continue;
     }
-    runners.push(
-      runNetwork({
-        db: deps.db,
-        log: deps.log,
-        network,
-        pollIntervalMs: deps.config.INDEXER_POLL_INTERVAL_MS,
-        traces: deps.config.INDEXER_TRACES,
-        transfers: deps.config.INDEXER_TRANSFERS ?? 'known',
-        transferLookbackBlocks: deps.config.INDEXER_TRANSFER_LOOKBACK_BLOCKS ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
-        tuning,
-      }),
-    );
+    runners.push(runNetwork({ db: deps.db, log: deps.log, network, settings }));
   }
   return {
     async syncNow() {
@@ -66,6 +58,23 @@ export function startIndexer(deps: {
       await Promise.all(runners.map((r) => r.stop()));
     },
   };
+}
+
+/**
+ * Indexes `network` once, on this thread, from its cursor up to `untilBlock` (the head when absent),
+ * as a pass of its runner would. The caller holds the network's writer lock (takeWriterLock), and
+ * the cursor exists (the indexer created it): the CLI's backfill.
+ */
+export async function indexNetworkUpTo(deps: {
+  db: Db;
+  log: Logger;
+  network: NetworkConfig;
+  settings: RunSettings;
+  untilBlock?: number;
+}): Promise<void> {
+  const { network } = deps;
+  const sync = new NetworkSync(deps.db, network, deps.log.child({ network: network.name, chainId: network.chainId }), deps.settings);
+  await sync.catchUp(() => false, deps.untilBlock);
 }
 
 /** The networks of NETWORKS this process may index: those with an RPC URL, and only INDEXER_NETWORKS' when it is set. */
@@ -130,11 +139,7 @@ export async function startSharedIndexer(deps: {
     worker: {
       databaseUrl,
       statementTimeoutMs,
-      pollIntervalMs: config.INDEXER_POLL_INTERVAL_MS,
-      traces: config.INDEXER_TRACES,
-      transfers: config.INDEXER_TRANSFERS,
-      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
-      tuning: { ...DEFAULT_TUNING, ...deps.tuning },
+      settings: runSettingsOf(config, deps.tuning),
       log: { level: config.LOG_LEVEL, format: config.LOG_FORMAT },
     },
   });

@@ -19,7 +19,7 @@ import * as indexerMembers from '../shared/db/tables/indexerMembers.js';
 import type { NetworkConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import { Gauge } from 'prom-client';
-import { WRITER_LOCK_CLASS } from './runNetwork.js';
+import { WRITER_LOCK_CLASS } from './writerLock.js';
 
 export type IndexerMember = indexerMembers.IndexerMember;
 

@@ -67,16 +67,7 @@ const db = await createDb({
   statementTimeoutMs: data.statementTimeoutMs,
   log,
 });
-const runner = runNetwork({
-  db,
-  log,
-  network: data.network,
-  pollIntervalMs: data.pollIntervalMs,
-  traces: data.traces,
-  transfers: data.transfers,
-  transferLookbackBlocks: data.transferLookbackBlocks,
-  tuning: data.tuning,
-});
+const runner = runNetwork({ db, log, network: data.network, settings: data.settings });
 const beat = setInterval(() => post({ kind: 'beat', usage: usage() }), WORKER_BEAT_MS);
 post({ kind: 'beat', usage: usage() });
 

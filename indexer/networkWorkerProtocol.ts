@@ -6,7 +6,7 @@
 import type { NetworkConfig } from '../shared/config.js';
 import type { LogFormat } from '../shared/log.js';
 import type { MetricsEvent } from './metrics.js';
-import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
+import type { RunSettings } from './runSettings.js';
 
 /** `workerData` of a network's worker: everything runNetwork needs, as plain data. */
 export type NetworkWorkerData = {
@@ -15,11 +15,7 @@ export type NetworkWorkerData = {
   /** DB_STATEMENT_TIMEOUT_MS (undefined: no limit). */
   statementTimeoutMs?: number;
   network: NetworkConfig;
-  pollIntervalMs: number;
-  traces: TraceMode;
-  transfers: TransferMode;
-  transferLookbackBlocks: number;
-  tuning: IndexerTuning;
+  settings: RunSettings;
   log: { level: string; format?: LogFormat };
 };
 

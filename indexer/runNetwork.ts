@@ -1,7 +1,6 @@
 /**
- * The life of one network in an indexer process: become its only writer (a Postgres session
- * advisory lock, held on a dedicated session for as long as we index; PGlite is one process
- * anyway), create the cursor, catch up, then follow the head: as the node announces it (newHeads
+ * The life of one network in an indexer process: become its only writer (its writer lock,
+ * indexer/writerLock.ts, held on a dedicated session for as long as it indexes), create the cursor, catch up, then follow the head: as the node announces it (newHeads
  * over a WebSocket, when the network has one) and by polling every INDEXER_POLL_INTERVAL_MS after
  * the last pass (the fallback, and the catch for announcements lost). Passes never overlap: a head
  * announced during one asks for one more right after it, however many arrive. A lost
@@ -10,7 +9,6 @@
  * outage) and takes the lock again. A batch cut by the outage was rolled back whole and is written
  * again from the committed cursor.
  */
-import { DEFAULT_TRANSFER_LOOKBACK_BLOCKS } from '../shared/config.js';
 import { backoffMs } from '../shared/db/availability.js';
 import { isDatabaseUnavailable, type Db, type Session } from '../shared/db/client.js';
 import type { NetworkConfig } from '../shared/config.js';
@@ -18,8 +16,9 @@ import type { Logger } from '../shared/log.js';
 import { indexerMetrics, type HeadSource } from './metrics.js';
 import { subscribeNewHeads, type AnnouncedHead, type HeadSubscription } from './sync/headSubscription.js';
 import { NetworkSync } from './sync/networkSync.js';
-import type { IndexerTuning, TraceMode, TransferMode } from './tuning.js';
+import type { RunSettings } from './runSettings.js';
 import { ensureChainPartitions } from '../shared/db/partitions.js';
+import { takeWriterLock } from './writerLock.js';
 
 export type NetworkRunner = {
   /** Runs one catch-up pass that starts after this call (rejects if it fails) — tests use it to wait for the head. */
@@ -27,55 +26,27 @@ export type NetworkRunner = {
   stop(): Promise<void>;
 };
 
-/** The high 32 bits of every writer lock's key (pg_locks' classid). */
-export const WRITER_LOCK_CLASS = 0x4337;
-/** Advisory-lock key of a network's writer: a fixed prefix and the chain id. */
-export const lockKey = (chainId: number): string => ((BigInt(WRITER_LOCK_CLASS) << 32n) + BigInt(chainId)).toString();
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function runNetwork(deps: {
-  db: Db;
-  log: Logger;
-  network: NetworkConfig;
-  /** INDEXER_POLL_INTERVAL_MS: the next poll is this long after the last pass ended. */
-  pollIntervalMs: number;
-  traces: TraceMode;
-  transfers?: TransferMode;
-  /** INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
-  transferLookbackBlocks?: number;
-  tuning: IndexerTuning;
-}): NetworkRunner {
-  const { db, network, tuning } = deps;
+export function runNetwork(deps: { db: Db; log: Logger; network: NetworkConfig; settings: RunSettings }): NetworkRunner {
+  const { db, network, settings } = deps;
+  const { tuning } = settings;
   const log = deps.log.child({ network: network.name, chainId: network.chainId });
-  const sync = new NetworkSync(db, network, log, {
-    ...tuning,
-    traces: deps.traces,
-    transfers: deps.transfers ?? 'known',
-    transferLookbackBlocks: deps.transferLookbackBlocks ?? DEFAULT_TRANSFER_LOOKBACK_BLOCKS,
-  });
+  const sync = new NetworkSync(db, network, log, settings);
   let stopped = false;
   let wake: () => void = () => undefined;
   const stopSignal = new Promise<void>((resolve) => (wake = resolve));
   /** Asks for a pass (set while this process holds the lock). */
   let requestPass: ((source: HeadSource) => Promise<void>) | null = null;
 
-  const acquireLock = async (session: Session): Promise<boolean> => {
-    if (db.kind !== 'postgres') return true;
-    for (let waited = false; !stopped; waited = true) {
-      const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
-        lockKey(network.chainId),
-      ]);
-      if (rows[0]?.locked) return true;
-      if (!waited) log.info('another process indexes this network; waiting for its lock');
-      await Promise.race([sleep(tuning.lockRetryMs), stopSignal]);
-    }
-    return false;
-  };
-
   const whileLocked = async (session: Session): Promise<void> => {
-    if (!(await acquireLock(session))) return;
-    // The writer of a network gives it its own partitions before the first write (migration 0010).
+    const locked = await takeWriterLock(db, session, network.chainId, {
+      retryMs: tuning.lockRetryMs,
+      onHeld: () => log.info('another process indexes this network; waiting for its lock'),
+      stop: { requested: () => stopped, signal: stopSignal },
+    });
+    if (!locked) return;
+    // The writer of a network gives it its own partitions before the first write.
     await ensureChainPartitions(db, network.chainId);
     await sync.init();
     // The lock went with its session: stop writing at once (the next batch is not started; one
@@ -98,7 +69,7 @@ export function runNetwork(deps: {
     let pollTimer: NodeJS.Timeout | undefined;
     const armPoll = (): void => {
       clearTimeout(pollTimer);
-      if (!shouldStop()) pollTimer = setTimeout(() => void request('poll').catch(() => undefined), deps.pollIntervalMs);
+      if (!shouldStop()) pollTimer = setTimeout(() => void request('poll').catch(() => undefined), settings.pollIntervalMs);
     };
     const drain = async (): Promise<void> => {
       while (requested !== null) {

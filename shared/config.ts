@@ -5,9 +5,6 @@ import { LOG_FORMATS } from './log.js';
 import { envSuffix, findNetwork, type EntryPointVersion, type NetworkInfo } from './networks.js';
 import { CANONICAL_ENTRYPOINTS } from './chain/constants.js';
 
-/** INDEXER_TRANSFER_LOOKBACK_BLOCKS' default (the indexer's, when a test starts it without the setting). */
-export const DEFAULT_TRANSFER_LOOKBACK_BLOCKS = 100_000;
-
 /**
  * Configuration comes from the environment only. `loadConfig` is pure (it takes the env as an
  * argument), so tests call it freely; each process's `main.ts` is the only caller that passes
@@ -229,7 +226,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .number()
     .int()
     .min(0)
-    .default(DEFAULT_TRANSFER_LOOKBACK_BLOCKS)
+    .default(100_000)
     .describe(
       'INDEXER_TRANSFERS=known: how many blocks before an address is first seen its token transfers are read (an account funded before its deployment, a paymaster topped up before its first op); later ones are read as the chain is indexed. 100,000 blocks is about 2.3 days on Base, 14 days on Ethereum, 7 hours on Arbitrum. Each newly known address costs the node three topic-filtered eth_getLogs over this window, for up to 100 addresses at a time.',
     ),

@@ -1,19 +1,18 @@
 /**
  * The expensive half of a block: one slot of a skeleton (plan.ts) turned into the transaction, its
  * receipt and logs as a node answers them, and for a bundle the ops as the EntryPoint saw them
- * (real handleOps calldata, real userOpHashes) with what opscan must derive from them (truth.ts).
- * Log order in a bundle is the EntryPoint's: AccountDeployed during
+ * (real handleOps calldata, userOpHashes computed by viem: opHash.ts) with what opscan must derive
+ * from them (truth.ts). Log order in a bundle is the EntryPoint's: AccountDeployed during
  * validation, BeforeExecution, then per op its execution's logs (or UserOperationRevertReason)
  * and its UserOperationEvent.
  */
 import { AbiCoder, concat } from 'ethers';
 import { ENTRY_POINT_V06, ENTRY_POINT_V07, SELECTORS } from '../indexer/decode/abi.js';
-import { userOpHashOf } from '../indexer/decode/userOpHash.js';
-import type { CalldataOp } from '../indexer/decode/entryPointDecoder.js';
 import type { RpcLog } from '../indexer/decode/chainTypes.js';
 import type { TruthTransfer } from '../devnet/truth.js';
 import { packPaymasterAndData, packedGasFields, type UserOp } from '../devnet/userop.js';
 import { address as abiAddress, array, bytes, bytes32, encodeCall, tuple, uint } from './abiEncode.js';
+import { opHash } from './opHash.js';
 import { ALL_FAMILIES, type Call } from './accounts.js';
 import { ActorKind, actorAddress, addressWord, blockHash, filler32, mix, quantity, topicOf, transactionHash, uintWord } from './ids.js';
 import type { BundlePlan, CallPlan, ChainPlan, OpPlan, Party, Skeleton, Slot } from './plan.js';
@@ -365,7 +364,7 @@ export class Materializer {
       paymasterAndData,
       signature: `0x${filler32(o.salt, 3)}${filler32(o.salt, 4)}1c`,
     };
-    const hash = userOpHashOf(calldataOp(op, version), version, entryPoint, this.plan.profile.chainId)!;
+    const hash = opHash(op, version, entryPoint, this.plan.profile.chainId);
     return { plan: o, op, hash, sender, paymaster, factory, calls };
   }
 
@@ -464,23 +463,6 @@ export function encodeHandleOps(version: BundlePlan['version'], ops: UserOp[], b
     );
   });
   return encodeCall(version === 'v0.6' ? SELECTORS.handleOpsV06 : SELECTORS.handleOpsV07, [array(structs), abiAddress(beneficiary)]);
-}
-
-/** The op as opscan's decoder reads it from calldata (for its hash function). */
-export function calldataOp(op: UserOp, version: BundlePlan['version']): CalldataOp {
-  const packed = version === 'v0.6' ? null : packedGasFields(op);
-  const pm = version !== 'v0.6' && op.paymasterAndData.length >= 106;
-  return {
-    ...op,
-    paymasterVerificationGasLimit: pm ? BigInt(`0x${op.paymasterAndData.slice(42, 74)}`) : null,
-    paymasterPostOpGasLimit: pm ? BigInt(`0x${op.paymasterAndData.slice(74, 106)}`) : null,
-    paymasterSignature: null,
-    accountGasLimits: packed?.accountGasLimits ?? null,
-    gasFees: packed?.gasFees ?? null,
-    aggregator: null,
-    opIndex: 0,
-    structAt: 0,
-  };
 }
 
 /** innerHandleOp(callData, opInfo, context): the EntryPoint's self-call executing one op (how a trace ties frames to ops). */

@@ -1,11 +1,9 @@
 import type { IndexerConfig } from '../../shared/config.js';
-import type { Db, Queryable } from '../../shared/db/client.js';
+import type { Db } from '../../shared/db/client.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import type { Logger } from '../../shared/log.js';
 import { findNetwork } from '../../shared/networks.js';
-import { DEFAULT_TUNING, rollbackTo } from '../../indexer/index.js';
-import { lockKey } from '../../indexer/runNetwork.js';
-import { NetworkSync } from '../../indexer/sync/networkSync.js';
+import { indexNetworkUpTo, rollbackTo, runSettingsOf, takeWriterLock } from '../../indexer/index.js';
 import { CommandError, parse, UsageError } from './args.js';
 
 export const BACKFILL_USAGE = `usage: opscan backfill --network NAME --from BLOCK [--to BLOCK] [--wait]
@@ -20,24 +18,6 @@ function block(raw: string | undefined, flag: string): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`${flag} must be a block number`);
   return Number(raw);
-}
-
-/** Holds the network's writer lock on `session` (PostgreSQL; PGlite is one process anyway). */
-async function takeWriterLock(db: Db, session: Queryable, network: { name: string; chainId: number }, wait: boolean): Promise<void> {
-  if (db.kind !== 'postgres') return;
-  for (;;) {
-    const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1::bigint) as locked', [
-      lockKey(network.chainId),
-    ]);
-    if (rows[0]?.locked) return;
-    if (!wait) {
-      throw new CommandError(
-        `An indexer of ${network.name} is running (it holds the network's writer lock). Stop it (on a platform: scale the indexer to 0), ` +
-          'run the backfill, then start it again; or add --wait to take the lock as soon as it is free.',
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
-  }
 }
 
 export async function backfillCommand(
@@ -56,8 +36,8 @@ export async function backfillCommand(
   const to = block(values.to, '--to');
   if (!values.network || from === undefined) throw new UsageError('backfill needs --network NAME and --from BLOCK');
   if (to !== undefined && to < from) throw new UsageError('--to must not be below --from');
-  const known = findNetwork(values.network);
-  const network = known && config.networks.find((n) => n.chainId === known.chainId);
+  const listed = findNetwork(values.network);
+  const network = listed && config.networks.find((n) => n.chainId === listed.chainId);
   if (!network)
     throw new CommandError(
       `${values.network} is not a configured network (NETWORKS lists ${config.networks.map((n) => n.name).join(', ')})`,
@@ -66,7 +46,16 @@ export async function backfillCommand(
     throw new CommandError(`No RPC URL for ${network.name}: set RPC_URL_${network.name.toUpperCase().replaceAll('-', '_')}`);
 
   await db.withSession(async (session) => {
-    await takeWriterLock(db, session, network, values.wait ?? false);
+    await takeWriterLock(db, session, network.chainId, {
+      retryMs: LOCK_RETRY_MS,
+      onHeld: () => {
+        if (values.wait) return;
+        throw new CommandError(
+          `An indexer of ${network.name} is running (it holds the network's writer lock). Stop it (on a platform: scale the indexer to 0), ` +
+            'run the backfill, then start it again; or add --wait to take the lock as soon as it is free.',
+        );
+      },
+    });
     const state = await indexerState.find(db, network.chainId);
     if (!state)
       throw new CommandError(`${network.name} has not been indexed yet: start the indexer once (it creates the network's cursor).`);
@@ -84,13 +73,7 @@ export async function backfillCommand(
       { network: network.name, fromBlock: from, toBlock: to ?? 'head', removedUserOps: removed.removedUserOps },
       'backfill: range removed; indexing it again',
     );
-    const sync = new NetworkSync(db, network, log.child({ network: network.name, chainId: network.chainId }), {
-      ...DEFAULT_TUNING,
-      traces: config.INDEXER_TRACES,
-      transfers: config.INDEXER_TRANSFERS,
-      transferLookbackBlocks: config.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
-    });
-    await sync.catchUp(() => false, to);
+    await indexNetworkUpTo({ db, log, network, settings: runSettingsOf(config), untilBlock: to });
     const after = await indexerState.find(db, network.chainId);
     console.log(
       `Backfilled ${network.name} blocks ${from}–${after?.indexedBlock ?? '?'} (${removed.removedUserOps} user ops removed and indexed again).`,

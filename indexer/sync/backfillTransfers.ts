@@ -80,8 +80,8 @@ export async function backfillTransfers(deps: {
   /** INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
   lookbackBlocks: number;
   shouldStop: () => boolean;
-  /** Tokens whose metadata is stored (shared with the forward pass). */
-  knownTokens: Set<string>;
+  /** Tokens whose metadata is stored (shared with the forward pass), those it stores added. */
+  tokensWithMetadata: Set<string>;
 }): Promise<TransferBackfillResult> {
   const { db, rpc, chainId } = deps;
   const state = await indexerState.find(db, chainId);
@@ -131,7 +131,9 @@ export async function backfillTransfers(deps: {
     for (const r of rows) r.blockTime = times.get(r.blockNumber)!;
 
     const tokenStandards = new Map(rows.map((r) => [r.token!, r.standard as TokenStandard]));
-    const unseen = [...tokenStandards].filter(([a]) => !deps.knownTokens.has(a)).map(([address, standard]) => ({ address, standard }));
+    const unseen = [...tokenStandards]
+      .filter(([a]) => !deps.tokensWithMetadata.has(a))
+      .map(([address, standard]) => ({ address, standard }));
     const stored = await tokens.listKnown(
       db,
       chainId,
@@ -149,7 +151,7 @@ export async function backfillTransfers(deps: {
       await tokens.insertMany(tx, chainId, metadata);
       await knownAddresses.markBackfilled(tx, chainId, pending, cursor);
     });
-    for (const a of [...stored, ...metadata.map((m) => m.address)]) deps.knownTokens.add(a);
+    for (const a of [...stored, ...metadata.map((m) => m.address)]) deps.tokensWithMetadata.add(a);
     result.addresses += pending.length;
     result.transfers += rows.length;
   }

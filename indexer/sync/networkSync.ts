@@ -1,8 +1,9 @@
 /**
- * Brings one network's indexed data up to the chain head: checks the stored tip against the
- * chain (a reorg is repaired first), then fetches ranges ahead (prefetch) while the previous one
- * is decoded and persisted, in order, one transaction per range. Safe to stop between batches:
- * the cursor only moves with the data.
+ * Brings one network's indexed data up to the chain head, a round at a time: checks the stored
+ * tip against the chain (a reorg is repaired first), indexes the blocks above it through a
+ * RangePipeline (rangePipeline.ts: ranges fetched ahead, decoded and written in chain order, one
+ * transaction per range), and once at the head runs the HeadChores (headChores.ts) before the pass
+ * ends. Safe to stop between batches: the cursor only moves with the data.
  */
 import pRetry from 'p-retry';
 import { isDatabaseUnavailable, type Db } from '../../shared/db/client.js';
@@ -19,38 +20,37 @@ import { CursorMovedError, ParentMismatchError, persistBatch } from '../persist/
 import { rollbackTo } from '../persist/rollback.js';
 import { indexerMetrics } from '../metrics.js';
 import { Progress } from '../progress.js';
-import type { IndexerTuning, TraceMode, TransferMode } from '../tuning.js';
-import { backfillTransfers } from './backfillTransfers.js';
+import type { RunSettings } from '../runSettings.js';
 import { describeTokens } from './describeTokens.js';
-import { nameAccounts, type NamingMemory } from './nameAccounts.js';
 import { LogRangeEstimator } from './fetchLogs.js';
 import { InconsistentRangeError, fetchRange, settleTokenLogs, tokenLogPartiesOf, type ChainSource } from './fetchRange.js';
 import { KnownAddressSet } from './knownAddressSet.js';
 import { PrefetchDepth } from './prefetchDepth.js';
 import { chainHashes, findCommonAncestor } from './findCommonAncestor.js';
 import { findStartBlock } from './findStartBlock.js';
-import { repairTraceNeeded } from './repairTraceNeeded.js';
+import { HeadChores } from './headChores.js';
+import { RangePipeline } from './rangePipeline.js';
 import type { AnnouncedHead } from './headSubscription.js';
 import { RpcClient } from './rpcClient.js';
+
+/** A range decoded, and when its decoding started and ended (for the per-batch timing line). */
+type DecodedRange = { batch: DecodedBatch; fetchedAt: number; decodedAt: number };
 
 export class NetworkSync {
   readonly rpc: RpcClient;
   private readonly source: ChainSource;
   private readonly entryPoints: Map<string, EntryPointVersion>;
-  /** Tokens whose metadata is stored (saves a lookup per batch). */
-  private readonly knownTokens = new Set<string>();
-  /** When the repair pass last ran (0: not yet, so it runs when the head is first reached). */
-  private lastRepairAt = 0;
+  /** Tokens whose metadata is stored (saves a lookup per batch); the head chores' transfer backfill adds to it too. */
+  private readonly tokensWithMetadata = new Set<string>();
+  /** The work done at the head before a pass ends (transfer backfill, account naming, trace repair). */
+  private readonly headChores: HeadChores;
   /**
    * INDEXER_TRANSFERS=known: the addresses whose token transfers are indexed (known_addresses, and
    * the parties of ranges decoded since); every range's token logs are checked against it.
    */
-  private readonly known: KnownAddressSet;
-  private knownLoaded = false;
-  /** The backfill's log range estimate (topic-filtered queries span far more blocks than a range's). */
-  private readonly backfillEstimator: LogRangeEstimator;
-  /** What the account-naming passes learned: implementations' code hashes, whether the node keeps old state. */
-  private readonly naming: NamingMemory = { codeHashes: new Map(), readAtLatest: false };
+  private readonly knownAddressSet: KnownAddressSet;
+  /** The known addresses were loaded (or, under ops, their backfill reset) since this process last became the writer. */
+  private knownAddressesLoaded = false;
 
   /** Aborted by stop(): the RPC calls of a pass in flight are no longer retried. */
   private readonly stopping = new AbortController();
@@ -59,10 +59,10 @@ export class NetworkSync {
     private readonly db: Db,
     private readonly network: NetworkConfig,
     private readonly log: Logger,
-    /** The tuning knobs, INDEXER_TRACES, INDEXER_TRANSFERS and INDEXER_TRANSFER_LOOKBACK_BLOCKS. */
-    private readonly tuning: IndexerTuning & { traces: TraceMode; transfers: TransferMode; transferLookbackBlocks: number },
+    private readonly settings: RunSettings,
   ) {
-    this.known = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
+    const { tuning } = settings;
+    this.knownAddressSet = new KnownAddressSet(db, network.chainId, tuning.knownFilterSaveAddresses);
     this.rpc = new RpcClient({
       urls: network.rpcUrls,
       chainId: network.chainId,
@@ -86,11 +86,11 @@ export class NetworkSync {
         maxRange: tuning.maxLogRange,
         targetLogs: tuning.targetLogsPerRange,
       }),
-      traces: tuning.traces,
+      traces: settings.traces,
       traceSupport: {},
       onSkippedLog: (l) =>
         log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),
-      ...(tuning.transfers === 'known'
+      ...(settings.transfers === 'known'
         ? {
             tokenLogs: {
               estimator: new LogRangeEstimator({
@@ -99,12 +99,12 @@ export class NetworkSync {
                 // All token logs of a range, before filtering: a provider's answer size bounds them.
                 targetLogs: 10_000,
               }),
-              mayBeKnown: (a: string) => this.known.mayBeKnown(a),
+              mayBeKnown: (a: string) => this.knownAddressSet.mayBeKnown(a),
             },
           }
         : {}),
     };
-    this.backfillEstimator = new LogRangeEstimator({ initialRange: tuning.maxLogRange, maxRange: tuning.maxLogRange * 10 });
+    this.headChores = new HeadChores({ db, source: this.source, log, settings, tokensWithMetadata: this.tokensWithMetadata });
   }
 
   private get chainId(): number {
@@ -126,7 +126,7 @@ export class NetworkSync {
    * before the next pass, as another writer may have made some known while this one waited.
    */
   async init(): Promise<void> {
-    this.knownLoaded = false;
+    this.knownAddressesLoaded = false;
     await this.rpc.checkEndpoints();
     if (await indexerState.findCursor(this.db, this.chainId)) return;
     const startBlock =
@@ -136,14 +136,14 @@ export class NetworkSync {
   }
 
   /** INDEXER_TRANSFERS: known builds the known addresses' filter; ops forgets what was backfilled (see knownAddresses.resetBackfill). */
-  private async loadKnown(): Promise<void> {
-    this.knownLoaded = true;
-    if (this.tuning.transfers === 'ops') {
+  private async loadKnownAddresses(): Promise<void> {
+    this.knownAddressesLoaded = true;
+    if (this.settings.transfers === 'ops') {
       await knownAddresses.resetBackfill(this.db, this.chainId);
       return;
     }
     const t0 = performance.now();
-    const loaded = await this.known.load();
+    const loaded = await this.knownAddressSet.load();
     this.log.info({ ...loaded, ms: Math.round(performance.now() - t0) }, 'known addresses loaded');
   }
 
@@ -151,14 +151,14 @@ export class NetworkSync {
    * INDEXER_TRANSFERS=known: stores the filter when enough addresses were added since it last was
    * (KnownAddressSet.saveWhenDue). Between passes only: no batch is being written.
    */
-  private knownSaveDue(): boolean {
-    return this.tuning.transfers === 'known' && this.known.saveDue;
+  private addressFilterSaveDue(): boolean {
+    return this.settings.transfers === 'known' && this.knownAddressSet.saveDue;
   }
 
-  private async saveKnownWhenDue(cursor: indexerState.Cursor): Promise<void> {
-    if (!this.knownSaveDue()) return;
+  private async saveAddressFilterWhenDue(cursor: indexerState.Cursor): Promise<void> {
+    if (!this.addressFilterSaveDue()) return;
     const t0 = performance.now();
-    if (await this.known.saveWhenDue(cursor))
+    if (await this.knownAddressSet.saveWhenDue(cursor))
       this.log.info({ throughBlock: cursor.indexedBlock, ms: Math.round(performance.now() - t0) }, 'known address filter stored');
   }
 
@@ -172,12 +172,12 @@ export class NetworkSync {
    * tip's header): two round trips fewer between a block's announcement and its commit.
    */
   async catchUp(shouldStop: () => boolean, untilBlock = Infinity, announced?: AnnouncedHead): Promise<boolean> {
-    if (!this.knownLoaded) await this.loadKnown();
+    if (!this.knownAddressesLoaded) await this.loadKnownAddresses();
     let indexed = false;
     for (let round = 0; !shouldStop(); round++) {
       const cursor = await indexerState.findCursor(this.db, this.chainId);
       if (!cursor) throw new Error(`no indexer_state for ${this.network.name}; init() first`);
-      await this.saveKnownWhenDue(cursor);
+      await this.saveAddressFilterWhenDue(cursor);
       const extendsTip =
         round === 0 &&
         announced !== undefined &&
@@ -191,78 +191,20 @@ export class NetworkSync {
       }
       if (cursor.indexedBlock >= head) {
         await indexerState.updateHead(this.db, this.chainId, chainHead);
-        // A slice at a time, the head checked in between, until no address waits.
-        if (!(await this.backfillTransfers(shouldStop))) continue;
-        if (!(await this.nameNewAccounts(shouldStop))) continue;
-        await this.repairWhenDue(shouldStop);
+        if (!(await this.headChores.run(shouldStop))) continue;
         return indexed;
       }
       try {
         indexed = true;
         // A long history pauses between batches whenever the known-address filter is due to be
         // stored (the next round stores it), so that a restart never reads far more than that.
-        await this.indexRange(cursor.indexedBlock + 1, head, () => shouldStop() || this.knownSaveDue());
+        await this.indexRange(cursor.indexedBlock + 1, head, () => shouldStop() || this.addressFilterSaveDue());
       } catch (err) {
         if (!(err instanceof ParentMismatchError)) throw err;
         await this.repairReorg(err.blockNumber - 1);
       }
     }
     return indexed;
-  }
-
-  /**
-   * At the head, now and then: the ops left trace_needed (their bundle went through another
-   * contract while the node could not trace) are traced and decoded again, so that state is never
-   * final. Never under INDEXER_TRACES=off.
-   */
-  private async repairWhenDue(shouldStop: () => boolean): Promise<void> {
-    if (this.tuning.traces === 'off' || Date.now() - this.lastRepairAt < this.tuning.traceRepairIntervalMs) return;
-    this.lastRepairAt = Date.now();
-    const result = await repairTraceNeeded({ db: this.db, source: this.source, batchSize: this.tuning.traceRepairBatch, shouldStop });
-    if (result.repairedOps > 0 || result.untraceable) this.log.info(result, 'repair pass over trace_needed ops');
-  }
-
-  /**
-   * INDEXER_TRANSFERS=known: the earlier token transfers of the addresses that became known since
-   * the last pass, for one slice of time (transferBackfillSliceMs). Resolves to whether none waits.
-   */
-  private async backfillTransfers(shouldStop: () => boolean): Promise<boolean> {
-    if (this.tuning.transfers !== 'known') return true;
-    const t0 = performance.now();
-    const result = await backfillTransfers({
-      db: this.db,
-      rpc: this.rpc,
-      chainId: this.chainId,
-      estimator: this.backfillEstimator,
-      addressesPerCall: this.tuning.transferBackfillAddresses,
-      lookbackBlocks: this.tuning.transferLookbackBlocks,
-      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.transferBackfillSliceMs,
-      knownTokens: this.knownTokens,
-    });
-    if (result.addresses > 0)
-      this.log.info({ ...result, ms: Math.round(performance.now() - t0) }, 'token transfers of newly known addresses backfilled');
-    return result.complete || shouldStop();
-  }
-
-  /**
-   * The implementation of accounts not named yet, for one slice of time (accountNamingSliceMs):
-   * off the hot path, like the transfer backfill. Resolves to whether none waits (or the pass must
-   * stop, or the node answers nothing: those accounts wait for the next pass).
-   */
-  private async nameNewAccounts(shouldStop: () => boolean): Promise<boolean> {
-    const t0 = performance.now();
-    const result = await nameAccounts({
-      db: this.db,
-      rpc: this.rpc,
-      chainId: this.chainId,
-      log: this.log,
-      sliceSize: this.tuning.accountNamingBatch,
-      memory: this.naming,
-      shouldStop: () => shouldStop() || performance.now() - t0 > this.tuning.accountNamingSliceMs,
-    });
-    if (result.named + result.unknown > 0)
-      this.log.debug({ ...result, ms: Math.round(performance.now() - t0) }, 'account implementations named');
-    return result.complete || result.stalled || shouldStop();
   }
 
   /** The stored tip is no longer on the chain (same height replaced, or the chain got shorter). */
@@ -289,7 +231,7 @@ export class NetworkSync {
     else this.log.warn({ commonAncestor: ancestor.number, depth, ...result }, 'reorg: rolled back to the common ancestor');
     // Addresses first seen in the removed blocks left the table; the filter keeps them as (harmless)
     // false positives, and what in-flight ranges added is forgotten.
-    this.known.forgetUncommitted();
+    this.knownAddressSet.forgetUncommitted();
     indexerMetrics.reorgRepaired(this.network.name);
   }
 
@@ -302,83 +244,77 @@ export class NetworkSync {
     });
   }
 
+  /** Indexes blocks `from` to `head` through a RangePipeline: fetched ahead, decoded in order, written in order. */
   private async indexRange(from: number, head: number, shouldStop: () => boolean): Promise<void> {
-    const windowFrom = head - this.network.finalityDepth - this.tuning.reorgMarginBlocks;
+    const { tuning } = this.settings;
+    const windowFrom = head - this.network.finalityDepth - tuning.reorgMarginBlocks;
     const progress = new Progress(this.log, from, head);
-    const depth = new PrefetchDepth({
-      min: this.tuning.prefetchRanges,
-      max: this.tuning.maxPrefetchRanges,
-      logsInFlight: this.tuning.prefetchLogsInFlight,
+    const prefetchDepth = new PrefetchDepth({
+      min: tuning.prefetchRanges,
+      max: tuning.maxPrefetchRanges,
+      logsInFlight: tuning.prefetchLogsInFlight,
     });
-    let rateLimited = this.rpc.stats.rateLimited;
-    const queue: Array<{ toBlock: number; decoded: Promise<{ batch: DecodedBatch; fetchedAt: number; decodedAt: number }> }> = [];
-    let next = from;
-    let previous: Promise<unknown> = Promise.resolve();
+    const rpcStats = this.rpc.stats;
+    let rateLimited = rpcStats.rateLimited;
     /** Tokens a range ahead is describing: its batch stores them, and commits first. */
     const describing = new Set<string>();
-    const plan = (): void => {
-      const toBlock = Math.min(head, next + this.source.estimator.size - 1);
-      // Fetched ahead, decoded in chain order as soon as it and the range before are in: only the
-      // (smaller) rows wait in the queue, never the raw answers. In order, because a range's token
-      // logs are kept for the addresses known by then, those of the ranges before included.
-      const fetched = this.fetch({ fromBlock: next, toBlock, windowFrom }).then((raw) => {
-        depth.fetched(raw.entryPointLogs.length + (raw.tokenLogs?.length ?? 0));
+    // As many ranges in flight as hide the provider's latency (PrefetchDepth), half as many once it
+    // refuses calls for their pace. Memory is bounded by the raw logs in flight
+    // (prefetchLogsInFlight) and concurrentWrites batches of at most targetLogsPerRange EntryPoint
+    // logs each; two writes run at once (persistBatch orders their commits).
+    const depth = {
+      get current(): number {
+        if (rpcStats.rateLimited > rateLimited) {
+          rateLimited = rpcStats.rateLimited;
+          prefetchDepth.rateLimited();
+        }
+        return prefetchDepth.current;
+      },
+      waited: (ms: number) => prefetchDepth.waited(ms),
+    };
+    const pipeline = new RangePipeline<RawRange, DecodedRange>({
+      fromBlock: from,
+      toBlock: head,
+      rangeSize: () => this.source.estimator.size,
+      depth,
+      concurrentWrites: tuning.concurrentWrites,
+      fetch: async (range) => {
+        const raw = await this.fetch({ ...range, windowFrom });
+        prefetchDepth.fetched(raw.entryPointLogs.length + (raw.tokenLogs?.length ?? 0));
         return raw;
-      });
-      const decoded = Promise.all([fetched, previous]).then(async ([raw]) => {
+      },
+      // In chain order, because a range's token logs are kept for the addresses known by then,
+      // those the ranges before it made known included.
+      decode: async (raw) => {
         let knownTransfers: KnownTransfers | undefined;
-        if (this.tuning.transfers === 'known') {
-          const known = await this.known.knownAmong(tokenLogPartiesOf(raw));
-          await settleTokenLogs(this.rpc, raw, known);
-          knownTransfers = { isKnown: (a) => known.has(a), lookbackBlocks: this.tuning.transferLookbackBlocks };
+        if (this.settings.transfers === 'known') {
+          const knownParties = await this.knownAddressSet.knownAmong(tokenLogPartiesOf(raw));
+          await settleTokenLogs(this.rpc, raw, knownParties);
+          knownTransfers = { isKnown: (a) => knownParties.has(a), lookbackBlocks: this.settings.transferLookbackBlocks };
         }
         const fetchedAt = performance.now();
-        const batch = decodeRange(raw, this.entryPoints, this.tuning.traces, knownTransfers);
-        if (knownTransfers) this.known.add(batch.knownAddresses.map((k) => k.address));
+        const batch = decodeRange(raw, this.entryPoints, this.settings.traces, knownTransfers);
+        if (knownTransfers) this.knownAddressSet.add(batch.knownAddresses.map((k) => k.address));
         return { batch, fetchedAt, decodedAt: performance.now() };
-      });
-      previous = decoded.catch(() => undefined);
+      },
       // New tokens' metadata is read as soon as the range is decoded, beside the other ranges'
       // fetches (not on the writer's path, where it would cost a round trip per range).
-      const described = decoded.then(async (d) => {
-        d.batch.tokenMetadata = await this.newTokenMetadata(d.batch, describing);
-        return d;
-      });
-      described.catch(() => undefined); // awaited in order below; a failure ahead must not go unhandled
-      queue.push({ toBlock, decoded: described });
-      next = toBlock + 1;
-    };
-    // The stages overlap: ranges are fetched and decoded ahead, as many in flight as hide the
-    // provider's latency (PrefetchDepth), and two writes run at once (persistBatch orders their
-    // commits). Memory is bounded by the raw logs in flight (prefetchLogsInFlight) and
-    // concurrentWrites batches of at most targetLogsPerRange EntryPoint logs each.
-    const writes: Array<Promise<void>> = [];
-    try {
-      while ((next <= head || queue.length > 0) && !shouldStop()) {
-        if (this.rpc.stats.rateLimited > rateLimited) {
-          rateLimited = this.rpc.stats.rateLimited;
-          depth.rateLimited();
-        }
-        while (queue.length < depth.current && next <= head) plan();
-        const { toBlock, decoded } = queue.shift()!;
-        const t0 = performance.now();
-        const { batch, fetchedAt, decodedAt } = await decoded;
-        const t1 = performance.now();
-        depth.waited(t1 - t0);
-        const t2 = performance.now();
-        if (writes.length >= this.tuning.concurrentWrites) await writes.shift();
-        const t3 = performance.now();
+      prepareWrite: async (decoded) => {
+        decoded.batch.tokenMetadata = await this.newTokenMetadata(decoded.batch, describing);
+        return decoded;
+      },
+      write: ({ batch, fetchedAt, decodedAt }, range) => {
         const write = persistBatch(this.db, batch, {
           headBlock: head,
           keepHeadersFrom: windowFrom,
-          backfillComplete: toBlock >= head,
-          after: writes.at(-1),
+          backfillComplete: range.last,
+          after: range.after,
         }).then((result) => {
           for (const refused of result.refusedText)
             this.log.warn(refused, 'PostgreSQL refused a text from the chain: the batch is stored without it');
-          for (const t of batch.tokenMetadata) this.knownTokens.add(t.address);
-          if (this.tuning.transfers === 'known') this.known.committed(batch.knownAddresses.map((k) => k.address));
-          progress.add(toBlock, result.newUserOps, (performance.now() - t3) / 1000);
+          for (const t of batch.tokenMetadata) this.tokensWithMetadata.add(t.address);
+          if (this.settings.transfers === 'known') this.knownAddressSet.committed(batch.knownAddresses.map((k) => k.address));
+          progress.add(range.toBlock, result.newUserOps, (performance.now() - range.startedAt) / 1000);
           const undecoded = batch.userOps.filter((o) => o.calls.length === 0 && o.callData !== null && o.callData !== '0x').length;
           indexerMetrics.undecodedCallData(this.network.name, undecoded);
           // Where a batch's time goes (which stage bounds throughput), for tuning. Decoding ran when
@@ -387,25 +323,21 @@ export class NetworkSync {
           this.log.debug(
             {
               fromBlock: batch.fromBlock,
-              toBlock,
+              toBlock: range.toBlock,
               userOps: batch.userOps.length,
-              waitFetchMs: ms(t0, t1),
+              waitFetchMs: Math.round(range.waitedForRangeMs),
               decodeMs: ms(fetchedAt, decodedAt),
-              waitWriteMs: ms(t2, t3),
-              writeMs: ms(t3, performance.now()),
+              waitWriteMs: Math.round(range.waitedForWriteMs),
+              writeMs: ms(range.startedAt, performance.now()),
             },
             'batch written',
           );
         });
-        write.catch((err: unknown) => this.noteWriteFailure(batch, err)); // awaited in order below
-        writes.push(write);
-      }
-      // Oldest first: the first failure is the root cause (later batches fail because of it).
-      while (writes.length > 0) await writes.shift();
-    } catch (err) {
-      await Promise.allSettled(writes);
-      throw err;
-    }
+        write.catch((err: unknown) => this.noteWriteFailure(batch, err));
+        return write;
+      },
+    });
+    await pipeline.run(shouldStop);
   }
 
   /**
@@ -424,7 +356,7 @@ export class NetworkSync {
 
   /** Metadata of the batch's tokens neither stored nor being described for a range before (`describing`, which it joins). */
   private async newTokenMetadata(batch: DecodedBatch, describing: Set<string>): Promise<DecodedBatch['tokenMetadata']> {
-    const unseen = batch.tokens.filter((t) => !this.knownTokens.has(t.address) && !describing.has(t.address));
+    const unseen = batch.tokens.filter((t) => !this.tokensWithMetadata.has(t.address) && !describing.has(t.address));
     for (const t of unseen) describing.add(t.address);
     if (unseen.length === 0) return [];
     const stored = await tokens.listKnown(
@@ -432,7 +364,7 @@ export class NetworkSync {
       this.chainId,
       unseen.map((t) => t.address),
     );
-    for (const a of stored) this.knownTokens.add(a);
+    for (const a of stored) this.tokensWithMetadata.add(a);
     const missing = unseen.filter((t) => !stored.has(t.address));
     return missing.length === 0 ? [] : describeTokens(this.rpc, missing);
   }

@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
 import { startIndexer, type Indexer } from '../../indexer/index.js';
+import { takeWriterLock, writerLockKey } from '../../indexer/writerLock.js';
 import { createDb, type Db } from '../../shared/db/client.js';
 import { TEST_DATABASE_URL, useTestDb } from '../helpers/db.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
@@ -13,7 +14,82 @@ describe('indexer writer lock', function () {
   this.timeout(120_000);
   const t = useTestDb();
   describe('two indexers on one database', twoIndexers(t));
+  describe('takeWriterLock', lockWaits(t));
 });
+
+/** Holds `chainId`'s writer lock on a session of its own until the returned release() is called. */
+async function holdLock(db: Db, chainId: number): Promise<{ release(): Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const session = db.withSession(async (s) => {
+    expect(await takeWriterLock(db, s, chainId, { retryMs: 10 })).to.equal(true);
+    held();
+    await released;
+    await s.query('select pg_advisory_unlock($1::bigint)', [writerLockKey(chainId)]);
+  });
+  await holding;
+  return {
+    async release() {
+      release();
+      await session;
+    },
+  };
+}
+
+function lockWaits(t: { readonly db: Db }) {
+  return function () {
+    // Chain ids no test network has: the locks are the server's, shared by every database on it.
+    const chainId = 0x7fff_0000 + (process.pid % 0xffff);
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+    before(function () {
+      if (!TEST_DATABASE_URL) this.skip();
+    });
+
+    it('waits while another session holds the lock, says so once, and takes it when it is freed', async () => {
+      const holder = await holdLock(t.db, chainId);
+      let held = 0;
+      const taking = t.db.withSession(async (session) => {
+        const taken = await takeWriterLock(t.db, session, chainId, { retryMs: 10, onHeld: () => held++ });
+        await session.query('select pg_advisory_unlock($1::bigint)', [writerLockKey(chainId)]);
+        return taken;
+      });
+      await sleep(150);
+      expect(held, 'onHeld, once however many asks').to.equal(1);
+      await holder.release();
+      expect(await taking).to.equal(true);
+    });
+
+    it('gives up when onHeld throws, or once the caller stops', async () => {
+      const holder = await holdLock(t.db, chainId + 1);
+      try {
+        const refused = t.db.withSession((session) =>
+          takeWriterLock(t.db, session, chainId + 1, {
+            retryMs: 10,
+            onHeld: () => {
+              throw new Error('held elsewhere');
+            },
+          }),
+        );
+        expect(await refused.then(String, (err: Error) => err.message)).to.equal('held elsewhere');
+        let stopped = false;
+        let stop!: () => void;
+        const signal = new Promise<void>((resolve) => (stop = resolve));
+        const waiting = t.db.withSession((session) =>
+          takeWriterLock(t.db, session, chainId + 1, { retryMs: 60_000, stop: { requested: () => stopped, signal } }),
+        );
+        await sleep(50);
+        stopped = true;
+        stop();
+        expect(await waiting, 'a stop cuts the minute-long pause short').to.equal(false);
+      } finally {
+        await holder.release();
+      }
+    });
+  };
+}
 
 function twoIndexers(t: { readonly db: Db; readonly url: string | undefined }) {
   return function () {

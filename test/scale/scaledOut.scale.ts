@@ -19,7 +19,7 @@
 import { expect } from 'chai';
 import { generate, startDevnet, type Devnet } from '../../devnet/index.js';
 import { Random } from '../../devnet/random.js';
-import { lockKey } from '../../indexer/runNetwork.js';
+import { writerLockKey } from '../../indexer/writerLock.js';
 import { MEMBER_HEARTBEAT_MS } from '../../indexer/membership.js';
 import type { Db } from '../../shared/db/client.js';
 import { envSuffix, findNetworkByChainId } from '../../shared/networks.js';
@@ -199,9 +199,9 @@ describe(`scaled out: 2 web (1 on a replica), 2 dispatchers, 3 indexers on 2 cha
     }
   });
 
-  /** The backend pid holding the network's writer lock (a session advisory lock on lockKey), or null. */
+  /** The backend pid holding the network's writer lock (a session advisory lock on writerLockKey), or null. */
   async function lockHolder(chainId: number): Promise<number | null> {
-    const keyValue = BigInt(lockKey(chainId));
+    const keyValue = BigInt(writerLockKey(chainId));
     const { rows } = await db!.query<{ pid: number }>(
       `select pid from pg_locks where locktype = 'advisory' and granted and classid = $1::oid and objid = $2::oid and objsubid = 1`,
       [String(keyValue >> 32n), String(keyValue & 0xffffffffn)],
