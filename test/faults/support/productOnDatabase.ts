@@ -10,10 +10,10 @@ import { apiDifference } from './apiTruth.js';
 import { freePort, startChild, waitUntil, type Child } from './childProcess.js';
 
 /**
- * What the PostgreSQL fault suites (restart and crash, failover) break a database under: a devnet
- * with generated traffic, a receiver with a BUNDLER webhook, and the Procfile's web, indexer and
- * dispatcher as OS processes on `databaseUrl` (a migrated database), ready and indexed up to the
- * truth when this resolves.
+ * What the PostgreSQL fault suites (restart and crash, failover) and the reliability matrix
+ * (test/reliability/) break a database under: a devnet with generated traffic, a receiver with a
+ * BUNDLER webhook, and the Procfile's web, indexer and dispatcher as OS processes on `databaseUrl`
+ * (a migrated database), ready and indexed up to the truth when this resolves.
  */
 export type ProductOnDatabase = {
   devnet: Devnet;
