@@ -6,7 +6,7 @@
  *     HTTP 500, 10 % with 429, 10 % with JSON-RPC errors, adds latency and answers `null` for 5 %
  *     of the just-announced blocks; then cuts answers short and drops sockets; then heals;
  *   - an RPC URL that serves another chain: RPC_URL_DEVNET=A,B where B is an anvil of another chain
- *     id, further ahead; A refuses every connection for a while (the failover goes to B), then
+ *     id, further ahead; A drops every connection for a while (the failover goes to B), then
  *     recovers. The indexer must refuse B, say why, and go back to A.
  */
 import { startChain } from '../../../devnet/chain.js';
@@ -16,8 +16,8 @@ import { startTcpProxy } from '../../helpers/tcpProxy.js';
 import { waitUntil } from '../../faults/support/childProcess.js';
 import { PLAN, RECOVERY_BOUND_MS, ms, sleep, type Deployment, type Matrix } from '../judging.js';
 
-/** How long A refuses connections while the devnet produces. */
-const REFUSING_MS = 10_000;
+/** How long A drops every connection while the devnet produces. */
+const CUT_OFF_MS = 10_000;
 
 /** Waits until the indexer is within two blocks of the producing head (a poll is 1 s, a block 0.7 s); answers how long it took. */
 async function caughtUp(d: Deployment, what: string): Promise<number> {
@@ -73,7 +73,7 @@ export function providerCases(matrix: Matrix): void {
     }
 
     const other = await startChain({ chainId: 1337 });
-    // B counts what it is asked; A's connections can be refused, then let through again.
+    // B counts what it is asked; A's connections can be cut, then let through again.
     const wrong = await startFaultProxy({ upstream: other.rpcUrl, faultRate: 0, lifetimeMs: 30 * 60_000 });
     const first = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(d.devnet.rpcUrl).port) });
     try {
@@ -87,9 +87,9 @@ export function providerCases(matrix: Matrix): void {
       );
       const traffic = startContinuous(d.devnet, { intervalMs: 700, opsPerTick: 2, seed: 701 });
       first.cut();
-      const refused = { head: await d.head(), indexed: await d.indexedBlock() };
-      await sleep(REFUSING_MS);
-      const whileRefused = { head: await d.head(), indexed: await d.indexedBlock() };
+      const cutOff = { head: await d.head(), indexed: await d.indexedBlock() };
+      await sleep(CUT_OFF_MS);
+      const whileCutOff = { head: await d.head(), indexed: await d.indexedBlock() };
       first.restore();
       const backMs = await caughtUp(d, 'the indexer at the head through A again');
       await traffic.stop();
@@ -98,11 +98,11 @@ export function providerCases(matrix: Matrix): void {
       const saidWhy = await said;
       await matrix.record(d, {
         group: 'RPC provider',
-        scenario: `another chain's URL after a failover (A,B; A refused ${ms(REFUSING_MS)}, then back)`,
+        scenario: `another chain's URL after a failover (A,B; A cut off ${ms(CUT_OFF_MS)}, then back)`,
         figures: [
           `B (chain 1337) asked ${asked.join(', ') || 'nothing'}`,
           saidWhy ? 'said at warn with both chain ids' : 'never said',
-          `${whileRefused.head - refused.head} blocks produced while A refused, ${whileRefused.indexed - refused.indexed} indexed`,
+          `${whileCutOff.head - cutOff.head} blocks produced while A was cut off, ${whileCutOff.indexed - cutOff.indexed} indexed`,
           `at the head through A ${ms(backMs)} after it answered again`,
         ],
         note:
