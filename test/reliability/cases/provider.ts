@@ -3,7 +3,7 @@
  * read the chain):
  *
  *   - a flaky provider: a fault-injecting proxy in front of the devnet fails 25 % of requests with
- *     HTTP 500, 10 % with 429, 10 % with JSON-RPC errors, adds latency and answers `null` for 5 %
+ *     HTTP 502 or 503, 10 % with 429, 10 % with JSON-RPC errors, adds latency and answers `null` for 5 %
  *     of the just-announced blocks; then cuts answers short and drops sockets; then heals;
  *   - an RPC URL that serves another chain: RPC_URL_DEVNET=A,B where B is an anvil of another chain
  *     id, further ahead; A drops every connection for a while (the failover goes to B), then
