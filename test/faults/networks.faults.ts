@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { SimChain } from '../../simchain/server.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { indexedBlock } from '../indexer/support.js';
-import { chainsEnv, expectChainMatchesTruth, startThinChains } from '../indexer/support/networksUnderFault.js';
+import { chainsEnv, expectChainMatchesTruth, startThinChains, writerLocksOf } from '../indexer/support/networksUnderFault.js';
 import { startChild, waitUntil, type Child } from './support/childProcess.js';
 
 const REDUCED = process.argv.includes('--reduced') || process.env.FAULTS_REDUCED === '1';
@@ -37,15 +37,7 @@ describe(`indexer processes sharing ${NETWORKS.length} networks${REDUCED ? ' (re
     console.log(`\nIndexer processes sharing networks${REDUCED ? ' (reduced)' : ''}:\n${rows.map((r) => `  - ${r}`).join('\n')}`);
   });
 
-  /** Writer locks held by the sessions of the indexer process `pid` (its workers' application_name names it). */
-  const locksOf = async (pid: number): Promise<number> => {
-    const { rows: found } = await database.db.query<{ n: number }>(
-      `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
-        where l.locktype = 'advisory' and l.granted and a.application_name like $1`,
-      [`opscan-indexer/%-${pid}-%`],
-    );
-    return found[0]!.n;
-  };
+  const locksOf = (pid: number): Promise<number> => writerLocksOf(database.db, pid);
   const atHeads = async (): Promise<boolean> =>
     (await Promise.all(chains.map((c) => indexedBlock(database.db, c.chainId)))).every((b, i) => b >= chains[i]!.head() - 1);
 

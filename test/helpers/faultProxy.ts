@@ -56,6 +56,18 @@ export type FaultProxyOptions = {
 /** What `configure` may change while the proxy runs. */
 export type FaultProfile = Pick<FaultProxyOptions, 'faultRate' | 'faults' | 'faultShares' | 'nullRecentBlocks' | 'latencyMs'>;
 
+/**
+ * A provider's bad minute and after (test/indexer/providerBadMinute.test.ts, the reliability
+ * matrix): 25 % HTTP 5xx, 10 % 429 without Retry-After, 10 % JSON-RPC errors, up to 400 ms of added
+ * latency and 5 % `null` for a block just announced; then every answer cut short or its socket
+ * dropped; then healthy.
+ */
+export const BAD_MINUTE: Record<'bad' | 'worse' | 'healed', FaultProfile> = {
+  bad: { faultRate: 0, faultShares: { http5xx: 0.25, http429: 0.1, internalError: 0.1 }, nullRecentBlocks: 0.05, latencyMs: 400 },
+  worse: { faultRate: 0, faultShares: { truncated: 0.5, closedSocket: 0.5 }, nullRecentBlocks: 0, latencyMs: 0 },
+  healed: { faultRate: 0, nullRecentBlocks: 0, latencyMs: 0 },
+};
+
 type Counter =
   | Fault
   | 'requests'

@@ -24,7 +24,14 @@ export type PostgresServer = {
   restartFast(): Promise<void>;
   /** `pg_ctl stop -m immediate` (a crash: no shutdown checkpoint, crash recovery at the next start). */
   crash(): Promise<void>;
-  /** Starts it again after `crash()`. */
+  /** `pg_ctl stop -m fast`: a clean shutdown (clients told 57P01, a shutdown checkpoint). */
+  shutdown(): Promise<void>;
+  /**
+   * SIGKILL to the postmaster alone (as the OOM killer picks it): its children notice and exit, and
+   * this resolves once they are gone (any left after 30 s are SIGKILLed), so `start()` may follow.
+   */
+  killPostmaster(): Promise<void>;
+  /** Starts it again after `crash()`, `shutdown()` or `killPostmaster()`. */
   start(): Promise<void>;
   /**
    * SIGSTOP to the server and every process of it: its connections stay open and nothing answers
@@ -123,6 +130,25 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     },
     async crash() {
       await pgCtl(['-D', dir, '-m', 'immediate', '-w', 'stop']);
+    },
+    async shutdown() {
+      await pgCtl(['-D', dir, '-m', 'fast', '-w', 'stop']);
+    },
+    async killPostmaster() {
+      const pids = serverPids();
+      signalAll('SIGKILL', pids.slice(0, 1));
+      // A zombie (ended, not yet reaped by whoever adopted it) holds nothing: counted as gone.
+      const alive = (pid: number): boolean => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+        } catch {
+          return false;
+        }
+      };
+      const deadline = Date.now() + 30_000;
+      while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      signalAll('SIGKILL', pids.filter(alive));
     },
     start: async () => void (await start()),
     pause() {

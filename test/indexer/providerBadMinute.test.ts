@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { generate, startContinuous, startDevnet, type ContinuousTraffic, type Devnet } from '../../devnet/index.js';
 import { startIndexer, type Indexer } from '../../indexer/index.js';
 import { useTestDb } from '../helpers/db.js';
-import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
+import { BAD_MINUTE, startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
 import { expectMatchesTruth } from './storedTruth.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
 
@@ -64,17 +64,12 @@ describe('indexer through a provider’s bad minute', function () {
     const healthyCallsPerRequest = callsPerRequest(healthy);
 
     const badFrom = { head: await head(), indexed: await indexed() };
-    proxy.configure({
-      faultRate: 0,
-      faultShares: { http5xx: 0.25, http429: 0.1, internalError: 0.1 },
-      nullRecentBlocks: 0.05,
-      latencyMs: 400,
-    });
+    proxy.configure(BAD_MINUTE.bad);
     await sleep(BAD_S * 1000);
     const badTo = { head: await head(), indexed: await indexed() };
-    proxy.configure({ faultRate: 0, faultShares: { truncated: 0.5, closedSocket: 0.5 }, nullRecentBlocks: 0, latencyMs: 0 });
+    proxy.configure(BAD_MINUTE.worse);
     await sleep(WORSE_S * 1000);
-    proxy.configure({ faultRate: 0, nullRecentBlocks: 0, latencyMs: 0 });
+    proxy.configure(BAD_MINUTE.healed);
     const healedAt = performance.now();
     const healed = counts();
     const behindAtHeal = (await head()) - (await indexed());

@@ -10,10 +10,10 @@ import { apiDifference } from './apiTruth.js';
 import { freePort, startChild, waitUntil, type Child } from './childProcess.js';
 
 /**
- * What the PostgreSQL fault suites (restart and crash, failover) break a database under: a devnet
- * with generated traffic, a receiver with a BUNDLER webhook, and the Procfile's web, indexer and
- * dispatcher as OS processes on `databaseUrl` (a migrated database), ready and indexed up to the
- * truth when this resolves.
+ * What the PostgreSQL fault suites (restart and crash, failover) and the reliability matrix
+ * (test/reliability/) break a database under: a devnet with generated traffic, a receiver with a
+ * BUNDLER webhook, and the Procfile's web, indexer and dispatcher as OS processes on `databaseUrl`
+ * (a migrated database), ready and indexed up to the truth when this resolves.
  */
 export type ProductOnDatabase = {
   devnet: Devnet;
@@ -22,19 +22,28 @@ export type ProductOnDatabase = {
   /** The webhook's filter: the bundler of most ops. */
   bundler: string;
   webUrl: string;
-  readyz: Record<'web' | 'indexer' | 'dispatcher', string>;
+  readyz: Record<ProcessName, string>;
   /** One line per process that exited (none should, but for the kills a test makes). */
   exits: string[];
   /** Kills one process (SIGKILL by default: a crash); its exit is not counted in `exits`. */
   kill(name: ProcessName, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a process again after a kill, with the same settings and ports. */
-  restart(name: ProcessName): void;
+  /**
+   * Starts a process again after a kill, with the same settings and ports (`indexer2` the first
+   * time: a second indexer process, not started with the others). `env`, when given, is added to
+   * its settings from this start on.
+   */
+  restart(name: ProcessName, env?: Record<string, string>): void;
+  /** The OS process id of a running process. */
+  pid(name: ProcessName): number;
+  /** Resolves once the process printed `marker` (a log line's message) since it was last started. */
+  printed(name: ProcessName, marker: string, timeoutMs?: number): Promise<void>;
   /** Sends a signal that does not end the process (SIGSTOP, SIGCONT). */
   signal(name: ProcessName, signal: 'SIGSTOP' | 'SIGCONT'): void;
   stop(): Promise<void>;
 };
 
-export type ProcessName = 'web' | 'indexer' | 'dispatcher';
+/** The Procfile's three processes, and `indexer2`: a second indexer on the same database, started on demand. */
+export type ProcessName = 'web' | 'indexer' | 'dispatcher' | 'indexer2';
 
 /** The HTTP status `url` answers within 5 s, 0 when it does not answer. */
 export const httpStatus = async (url: string): Promise<number> =>
@@ -75,12 +84,13 @@ export async function startProductOnDatabase(
     // by an earlier run would be served as this one's.
     REDIS_KEY_PREFIX: `opscan_t_faults_${randomUUID().slice(0, 8)}:`,
   };
-  const [webPort, indexerPort, dispatcherPort] = [await freePort(), await freePort(), await freePort()];
+  const [webPort, indexerPort, dispatcherPort, indexer2Port] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const webUrl = `http://127.0.0.1:${webPort}`;
   const readyz = {
     web: `${webUrl}/readyz`,
     indexer: `http://127.0.0.1:${indexerPort}/readyz`,
     dispatcher: `http://127.0.0.1:${dispatcherPort}/readyz`,
+    indexer2: `http://127.0.0.1:${indexer2Port}/readyz`,
   };
   const children = new Map<ProcessName, Child>();
   const killed = new Set<Child>();
@@ -89,16 +99,19 @@ export async function startProductOnDatabase(
     web: ['server/main.ts', { PORT: String(webPort) }],
     indexer: ['indexer/main.ts', { METRICS_PORT: String(indexerPort) }],
     dispatcher: ['webhooks/main.ts', { METRICS_PORT: String(dispatcherPort) }],
+    indexer2: ['indexer/main.ts', { METRICS_PORT: String(indexer2Port) }],
   };
-  const start = (name: ProcessName): void => {
+  const changed: Partial<Record<ProcessName, Record<string, string>>> = {};
+  const start = (name: ProcessName, more?: Record<string, string>): void => {
+    if (more) changed[name] = { ...changed[name], ...more };
     const [script, extra] = programs[name];
-    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.(devnet, name) } });
+    const child = startChild(name, script, { env: { ...env, ...extra, ...opts.env?.(devnet, name), ...changed[name] } });
     child.process.once('exit', (code, signal) => {
       if (!killed.has(child)) exits.push(`${name} exited (${code ?? signal})\n${child.stderrTail()}`);
     });
     children.set(name, child);
   };
-  for (const name of Object.keys(programs) as ProcessName[]) start(name);
+  for (const name of ['web', 'indexer', 'dispatcher'] as const) start(name);
   const kill = async (name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
     const child = children.get(name)!;
     killed.add(child);
@@ -124,5 +137,7 @@ export async function startProductOnDatabase(
     throw err;
   }
   const signal = (name: ProcessName, sig: 'SIGSTOP' | 'SIGCONT'): void => void children.get(name)!.process.kill(sig);
-  return { devnet, receiver, key, bundler, webUrl, readyz, exits, kill, restart: start, signal, stop };
+  const pid = (name: ProcessName): number => children.get(name)!.process.pid!;
+  const printed = (name: ProcessName, marker: string, timeoutMs?: number) => children.get(name)!.printed(marker, timeoutMs);
+  return { devnet, receiver, key, bundler, webUrl, readyz, exits, kill, restart: start, pid, printed, signal, stop };
 }

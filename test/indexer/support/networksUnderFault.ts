@@ -2,7 +2,8 @@
  * Simulated networks for the tests of networks side by side (test/indexer/supervisedNetworks.test.ts
  * and test/faults/networks.faults.ts): thin chain simulators of spec-map networks following their
  * head, the endpoints that fail one network in a given way, lag sampled as each head appears, and
- * each network's store compared with its simulator's truth up to where it is indexed.
+ * each network's store compared with its simulator's truth up to where it is indexed, and the
+ * networks' writer locks an indexer process holds.
  */
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -180,4 +181,14 @@ export async function expectChainMatchesTruth(
   const truth = chain.truth(fromBlock, to);
   await expectMatchesTruth(db, { ...truth, plainTransfers: [] }, (got, want, what) => expectFn(got, want, `${chain.profile.name} ${what}`));
   return truth.userOps.length;
+}
+
+/** Writer locks held by the sessions of the indexer process `pid` (its sessions' application_name names it). */
+export async function writerLocksOf(db: Queryable, pid: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select count(*)::int as n from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and a.application_name like $1`,
+    [`opscan-indexer/%-${pid}-%`],
+  );
+  return rows[0]!.n;
 }
