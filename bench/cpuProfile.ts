@@ -24,7 +24,11 @@ const KINDS: ReadonlyArray<[string, (frame: ProfileNode['callFrame']) => boolean
   ['gc', (f) => f.functionName === '(garbage collector)'],
   ['idle', (f) => f.functionName === '(idle)'],
   ['program', (f) => f.functionName === '(program)'],
-  ['parse (JSON of responses)', (f) => f.url === '' && f.functionName === 'parse'],
+  // JSON.parse is a builtin the profile folds into its caller: RpcClient's post() parses each answer.
+  [
+    'parse (JSON of responses)',
+    (f) => (f.url === '' && f.functionName === 'parse') || (f.functionName === 'post' && /rpcClient/.test(f.url)),
+  ],
   [
     'thread messages',
     (f) => f.functionName === 'postMessage' || /networkWorker|supervisor\.js|worker_threads|internal\/worker/.test(f.url),

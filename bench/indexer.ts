@@ -302,7 +302,7 @@ export async function backfill(
     cpuProfileDir?: string;
   },
 ): Promise<BackfillRun> {
-  const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
+  const store = await freshStore(databaseUrl, `opscan_bench_indexer_${process.pid}`);
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,

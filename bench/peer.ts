@@ -15,7 +15,8 @@
  *  - BENCH_PEER_FAR=0: loopback only (an A/B in half the time);
  *  - BENCH_PEER_BASELINE=<commit>: opscan at that commit runs beside this tree's, interleaved (an A/B
  *    of a change: `baseline*` figures, and `toBaseline` ratios of wall and CPU time);
- *  - BENCH_PEER_VARIANT_ENV="NAME=value,…": a third opscan run with those settings (an A/B of a setting);
+ *  - BENCH_PEER_VARIANT_ENV="NAME=value,…;NAME=value": one more opscan run per `;`-separated entry,
+ *    with those settings (an A/B of a setting: `variants`, and `loopbackVariantNToDefault` ratios);
  *  - BENCH_PEER_PROFILE=1: one more loopback backfill under `--cpu-prof`, its threads' profiles
  *    summarized by kind of work (bench/cpuProfile.ts) beside the PostgreSQL server's CPU; the
  *    profiles are kept in bench/out/profile-<date>.
@@ -70,7 +71,7 @@ async function peer(
   databaseUrl: string,
   { head, entryPoints, nodePid }: { head: number; entryPoints: string[]; nodePid: number },
 ): Promise<PeerRun> {
-  const database = await emptyDatabase(databaseUrl, 'opscan_bench_peer');
+  const database = await emptyDatabase(databaseUrl, `opscan_bench_peer_${process.pid}`);
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
   try {
@@ -134,7 +135,8 @@ type Side = {
   bare: BareFetchRun[];
   opscan: BackfillRun[];
   baseline: BackfillRun[];
-  variant: BackfillRun[];
+  /** Per variant (BENCH_PEER_VARIANT_ENV's entries, in order). */
+  variants: BackfillRun[][];
   peer: PeerRun[];
   traffic: { opscan: ProxyTraffic[]; peer: ProxyTraffic[]; bare: ProxyTraffic[] };
 };
@@ -144,7 +146,8 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
   const databaseUrl = options.databaseUrl;
   installPeer();
   const baselineCommit = process.env.BENCH_PEER_BASELINE || undefined;
-  const variantEnv = settingsOf(process.env.BENCH_PEER_VARIANT_ENV);
+  const variants = (process.env.BENCH_PEER_VARIANT_ENV ?? '').split(';').filter(Boolean);
+  const variantEnvs = variants.map((v) => settingsOf(v)!);
   const paths: Path[] = process.env.BENCH_PEER_FAR === '0' ? ['loopback'] : ['loopback', 'far'];
   const builds: ProcfileBuild[] = [];
   const opscan = buildProcfile();
@@ -161,8 +164,15 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
     const chain = { entryPoints, head, nodePid: devnet.pid };
     const known = { head, transfers: 'known' as const, nodePid: devnet.pid };
     const runs: Record<Path, Side> = {
-      loopback: { bare: [], opscan: [], baseline: [], variant: [], peer: [], traffic: { opscan: [], peer: [], bare: [] } },
-      far: { bare: [], opscan: [], baseline: [], variant: [], peer: [], traffic: { opscan: [], peer: [], bare: [] } },
+      loopback: {
+        bare: [],
+        opscan: [],
+        baseline: [],
+        variants: variants.map(() => []),
+        peer: [],
+        traffic: { opscan: [], peer: [], bare: [] },
+      },
+      far: { bare: [], opscan: [], baseline: [], variants: variants.map(() => []), peer: [], traffic: { opscan: [], peer: [], bare: [] } },
     };
     for (let i = 0; i < options.repeats; i++) {
       for (const path of paths) {
@@ -186,9 +196,10 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
             if (path === 'far') side.traffic.peer.push(far.traffic());
           },
           ...(baseline ? [async () => void side.baseline.push(await backfill(baseline.args('indexer'), url, databaseUrl, known))] : []),
-          ...(variantEnv
-            ? [async () => void side.variant.push(await backfill(opscan.args('indexer'), url, databaseUrl, { ...known, env: variantEnv }))]
-            : []),
+          ...variantEnvs.map(
+            (env, v) => async () =>
+              void side.variants[v]!.push(await backfill(opscan.args('indexer'), url, databaseUrl, { ...known, env })),
+          ),
         ];
         for (let s = 0; s < steps.length; s++) {
           console.log(`bench peer: repeat ${i + 1}/${options.repeats}, ${path}, step ${s + 1}/${steps.length}`);
@@ -197,7 +208,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
       }
     }
     for (const path of paths)
-      for (const run of [...runs[path].opscan, ...runs[path].baseline, ...runs[path].variant, ...runs[path].peer])
+      for (const run of [...runs[path].opscan, ...runs[path].baseline, ...runs[path].variants.flat(), ...runs[path].peer])
         if (run.userOps !== ops) throw new Error(`${path}: stored ${run.userOps} of ${ops} ops`);
 
     let profile: { dir: string; seconds: number; postgresCpuSeconds: number | null; threads: ProfileSummary } | null = null;
@@ -263,14 +274,18 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
               cpuToBaseline: cpuRatio(side.opscan, side.baseline),
             }
           : {}),
-        ...(variantEnv
-          ? {
-              variantSeconds: seconds(side.variant),
-              variantCpuSeconds: cpu(side.variant),
-              variantToDefault: ratio(side.variant, side.opscan),
-              variantCpuToDefault: cpuRatio(side.variant, side.opscan),
-            }
-          : {}),
+        variants: Object.fromEntries(
+          variants.map((name, v) => [
+            name,
+            {
+              seconds: seconds(side.variants[v]!),
+              cpuSeconds: cpu(side.variants[v]!),
+              toDefault: ratio(side.variants[v]!, side.opscan),
+              cpuToDefault: cpuRatio(side.variants[v]!, side.opscan),
+              peakRssMb: Math.max(...side.variants[v]!.map((r) => r.peakRssMb ?? 0)),
+            },
+          ]),
+        ),
       };
     };
     const loopback = figures('loopback');
@@ -297,9 +312,12 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
           }
         : {}),
       ...(baseline ? { loopbackToBaseline: loopback.toBaseline, loopbackCpuToBaseline: loopback.cpuToBaseline } : {}),
-      ...(variantEnv
-        ? { loopbackVariantToDefault: loopback.variantToDefault, loopbackVariantCpuToDefault: loopback.variantCpuToDefault }
-        : {}),
+      ...Object.fromEntries(
+        variants.flatMap((name, v) => [
+          [`loopbackVariant${v + 1}ToDefault`, loopback.variants[name]!.toDefault],
+          [`loopbackVariant${v + 1}CpuToDefault`, loopback.variants[name]!.cpuToDefault],
+        ]),
+      ),
     };
     return {
       summary,
@@ -315,7 +333,7 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
         : null,
       profile,
       baselineCommit: baselineCommit ?? null,
-      variantEnv,
+      variants,
       repeats: options.repeats,
       bundles: devnet.truth.bundles.length,
       blocks: head + 1,
@@ -326,12 +344,14 @@ export async function runPeerBench(options: PeerBenchOptions): Promise<Record<st
             bareFetchSeconds: runs[path].bare.map((r) => round(r.seconds)),
             opscanSeconds: runs[path].opscan.map((r) => round(r.seconds)),
             opscanCpuSeconds: runs[path].opscan.map((r) => r.cpuSeconds),
+            opscanPeakRssMb: runs[path].opscan.map((r) => r.peakRssMb),
             peerSeconds: runs[path].peer.map((r) => round(r.seconds)),
             peerCpuSeconds: runs[path].peer.map((r) => r.cpuSeconds),
             baselineSeconds: runs[path].baseline.map((r) => round(r.seconds)),
             baselineCpuSeconds: runs[path].baseline.map((r) => r.cpuSeconds),
-            variantSeconds: runs[path].variant.map((r) => round(r.seconds)),
-            variantCpuSeconds: runs[path].variant.map((r) => r.cpuSeconds),
+            variantSeconds: runs[path].variants.map((list) => list.map((r) => round(r.seconds))),
+            variantCpuSeconds: runs[path].variants.map((list) => list.map((r) => r.cpuSeconds)),
+            variantPeakRssMb: runs[path].variants.map((list) => list.map((r) => r.peakRssMb)),
           },
         ]),
       ),
