@@ -57,14 +57,14 @@ const FAR_RTT_MS = 200;
 
 const log = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'warn', name: 'bench-indexer' });
 
-async function generateOps(devnet: Devnet, ops: number): Promise<void> {
+export async function generateOps(devnet: Devnet, ops: number): Promise<void> {
   for (let done = 0, seed = 1; done < ops; done += GENERATE_CHUNK_OPS, seed++) {
     await generate(devnet, { ops: Math.min(GENERATE_CHUNK_OPS, ops - done), days: 1, seed });
   }
 }
 
 /** The bare fetch: same transport, ranges and prefetch depth; logs, receipts and transactions; no decoding, no writes. */
-async function bareFetch(
+export async function bareFetch(
   rpcUrl: string,
   { entryPoints, head, nodePid }: { entryPoints: string[]; head: number; nodePid: number },
   tuning: IndexerTuning,
@@ -114,23 +114,59 @@ async function bareFetch(
   };
 }
 
-type BareFetchRun = {
+export type BareFetchRun = {
   seconds: number;
   transactions: number;
   /** This process's CPU (it only fetches; on the latency proxy's runs it also relays) and the node's. */
   cpuSeconds: { fetcher: number; node: number | null };
 };
 
-const since = (start: number | null, end: number | null): number | null => (start === null || end === null ? null : end - start);
+export const since = (start: number | null, end: number | null): number | null => (start === null || end === null ? null : end - start);
 
-/** A loopback proxy that holds every request for `delayMs` before forwarding it. */
-async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ url: string; stop(): Promise<void> }> {
+/** What went through a latency proxy since its last `reset()`. */
+export type ProxyTraffic = {
+  /** HTTP requests, and the JSON-RPC calls they carried by method. */
+  requests: number;
+  calls: Record<string, number>;
+  /** The most requests held or forwarded at once. */
+  maxInFlight: number;
+  /**
+   * Seconds during which at least one request was in flight: divided by the round trip, the round
+   * trips the client waited for one after the other (the critical path), whatever overlapped beside them.
+   */
+  busySeconds: number;
+};
+
+/** A loopback proxy that holds every request for `delayMs` before forwarding it, and counts what passes. */
+export async function startLatencyProxy(
+  upstream: string,
+  delayMs: number,
+): Promise<{ url: string; traffic(): ProxyTraffic; reset(): void; stop(): Promise<void> }> {
+  let traffic: ProxyTraffic = { requests: 0, calls: {}, maxInFlight: 0, busySeconds: 0 };
+  let inFlight = 0;
+  let busySince = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      traffic.requests++;
+      if (inFlight++ === 0) busySince = performance.now();
+      traffic.maxInFlight = Math.max(traffic.maxInFlight, inFlight);
+      try {
+        const parsed = JSON.parse(body.toString()) as { method?: string } | Array<{ method?: string }>;
+        for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
+          const method = call.method ?? '?';
+          traffic.calls[method] = (traffic.calls[method] ?? 0) + 1;
+        }
+      } catch {
+        // Not JSON: forwarded as it is, counted as a request only.
+      }
+      res.once('close', () => {
+        if (--inFlight === 0) traffic.busySeconds += (performance.now() - busySince) / 1000;
+      });
       setTimeout(() => {
-        fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
           .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
           .catch(() => res.destroy());
       }, delayMs);
@@ -139,6 +175,11 @@ async function startLatencyProxy(upstream: string, delayMs: number): Promise<{ u
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    traffic: () => ({ ...traffic, calls: { ...traffic.calls } }),
+    reset() {
+      traffic = { requests: 0, calls: {}, maxInFlight: inFlight, busySeconds: 0 };
+      busySince = performance.now();
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -218,7 +259,7 @@ export function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmHWM'): number |
   }
 }
 
-type BackfillRun = {
+export type BackfillRun = {
   seconds: number;
   userOps: number;
   /** token_transfers rows stored (ops' transfers, and under INDEXER_TRANSFERS=known plain transactions'). */
@@ -232,6 +273,8 @@ type BackfillRun = {
   rssByHalfMb: [number | null, number | null];
   /** From "indexer started" to the end: the indexer's, the whole PostgreSQL server's, the node's. */
   cpuSeconds: { indexer: number | null; postgres: number | null; node: number | null };
+  /** The timed span on the monotonic clock (µs), the clock of `--cpu-prof`'s samples. */
+  monotonicMicros: [number, number];
 };
 
 /**
@@ -239,13 +282,27 @@ type BackfillRun = {
  * a debug log level — for the per-batch line that tells where it stands, and under known the
  * transfer backfill's line that ends the run — are set), until its last batch reaches `head`.
  */
-async function backfill(
+export async function backfill(
   command: string[],
   rpcUrl: string,
   databaseUrl: string | undefined,
-  { head, transfers, nodePid }: { head: number; transfers: 'ops' | 'known'; nodePid: number },
+  {
+    head,
+    transfers,
+    nodePid,
+    env: extraEnv = {},
+    cpuProfileDir,
+  }: {
+    head: number;
+    transfers: 'ops' | 'known';
+    nodePid: number;
+    /** Settings beside the defaults (an A/B of one setting). */
+    env?: Record<string, string>;
+    /** Run under `--cpu-prof` (every thread writes its profile here) and stop it with SIGTERM so that they are written. */
+    cpuProfileDir?: string;
+  },
 ): Promise<BackfillRun> {
-  const store = await freshStore(databaseUrl, 'opscan_bench_indexer');
+  const store = await freshStore(databaseUrl, `opscan_bench_indexer_${process.pid}`);
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -256,10 +313,12 @@ async function backfill(
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'json',
       INDEXER_TRANSFERS: transfers,
+      ...extraEnv,
     };
     for (const key of ['INDEXER_TRACES', 'INDEXER_POLL_INTERVAL_MS', 'METRICS_PORT']) delete env[key];
     if (!databaseUrl) delete env.DATABASE_URL;
-    const child = spawn(process.execPath, command, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const args = cpuProfileDir ? [...command.slice(0, -1), '--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`, command.at(-1)!] : command;
+    const child = spawn(process.execPath, args, { env, cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     const run = await new Promise<Omit<BackfillRun, 'userOps' | 'transfers'>>((resolve, reject) => {
       let startedAt = 0;
       let startRssMb: number | null = null;
@@ -270,6 +329,7 @@ async function backfill(
       });
       let cpuAtStart = cpuNow();
       const halves: [number | null, number | null] = [null, null];
+      const monotonicMicros: [number, number] = [0, 0];
       let buffered = '';
       child.once('exit', (code) => reject(new Error(`the indexer exited (${code}) before reaching block ${head}`)));
       child.stdout.on('data', (chunk: Buffer) => {
@@ -281,11 +341,13 @@ async function backfill(
           const entry = JSON.parse(line) as { msg?: string; toBlock?: number };
           const done = () => {
             const seconds = (performance.now() - startedAt) / 1000;
+            monotonicMicros[1] = Number(process.hrtime.bigint() / 1000n);
             const cpu = cpuNow();
             resolve({
               seconds,
               peakRssMb: rssMb(child.pid!),
               startRssMb,
+              monotonicMicros,
               rssByHalfMb: halves,
               cpuSeconds: {
                 indexer: since(cpuAtStart.indexer, cpu.indexer),
@@ -298,6 +360,7 @@ async function backfill(
           if (entry.msg === 'token transfers of newly known addresses backfilled' && startedAt > 0) done();
           if (entry.msg === 'indexer started') {
             startedAt = performance.now();
+            monotonicMicros[0] = Number(process.hrtime.bigint() / 1000n);
             startRssMb = rssMb(child.pid!);
             cpuAtStart = cpuNow();
           } else if (entry.msg === 'batch written' && startedAt > 0) {
@@ -310,7 +373,7 @@ async function backfill(
       });
     }).finally(() => {
       child.removeAllListeners('exit');
-      child.kill('SIGKILL');
+      child.kill(cpuProfileDir ? 'SIGTERM' : 'SIGKILL');
     });
     await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(null)));
     return { ...run, userOps: await store.countUserOps(), transfers: await store.countTransfers() };

@@ -11,6 +11,7 @@ import os from 'node:os';
 import { DEFAULT_API_BENCH, runApiBench } from './api.js';
 import { runWebhookBench } from './webhooks.js';
 import { runIndexerBench } from './indexer.js';
+import { runPeerBench } from './peer.js';
 import { runFreshnessBench } from './freshness.js';
 import { chainsOptionsFromEnv, runChainsBench } from './chains.js';
 import { historyOptionsFromEnv, runHistoryBench } from './history.js';
@@ -32,6 +33,14 @@ const PARTS: Record<string, () => Promise<unknown>> = {
   webhooks: () => runWebhookBench({ databaseUrl }),
   // BENCH_INDEXER_OPS (default 20000): devnet ops generated, then backfilled and compared with a bare fetch.
   indexer: () => runIndexerBench({ databaseUrl, ops: Number(process.env.BENCH_INDEXER_OPS ?? 20_000) }),
+  // A Subsquid processor (bench/peer) against opscan's backfill and the bare fetch (PostgreSQL only);
+  // BENCH_PEER_OPS (default 10000), BENCH_PEER_REPEATS (default 3), more settings in bench/peer.ts.
+  peer: () =>
+    runPeerBench({
+      databaseUrl,
+      ops: Number(process.env.BENCH_PEER_OPS ?? 10_000),
+      repeats: Number(process.env.BENCH_PEER_REPEATS ?? 3),
+    }),
   // BENCH_FRESHNESS_OPS (default 60): ops timed per block cadence and per way of following the head.
   freshness: () =>
     runFreshnessBench({

@@ -16,21 +16,27 @@ export type ProcfileBuild = {
   cleanup(): void;
 };
 
-export function buildProcfile(): ProcfileBuild {
-  const lines = readFileSync(join(ROOT, 'Procfile'), 'utf8').split('\n');
+/**
+ * `commit` (an A/B's baseline): that commit's files, taken with `git archive` into bench/out,
+ * compiled instead of the working tree's.
+ */
+export function buildProcfile(commit?: string): ProcfileBuild {
   // Inside the tree (bench/out is ignored by git) so that the compiled files find node_modules.
   mkdirSync(join(ROOT, 'bench/out'), { recursive: true });
+  const sourceDir = commit ? mkdtempSync(join(ROOT, 'bench/out/source-')) : ROOT;
+  if (commit) execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C ${sourceDir}`], { cwd: ROOT, stdio: 'inherit' });
+  const lines = readFileSync(join(sourceDir, 'Procfile'), 'utf8').split('\n');
   const outDir = mkdtempSync(join(ROOT, 'bench/out/build-'));
   try {
     execFileSync(
       process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir],
-      { cwd: ROOT, stdio: 'ignore' },
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(sourceDir, 'tsconfig.build.json'), '--outDir', outDir],
+      { cwd: sourceDir, stdio: 'ignore' },
     );
   } catch {
     // tsc reports type errors but still emits; a missing program is the failure that matters.
   }
-  execFileSync(process.execPath, [join(ROOT, 'bin/copyAssets.mjs'), outDir], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(sourceDir, 'bin/copyAssets.mjs'), outDir], { cwd: sourceDir, stdio: 'inherit' });
   return {
     args(name) {
       const line = lines.find((l) => l.startsWith(`${name}:`));
@@ -44,6 +50,9 @@ export function buildProcfile(): ProcfileBuild {
       readFileSync(program); // throws if the build did not emit it
       return [...words.slice(1, -1), program];
     },
-    cleanup: () => rmSync(outDir, { recursive: true, force: true }),
+    cleanup() {
+      rmSync(outDir, { recursive: true, force: true });
+      if (commit) rmSync(sourceDir, { recursive: true, force: true });
+    },
   };
 }

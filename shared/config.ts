@@ -250,9 +250,9 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .int()
     .min(0)
     .max(1_024)
-    .default(8)
+    .optional()
     .describe(
-      "Each network worker's V8 young generation (MB; 0 leaves it to V8). 8 keeps 21 networks in 921 MB where V8's choice took 1,150; V8's choice backfills a single busy network ~8 % faster (fewer, larger collections).",
+      "Each network worker's V8 young generation (MB; 0 leaves it to V8). Unset: 16 for a process that may index one or two networks (fewer, larger collections: less CPU per op in a backfill), 8 for more (21 networks in 921 MB where V8's choice took 1,150).",
     ),
 });
 

@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai';
 import { register } from 'prom-client';
-import { startSharedIndexer, type SharedIndexer } from '../../indexer/index.js';
+import { defaultYoungMb, startSharedIndexer, type SharedIndexer } from '../../indexer/index.js';
 import { assignNetworks } from '../../indexer/membership.js';
 import { indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import type { SimChain } from '../../simchain/server.js';
@@ -58,6 +58,19 @@ describe('the split of networks between indexer processes', () => {
     const held = counts(owners);
     expect(Math.abs(held.get('a')! - held.get('b')!)).to.be.at.most(1);
     expect(held.get('a')! + held.get('b')! + (held.get('pinned') ?? 0)).to.equal(21);
+  });
+});
+
+describe("a network worker's young generation", () => {
+  it('is larger for a process of one or two networks, 8 MB for more, unless INDEXER_NETWORK_YOUNG_MB is set', () => {
+    expect(defaultYoungMb(1)).to.equal(16);
+    expect(defaultYoungMb(2)).to.equal(16);
+    expect(defaultYoungMb(3)).to.equal(8);
+    expect(defaultYoungMb(21)).to.equal(8);
+    const env = { DATABASE_URL: 'postgres://localhost/x', NETWORKS: 'base' };
+    expect(loadConfig(indexerEnvSchema, env).INDEXER_NETWORK_YOUNG_MB).to.equal(undefined);
+    expect(loadConfig(indexerEnvSchema, { ...env, INDEXER_NETWORK_YOUNG_MB: '0' }).INDEXER_NETWORK_YOUNG_MB).to.equal(0);
+    expect(() => loadConfig(indexerEnvSchema, { ...env, INDEXER_NETWORK_YOUNG_MB: '-1' })).to.throw(/INDEXER_NETWORK_YOUNG_MB/);
   });
 });
 
