@@ -5,8 +5,8 @@
  *   - the 21 networks of the spec's map, each on a thin chain simulator producing blocks with user
  *     ops, plus the anvil devnet (the simulators have no reorgs: the devnet's reorgs are real ones);
  *     every network's RPC goes through a fault-injecting proxy;
- *   - the Procfile's processes as OS processes on one PostgreSQL cluster of the suite's own: two
- *     indexers sharing the networks, web and dispatcher, each restarted as a platform would when it
+ *   - the Procfile's processes, built and run by its command lines (bench/procfile.ts), as OS
+ *     processes on one PostgreSQL cluster of the suite's own: two indexers sharing the networks, web and dispatcher, each restarted as a platform would when it
  *     exits; a redis-server of the suite's own;
  *   - webhooks of every filter type (ADDRESS, FACTORY, BUNDLER, PAYMASTER on the devnet; BUNDLER and
  *     PAYMASTER on a simulated network) to a local receiver recording each delivery's webhook-id;
@@ -29,16 +29,18 @@
  *   npm run test:soak -- --reduced           CI's run (about four minutes)
  *   npm run test:soak -- --seed 1234         a given seed (printed at the start of every run)
  */
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'chai';
 import { generate, reorg, startContinuous, startDevnet, type ContinuousTraffic, type Devnet } from '../../devnet/index.js';
 import { Random } from '../../devnet/random.js';
+import { buildProcfile, type ProcfileBuild } from '../../bench/procfile.js';
 import type { SimChain } from '../../simchain/server.js';
 import { createDb, type Db } from '../../shared/db/client.js';
-import { NETWORKS, envSuffix } from '../../shared/networks.js';
+import * as indexerState from '../../shared/db/tables/indexerState.js';
+import { NETWORKS, envSuffix, findNetworkByChainId } from '../../shared/networks.js';
 import { createTestKey } from '../helpers/app.js';
 import { startFaultProxy, type FaultProxy } from '../helpers/faultProxy.js';
 import { createMigratedDatabaseOn, startPostgresServer, type PostgresServer } from '../helpers/pgServer.js';
@@ -63,6 +65,9 @@ const SEED = Number(argument('--seed') ?? process.env.SOAK_SEED ?? Math.floor(Ma
 if (!Number.isFinite(MINUTES) || MINUTES < 0) throw new Error(`--minutes: a positive number expected, got ${argument('--minutes')}`);
 if (!Number.isInteger(SEED)) throw new Error(`--seed: an integer expected, got ${argument('--seed')}`);
 
+/** Where each process's output is written (`<slot>.log`, appended across restarts). */
+const LOG_DIR = process.env.SOAK_LOG_DIR ?? `/tmp/opscan-soak-${SEED}`;
+
 /** The run's length of each thing, by the run's kind. */
 const PLAN = REDUCED
   ? { gapMs: [3_000, 6_000], rpcMs: 15_000, stallMs: 12_000, outageMs: 5_000, sampleMs: 10_000, warmUpMs: 40_000 }
@@ -79,8 +84,10 @@ const FORBIDDEN = /MaxListenersExceededWarning|unhandled ?rejection/i;
 
 type FaultKind = 'rpc' | 'reorg' | 'kill' | 'stall' | 'postgres' | 'redis';
 const FAULT_KINDS: FaultKind[] = ['rpc', 'reorg', 'kill', 'stall', 'postgres', 'redis'];
-type FaultRow = { at: number; kind: FaultKind; what: string; lastedMs: number; recoveryMs: number | null };
-type ProcessSlot = 'indexer-1' | 'indexer-2' | 'web' | 'dispatcher';
+/** `behind`: what had not caught up when the recovery's bound ran out. */
+type FaultRow = { at: number; kind: FaultKind; what: string; lastedMs: number; recoveryMs: number | null; behind: string | null };
+const SLOTS = ['web', 'indexer-1', 'indexer-2', 'dispatcher'] as const;
+type ProcessSlot = (typeof SLOTS)[number];
 type Sample = { at: number; pid: number; rssMb: number };
 type Hook = { label: string; network: string; chainId: number; filter: string; identifier: string; id: string };
 
@@ -118,6 +125,7 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
   const summary: string[] = [];
   const printed: string[] = [];
   const exits: string[] = [];
+  let build: ProcfileBuild;
   let pg: PostgresServer;
   let redis: RedisServer;
   let db: Db;
@@ -132,7 +140,10 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
   let restarting = true;
 
   before(async function () {
+    mkdirSync(LOG_DIR, { recursive: true });
+    console.log(`\nprocess logs in ${LOG_DIR}`);
     console.log(`\nsoak seed ${SEED} (rerun with --seed ${SEED}); ${REDUCED ? 'one fault of each kind' : `${MINUTES} min of faults`}`);
+    build = buildProcfile();
     pg = await startPostgresServer();
     redis = await startRedisServer();
     devnet = await startDevnet();
@@ -153,6 +164,7 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
     await devnet?.stop();
     await redis?.stop();
     await pg?.stop();
+    build?.cleanup();
     printSummary();
   });
 
@@ -184,26 +196,12 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
       env[`RPC_URL_${envSuffix(chain.profile.name)}`] = proxies.get(chain.profile.name)!.url;
       env[`START_BLOCK_${envSuffix(chain.profile.name)}`] = String(starts.get(chain.profile.name));
     }
-    const program = (path: string, heapMb?: number): string[] => [
-      ...(heapMb ? [`--max-old-space-size=${heapMb}`] : []),
-      '--import',
-      'tsx',
-      fileURLToPath(new URL(`../../${path}`, import.meta.url)),
-    ];
-    // As the Procfile runs them (the indexer with its heap limit), from TypeScript.
+    // The Procfile's command lines (the indexer with its heap limit) on this tree's build.
     const programs: Record<ProcessSlot, [string[], Record<string, string>, string]> = {
-      web: [program('server/main.ts'), { PORT: String(webPort) }, `${webUrl}/readyz`],
-      'indexer-1': [
-        program('indexer/main.ts', 256),
-        { METRICS_PORT: String(metricsPorts[0]) },
-        `http://127.0.0.1:${metricsPorts[0]}/readyz`,
-      ],
-      'indexer-2': [
-        program('indexer/main.ts', 256),
-        { METRICS_PORT: String(metricsPorts[1]) },
-        `http://127.0.0.1:${metricsPorts[1]}/readyz`,
-      ],
-      dispatcher: [program('webhooks/main.ts'), { METRICS_PORT: String(metricsPorts[2]) }, `http://127.0.0.1:${metricsPorts[2]}/readyz`],
+      web: [build.args('web'), { PORT: String(webPort) }, `${webUrl}/readyz`],
+      'indexer-1': [build.args('indexer'), { METRICS_PORT: String(metricsPorts[0]) }, `http://127.0.0.1:${metricsPorts[0]}/readyz`],
+      'indexer-2': [build.args('indexer'), { METRICS_PORT: String(metricsPorts[1]) }, `http://127.0.0.1:${metricsPorts[1]}/readyz`],
+      dispatcher: [build.args('dispatcher'), { METRICS_PORT: String(metricsPorts[2]) }, `http://127.0.0.1:${metricsPorts[2]}/readyz`],
     };
     const start = (slot: ProcessSlot): void => {
       const [args, extra] = programs[slot];
@@ -211,8 +209,15 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
       const scan = (chunk: Buffer): void => {
         for (const line of chunk.toString().split('\n')) if (FORBIDDEN.test(line)) printed.push(`${slot}: ${line.slice(0, 300)}`);
       };
-      child.process.stderr!.on('data', scan);
-      child.process.stdout!.on('data', scan);
+      const log = createWriteStream(join(LOG_DIR, `${slot}.log`), { flags: 'a' });
+      log.write(`--- ${slot} pid ${child.process.pid} started at ${new Date().toISOString()}\n`);
+      const keep = (chunk: Buffer): void => {
+        scan(chunk);
+        log.write(chunk);
+      };
+      child.process.stderr!.on('data', keep);
+      child.process.stdout!.on('data', keep);
+      child.process.once('close', () => log.end());
       child.process.once('exit', (code, signal) => {
         if (stopping.has(child)) return;
         exits.push(
@@ -255,11 +260,7 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
     await createHook(HOOKED_NETWORK, 'PAYMASTER', mostCommon(ahead.userOps.map((o) => o.paymaster)));
 
     for (const slot of ['indexer-1', 'indexer-2', 'dispatcher'] as const) start(slot);
-    await waitUntil(
-      'every process ready',
-      async () => (await Promise.all(Object.keys(programs).map((s) => ready(s as ProcessSlot)))).every(Boolean),
-      180_000,
-    );
+    await waitUntil('every process ready', async () => (await Promise.all(SLOTS.map(ready))).every(Boolean), 180_000);
     traffic = startContinuous(devnet, { intervalMs: 3_000, opsPerTick: 2, seed: SEED });
 
     /** The head of a network now. */
@@ -269,25 +270,34 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
         : chains.find((c) => c.profile.name === network)!.head();
     const allNetworks = [...SIMULATED, 'devnet'];
     /** Resolves once each network is indexed up to its head of now; the time it took, or null past the bound. */
+    /** What is still behind: networks below their target block, processes not ready. */
+    let behind: string[] = [];
+    /**
+     * Resolves once each network is indexed up to its head of now (and `extra` holds): the time it
+     * took, or null past the bound (what was still behind is then in `behind`). Polls once a second.
+     */
     const caughtUp = async (networks: string[], extra: () => Promise<boolean> = async () => true): Promise<number | null> => {
       const t0 = Date.now();
-      const targets = await Promise.all(networks.map(headOf));
-      try {
-        await waitUntil(
-          `${networks.length} networks indexed to their heads`,
-          async () =>
-            (await Promise.all(networks.map(async (n, i) => (await indexedBlock(db, chainIdOf(n))) >= targets[i]!))).every(Boolean) &&
-            (await extra()),
-          RECOVERY_BOUND_MS,
-        );
-        return Date.now() - t0;
-      } catch {
-        return null;
+      const targets = new Map(await Promise.all(networks.map(async (n) => [chainIdOf(n), await headOf(n)] as const)));
+      for (;;) {
+        const states = await indexerState.listByChainIds(db, [...targets.keys()]);
+        const indexed = new Map(states.map((st) => [st.chainId, st.indexedBlock]));
+        behind = [...targets]
+          .filter(([id, target]) => (indexed.get(id) ?? -1) < target)
+          .map(([id, target]) => `${findNetworkByChainId(id)!.name} ${indexed.get(id)}/${target}`);
+        if (behind.length === 0) {
+          if (await extra()) return Date.now() - t0;
+          behind = [
+            `processes not ready: ${(await Promise.all(SLOTS.map(async (slot) => ((await ready(slot)) ? [] : [slot])))).flat().join(', ') || 'none'}`,
+          ];
+        }
+        if (Date.now() - t0 > RECOVERY_BOUND_MS) return null;
+        await sleep(1_000);
       }
     };
     const atHeads = await caughtUp(allNetworks);
     console.log(
-      `  every process ready ${seconds(Date.now() - runStart)} after the start; every network at its head ${atHeads === null ? 'NOT reached' : `in ${seconds(atHeads)} more`}; faults begin`,
+      `  every process ready ${seconds(Date.now() - runStart)} after the start; every network at its head ${atHeads === null ? `NOT reached (behind: ${behind.join(', ')})` : `in ${seconds(atHeads)} more`}; faults begin`,
     );
 
     // Memory and load, sampled through the whole run.
@@ -316,7 +326,7 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
       // Kills only in the first half: the second half's RSS is each process's own, uninterrupted.
       return !REDUCED && kind === 'kill' && Date.now() > faultsStart + (faultsEnd - faultsStart) / 2 ? draw() : kind;
     };
-    const everyProcessReady = async () => (await Promise.all(Object.keys(programs).map((s) => ready(s as ProcessSlot)))).every(Boolean);
+    const everyProcessReady = async () => (await Promise.all(SLOTS.map(ready))).every(Boolean);
 
     /** Injects one fault; answers what it did, how long it lasted and the networks to watch for recovery. */
     const inject = async (
@@ -418,9 +428,16 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
       const at = Date.now() - faultsStart;
       const done = await inject(kind);
       const recoveryMs = await caughtUp(done.networks, done.extra);
-      faults.push({ at, kind, what: done.what, lastedMs: done.lastedMs, recoveryMs });
+      faults.push({
+        at,
+        kind,
+        what: done.what,
+        lastedMs: done.lastedMs,
+        recoveryMs,
+        behind: recoveryMs === null ? behind.join(', ') : null,
+      });
       console.log(
-        `  ${seconds(at).padStart(8)} ${kind}: ${done.what}; lasted ${seconds(done.lastedMs)}, ${recoveryMs === null ? 'NOT recovered' : `recovered ${seconds(recoveryMs)} after`}`,
+        `  ${seconds(at).padStart(8)} ${kind}: ${done.what}; lasted ${seconds(done.lastedMs)}, ${recoveryMs === null ? `NOT recovered (behind: ${behind.join(', ')})` : `recovered ${seconds(recoveryMs)} after`}`,
       );
     }
     clearInterval(sampler);
@@ -430,7 +447,9 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
     traffic = undefined;
     for (const chain of chains) chain.stall();
     const drainMs = await caughtUp(allNetworks, everyProcessReady);
-    summary.push(`drain: every network at its head ${drainMs === null ? 'NOT reached' : `${seconds(drainMs)} after the faults`}`);
+    summary.push(
+      `drain: every network at its head ${drainMs === null ? `NOT reached (behind: ${behind.join(', ')})` : `${seconds(drainMs)} after the faults`}`,
+    );
     expect(drainMs, 'every network indexed to its head after the faults').to.not.equal(null);
 
     // The events each webhook must have had: the truth's, up to the last block final on its network.
@@ -509,7 +528,7 @@ describe(`the soak: a whole deployment under random faults${REDUCED ? ' (reduced
     lines.push('', '| at | fault | what | lasted | recovered after |', '|---|---|---|---|---|');
     for (const f of faults)
       lines.push(
-        `| ${seconds(f.at)} | ${f.kind} | ${f.what} | ${seconds(f.lastedMs)} | ${f.recoveryMs === null ? 'NOT recovered' : seconds(f.recoveryMs)} |`,
+        `| ${seconds(f.at)} | ${f.kind} | ${f.what} | ${seconds(f.lastedMs)} | ${f.recoveryMs === null ? `NOT recovered (behind: ${f.behind})` : seconds(f.recoveryMs)} |`,
       );
     const byKind = FAULT_KINDS.map((k) => {
       const of = faults.filter((f) => f.kind === k);
