@@ -8,7 +8,8 @@
  * session of a process carries its `application_name`: one that dies (SIGKILL, a crash) has none
  * left at once, and the first survivor to beat removes its row; one whose host vanished without
  * closing its sessions stops beating, and after `ttlMs` a survivor removes its row and ends those
- * sessions, so that its writer locks are free. The writer lock of each network stays the guard against two
+ * sessions, so that its writer locks are free — a survivor that was beating steadily itself: after
+ * a gap in its own beats (the database paused, the machine starved) every row is late alike. The writer lock of each network stays the guard against two
  * writers: a network moving between processes is written by its new owner only once the old one
  * has let its lock go, from the committed cursor.
  */
@@ -25,7 +26,11 @@ export type IndexerMember = indexerMembers.IndexerMember;
 
 /** How often each indexer process beats (and looks at the split). */
 export const MEMBER_HEARTBEAT_MS = 5_000;
-/** A member silent this long is dead even if sessions of it seem open (its host vanished without closing them). */
+/**
+ * A member silent this long is dead even if sessions of it seem open (its host vanished without
+ * closing them) — judged only by a member that itself beat within `MEMBER_TTL_MS - MEMBER_HEARTBEAT_MS`
+ * of its previous beat.
+ */
 export const MEMBER_TTL_MS = 15_000;
 
 /** A process's id among the members: readable in pg_stat_activity, unique, short enough for application_name. */
@@ -98,11 +103,21 @@ export function startMembership(deps: {
   let stopped = false;
   let beating: Promise<void> | null = null;
 
+  /** When this process's last beat was written (its own clock), null before the first or after a failed one. */
+  let lastBeatAt: number | null = null;
   const beatOnce = async (): Promise<void> => {
     try {
+      const previous = lastBeatAt;
+      lastBeatAt = null;
       await indexerMembers.beat(db, self);
-      for (const gone of await indexerMembers.removeDead(db, ttlMs))
-        log.warn({ member: gone }, 'an indexer process is gone; its networks are taken over');
+      lastBeatAt = Date.now();
+      // The dead are judged only by a process that was itself beating all along. After a gap of its
+      // own (a failed beat: the database restarting or paused; a late one: the machine starved of
+      // CPU) the others were held up alike — their rows are late and their sessions reconnecting
+      // without their processes being gone — and the next beat judges.
+      const steady = previous !== null && lastBeatAt - previous <= ttlMs - heartbeatMs;
+      const dead = steady ? await indexerMembers.removeDead(db, ttlMs) : [];
+      for (const gone of dead) log.warn({ member: gone }, 'an indexer process is gone; its networks are taken over');
       const alive = await indexerMembers.listAlive(db, ttlMs);
       const owners = assignNetworks(alive, await indexerMembers.listWriters(db, WRITER_LOCK_CLASS));
       const mine = deps.networks.filter((n) => owners.get(n.chainId) === memberId);

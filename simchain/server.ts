@@ -67,6 +67,13 @@ export type SimChain = {
   profile: Profile;
   entryPoints: Record<EpVersion, string>;
   head(): number;
+  /**
+   * Stops the head where it is (a stalled chain): blocks keep being produced at the block time but
+   * none is announced until `resume`.
+   */
+  stall(): void;
+  /** Announces at once every block produced since `stall` (the stalled chain's jump); answers how many. */
+  resume(): number;
   truth: SimTruth;
   model: SimChainModel;
   stats(): SimChainStats;
@@ -246,9 +253,12 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     for (const [sub, send] of subscriptions)
       send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: sub, result: header } }));
   };
+  /** Blocks produced while stalled, not yet announced (null: not stalled). */
+  let unannounced: number | null = null;
   const timer =
     blockTimeMs > 0
       ? setInterval(() => {
+          if (unannounced !== null) return void unannounced++;
           head++;
           announce(head);
         }, blockTimeMs)
@@ -268,6 +278,14 @@ export async function startSimChain(options: SimChainOptions = {}): Promise<SimC
     profile,
     entryPoints: model.entryPoints,
     head: () => head,
+    stall: () => void (unannounced ??= 0),
+    resume: () => {
+      const jump = unannounced ?? 0;
+      unannounced = null;
+      head += jump;
+      if (jump > 0) announce(head);
+      return jump;
+    },
     truth: createTruth(model),
     model,
     stats: () => ({

@@ -302,4 +302,25 @@ describe('simchain', function () {
       await live.close();
     }
   });
+
+  it('stalls its head, then jumps by every block produced meanwhile', async () => {
+    const live = await startSimChain({ profile: 'base', blocks: 1, blockTimeMs: 50, accounts: 5_000 });
+    const blockNumber = async () => Number(await rpc(live, 'eth_blockNumber', []));
+    try {
+      live.stall();
+      const stalledAt = live.head();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(live.head(), 'the head while stalled').to.equal(stalledAt);
+      expect(await blockNumber(), 'eth_blockNumber while stalled').to.equal(stalledAt);
+      const jump = live.resume();
+      expect(jump, 'blocks produced in 400 ms at 50 ms').to.be.within(1, 9);
+      expect(live.head()).to.equal(stalledAt + jump);
+      expect(await blockNumber()).to.be.at.least(stalledAt + jump);
+      const after = live.head();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(live.head(), 'advancing again').to.be.above(after);
+    } finally {
+      await live.close();
+    }
+  });
 });

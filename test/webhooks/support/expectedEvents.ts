@@ -12,8 +12,11 @@ export function mostCommon(values: Array<string | null>): string {
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
+/** The part of a ground truth (the devnet's, or a simulated range's) that says which events a filter sends. */
+export type EventTruth = Pick<GroundTruth, 'userOps' | 'accounts' | 'transfers'>;
+
 /** What each filter should deliver, from the ground truth alone. */
-export function expectedEvents(truth: GroundTruth, filter: string, x: string): Set<string> {
+export function expectedEvents(truth: EventTruth, filter: string, x: string): Set<string> {
   const out = new Set<string>();
   const partiesOf = (hash: string) => truth.transfers.filter((t) => t.userOpHash === hash).flatMap((t) => [t.from, t.to]);
   const accountsOf = new Set(truth.accounts.filter((a) => a.factory === x).map((a) => a.address));
