@@ -192,6 +192,8 @@ export const indexerMetrics = {
   /** Reads head, indexed block and lag of these networks from `db` at each scrape. */
   watch(db: Queryable, networks: Array<{ name: string; chainId: number }>): void {
     watched = { db, networks };
+    // A read of what was watched before is not an answer about these networks.
+    positions = null;
   },
   /** In a network's worker: sends every count to `post` (its supervisor records it with `record`). */
   forwardTo(post: (event: MetricsEvent) => void): void {
