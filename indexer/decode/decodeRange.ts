@@ -108,6 +108,7 @@ export function decodeRange(
     batch.transfers.push(...d.transfers);
     batch.traces.push(...d.traces);
     batch.addressTxs.push(...d.addressTxs);
+    batch.moduleEvents.push(...d.moduleEvents);
   }
   if (traces === 'all' && !raw.tracesSupported) {
     batch.traces = batch.userOps.map((o) => ({ userOpHash: o.userOpHash, status: 'unavailable', trace: null }));

@@ -18,6 +18,7 @@ import type {
   DecodedAddressTx,
   DecodedBundle,
   DecodedBundleTx,
+  DecodedModuleEvent,
   DecodedTrace,
   DecodedTransfer,
   DecodedUserOp,
@@ -26,6 +27,7 @@ import { decoderFor, type CalldataOp, type HandleOpsCall } from './entryPointDec
 import { decodeRevertMessage } from './revertReason.js';
 import { delegatedAuthorities, hasEip7702InitCode } from './eip7702.js';
 import { transfersOf } from './transfers.js';
+import { moduleEventsOf } from './moduleEvents.js';
 import { logOwners, type TransactionLog } from '../../shared/db/tables/logs.js';
 import { receiptRest } from '../../shared/db/tables/bundleTransactions.js';
 import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
@@ -37,6 +39,7 @@ export type DecodedTx = {
   transfers: DecodedTransfer[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
+  moduleEvents: DecodedModuleEvent[];
 };
 
 export type DecodeContext = {
@@ -259,6 +262,7 @@ export function decodeTransaction(raw: RawBundleTx, ctx: DecodeContext): Decoded
     transfers,
     traces: ctx.traces === 'off' ? [] : opTraces(raw, userOps, ctx),
     addressTxs: addressTransactions(bundleTx, userOps, transfers),
+    moduleEvents: moduleEventsOf(raw.receipt.logs, bundleTx, userOps),
   };
 }
 

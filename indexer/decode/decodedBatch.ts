@@ -4,6 +4,7 @@
  * bigint, block numbers and unix seconds numbers.
  */
 import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransactions.js';
+import type { NewModuleEvent } from '../../shared/db/tables/moduleEvents.js';
 import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { AccountCall } from '../../shared/calldata/accountCalls.js';
@@ -83,6 +84,9 @@ export type DecodedDeposit = {
 
 export type DecodedTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: CallFrame | null };
 
+/** An ERC-7579 ModuleInstalled / ModuleUninstalled of an op's sender (moduleEvents.ts). */
+export type DecodedModuleEvent = NewModuleEvent;
+
 export type DecodedAddressTx = { address: string; blockNumber: number; txIndex: number };
 
 export type TokenMetadata = {
@@ -106,6 +110,7 @@ export type DecodedBatch = {
   deposits: DecodedDeposit[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
+  moduleEvents: DecodedModuleEvent[];
   /**
    * The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first
    * block it appears in, and the last block the transfer backfill must read for it (null: up to
@@ -131,6 +136,7 @@ export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, 
     deposits: [],
     traces: [],
     addressTxs: [],
+    moduleEvents: [],
     knownAddresses: [],
     tokens: [],
     tokenMetadata: [],

@@ -22,6 +22,7 @@ import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import * as moduleEvents from '../../shared/db/tables/moduleEvents.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokens from '../../shared/db/tables/tokens.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
@@ -130,6 +131,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     await entryPointDeposits.appendMany(tx, chainId, batch.deposits);
     await userOpTraces.appendMany(tx, chainId, batch.traces);
     await addressTransactions.appendMany(tx, chainId, batch.addressTxs);
+    await moduleEvents.appendMany(tx, chainId, batch.moduleEvents);
     return { newOps: batch.userOps, newBundles: batch.bundles };
   }
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
@@ -144,6 +146,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     batch.traces.filter((t) => newHashes.has(t.userOpHash)),
   );
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
+  await moduleEvents.insertMany(tx, chainId, batch.moduleEvents);
   return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
 }
 

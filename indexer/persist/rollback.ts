@@ -18,6 +18,7 @@ import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
 import * as knownAddresses from '../../shared/db/tables/knownAddresses.js';
+import * as moduleEvents from '../../shared/db/tables/moduleEvents.js';
 import * as outboxEvents from '../../shared/db/tables/outboxEvents.js';
 import * as tokenTransfers from '../../shared/db/tables/tokenTransfers.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
@@ -49,6 +50,7 @@ export async function rollbackTo(
     await knownAddresses.deleteAbove(tx, chainId, ancestor.number);
     await entryPointDeposits.deleteAbove(tx, chainId, ancestor.number);
     await addressTransactions.deleteAbove(tx, chainId, ancestor.number);
+    await moduleEvents.deleteAbove(tx, chainId, ancestor.number);
     await blocks.deleteAbove(tx, chainId, ancestor.number);
 
     await entityStats.recompute(tx, chainId, 'bundler', unique(removed.map((o) => o.bundler)));

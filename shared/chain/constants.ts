@@ -45,4 +45,7 @@ export const TOPICS = {
   transfer: id('Transfer(address,address,uint256)'),
   transferSingle: id('TransferSingle(address,address,address,uint256,uint256)'),
   transferBatch: id('TransferBatch(address,address,address,uint256[],uint256[])'),
+  // ERC-7579 accounts: a module installed or uninstalled (both arguments unindexed in the standard).
+  moduleInstalled: id('ModuleInstalled(uint256,address)'),
+  moduleUninstalled: id('ModuleUninstalled(uint256,address)'),
 } as const;
