@@ -144,7 +144,47 @@ export type Endpoints = {
         blockTime: string | null;
         totalDeposits: string;
         implementation: string | null;
+        modules: Array<{
+          moduleTypeId: string;
+          moduleType: 'unknown' | 'validator' | 'executor' | 'fallback' | 'hook';
+          module: string;
+          installedAt: { blockNumber: string; blockTime: string; transactionHash: string; userOpHash: string };
+        }>;
       };
+    };
+  };
+  getAccountModules: {
+    kind: 'query';
+    input: { address: string; network?: string | undefined };
+    output: {
+      modules: Array<{
+        moduleTypeId: string;
+        moduleType: 'unknown' | 'validator' | 'executor' | 'fallback' | 'hook';
+        module: string;
+        installedAt: { blockNumber: string; blockTime: string; transactionHash: string; userOpHash: string };
+      }>;
+      history: Array<{
+        action: 'installed' | 'uninstalled';
+        moduleTypeId: string;
+        moduleType: 'unknown' | 'validator' | 'executor' | 'fallback' | 'hook';
+        module: string;
+        blockNumber: string;
+        blockTime: string;
+        transactionHash: string;
+        userOpHash: string;
+      }>;
+    };
+  };
+  getTopModules: {
+    kind: 'query';
+    input: { first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
+    output: {
+      modules: Array<{
+        module: string;
+        moduleTypeIds: Array<string>;
+        moduleTypes: Array<'unknown' | 'validator' | 'executor' | 'fallback' | 'hook'>;
+        accountsLength: string;
+      }>;
     };
   };
   getAddressAggregateData: {
@@ -1106,6 +1146,12 @@ export type JiffyscanOutputs = {
       blockTime: string | null;
       totalDeposits: string;
       implementation: string | null;
+      modules: Array<{
+        moduleTypeId: string;
+        moduleType: 'unknown' | 'validator' | 'executor' | 'fallback' | 'hook';
+        module: string;
+        installedAt: { blockNumber: string; blockTime: string; transactionHash: string; userOpHash: string };
+      }>;
       userOps: Array<{
         userOpHash: string;
         transactionHash: string;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import * as accounts from '../../shared/db/tables/accounts.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { accountDetailSchema } from '../../shared/models/index.js';
+import { accountModules } from './accountModules.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { addressInput, servedNetwork, defaultedNetworkInput, pageInput } from './inputs.js';
 
@@ -15,9 +16,10 @@ export const getAddressActivity = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const network = servedNetwork(ctx, input.network);
-    const [{ account, totalDeposit }, ops] = await Promise.all([
+    const [{ account, totalDeposit }, ops, { modules }] = await Promise.all([
       accounts.findWithDeposit(ctx.db, network.chainId, input.address),
       userOps.listBySender(ctx.db, network.chainId, input.address, input),
+      accountModules(ctx.db, network.chainId, input.address),
     ]);
     return {
       accountDetail: {
@@ -33,6 +35,7 @@ export const getAddressActivity = defineEndpoint({
         blockTime: account?.createdBlockTime ?? null,
         totalDeposits: totalDeposit ?? '0',
         implementation: account?.implementation ?? null,
+        modules,
       },
     };
   },

@@ -5,6 +5,8 @@ import type { Dialect } from '../dialects/dialect.js';
 import { answerValue, runEndpoint, type Presenter } from './runEndpoint.js';
 import { getNetworks } from './getNetworks.js';
 import { getAddressActivity } from './getAddressActivity.js';
+import { getAccountModules } from './getAccountModules.js';
+import { getTopModules } from './getTopModules.js';
 import { getAddressAggregateData } from './getAddressAggregateData.js';
 import { getAddressBalances } from './getAddressBalances.js';
 import { getAddressERC20Transfers } from './getAddressERC20Transfers.js';
@@ -43,6 +45,8 @@ import { testWebhook } from './testWebhook.js';
 export const endpoints = {
   getNetworks,
   getAddressActivity,
+  getAccountModules,
+  getTopModules,
   getAddressAggregateData,
   getAddressBalances,
   getAddressERC20Transfers,

@@ -27,6 +27,7 @@ import type { FieldKind } from '../../shared/db/entityView.js';
 import { blockHeightType } from './blocks.js';
 import { ENTITIES, type Entity, type EntityName } from './entities.js';
 import { resolveCollection, resolveMeta, resolveRelation, resolveSingle, type GraphqlContext } from './resolvers.js';
+import { moduleFields } from './modules.js';
 import { LIMITS, OPERATORS } from './where.js';
 
 /**
@@ -256,6 +257,7 @@ function buildSchema(filterArgument: FilterArgument): GraphQLSchema {
     }
   }
   query._meta = { type: Meta, args: { block: { type: BlockHeight } }, resolve: resolveMeta };
+  Object.assign(query, moduleFields({ Bytes: BytesScalar, BigInt: BigIntScalar }));
   return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: query }) });
 }
 

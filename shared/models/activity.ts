@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountModuleSchema } from './modules.js';
 import { addressOut, decimalString, hashOut } from './primitives.js';
 import { userOpSchema } from './userOp.js';
 
@@ -26,6 +27,8 @@ export const accountDetailSchema = z
     totalDeposits: decimalString,
     /** The implementation it runs, as on its ops (UserOp.implementation); null also for an address without ops. */
     implementation: z.string().nullable(),
+    /** Its ERC-7579 modules installed now (getAccountModules' `modules`); empty for an account without any. */
+    modules: z.array(accountModuleSchema),
   })
   .meta({ id: 'AccountDetail' });
 export type AccountDetail = z.infer<typeof accountDetailSchema>;

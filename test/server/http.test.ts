@@ -61,6 +61,7 @@ describe('HTTP edges: keys, CORS, OpenAPI and docs', () => {
       ['getLatestBundles', { network: 'devnet' }, 'bundles'],
       ['getTopPaymasters', { network: 'devnet' }, 'paymasters'],
       ['getTopFactories', {}, 'factories'],
+      ['getTopModules', { network: 'devnet' }, 'modules'],
       ['getDailyMetrics', { network: 'devnet' }, 'metrics'],
     ];
     for (const [name, query, envelope] of lists) {
