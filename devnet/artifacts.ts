@@ -32,7 +32,9 @@ export type FixtureName =
   | 'Reverter'
   | 'BundleMulticall'
   | 'OZ7579Account'
-  | 'OZ7579AccountFactory';
+  | 'OZ7579AccountFactory'
+  | 'DevnetExecutorModule'
+  | 'DevnetHookModule';
 
 export function fixtureArtifact(name: FixtureName): Artifact {
   return require(`./contracts/artifacts/${name}.json`) as Artifact;

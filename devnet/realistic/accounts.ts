@@ -113,6 +113,8 @@ export type RealAccount = {
   deployed: boolean;
   /** Has approved the ERC-20 paymaster to take its token. */
   approvedPaymaster: boolean;
+  /** Where its ERC-7579 module changes stand (modules.ts; 'none' for every other account). */
+  moduleStage: 'none' | 'installed' | 'uninstalled';
 };
 
 export async function createRealAccount(
@@ -190,6 +192,7 @@ export async function createRealAccount(
     delegate,
     deployed: false,
     approvedPaymaster: false,
+    moduleStage: 'none',
   };
 }
 

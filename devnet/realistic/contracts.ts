@@ -67,6 +67,8 @@ export type RealisticContracts = {
     moduleSetup: Address;
   };
   oz7579Factory: Address;
+  /** The ERC-7579 executor and hook the modular accounts install and uninstall (DevnetModules.sol). */
+  erc7579Modules: { executor: Address; hook: Address };
   /** Pimlico's singleton paymaster per EntryPoint: verifying and ERC-20 modes in one contract. */
   paymasters: Record<EntryPointVersion, Address>;
   /** The token the ERC-20 mode charges in (the devnet's 18-decimal dDAI), and where it goes. */
@@ -183,6 +185,11 @@ export async function deployRealisticContracts(devnet: Devnet, operator: Operato
     [entryPoints['v0.8']],
   );
 
+  const erc7579Modules = {
+    executor: await create2(fixtureArtifact('DevnetExecutorModule').bytecode as Hex),
+    hook: await create2(fixtureArtifact('DevnetHookModule').bytecode as Hex),
+  };
+
   const paymasters = await deployPaymasters(paymasterSigner, entryPoints, create2);
   const depositTo = parseAbi(['function depositTo(address)']);
   for (const [version, paymaster] of Object.entries(paymasters) as Array<[EntryPointVersion, Address]>) {
@@ -196,6 +203,7 @@ export async function deployRealisticContracts(devnet: Devnet, operator: Operato
     simple7702,
     safe,
     oz7579Factory,
+    erc7579Modules,
     paymasters,
     paymasterToken: base.erc20Dai18 as Address,
     paymasterTreasury: '0x0000000000000000000000000000000000007ea5',
@@ -210,6 +218,8 @@ export function realisticContractNames(c: RealisticContracts): Record<string, st
     'simple7702Account.v0.8': c.simple7702['v0.8'],
     'simple7702Account.v0.9': c.simple7702['v0.9'],
     'oz7579AccountFactory.v0.8': c.oz7579Factory,
+    'erc7579Module.executor': c.erc7579Modules.executor,
+    'erc7579Module.hook': c.erc7579Modules.hook,
     paymasterToken: c.paymasterToken,
     paymasterTreasury: c.paymasterTreasury,
   };

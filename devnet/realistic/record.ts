@@ -15,6 +15,7 @@ import type { Rpc } from '../rpc.js';
 import { computeDays, type GroundTruth, type TruthTransfer, type TruthUserOp } from '../truth.js';
 import type { AccountType, ExecutionMode } from './accounts.js';
 import type { PaymasterMode } from './contracts.js';
+import type { ModuleChange } from './modules.js';
 import { TOPICS } from '../../shared/chain/constants.js';
 
 /** EntryPoint v0.7+: PostOpRevertReason(bytes32 indexed userOpHash, address indexed sender, uint256 nonce, bytes revertReason). */
@@ -67,6 +68,8 @@ export type SentOp = {
   eip7702: boolean;
   /** The bundler process(es) it was sent to (two when they compete for it). */
   sentTo: string[];
+  /** The ERC-7579 module installs and uninstalls its calls ask for, in order. */
+  moduleChanges: ModuleChange[];
 };
 
 /** The realistic truth file's entry for an op: the GroundTruth op plus the generator's intent and the bundler's receipt. */
@@ -86,6 +89,8 @@ export type RealisticRecord = {
   expectedOutcome: ExpectedOutcome;
   eip7702: boolean;
   sentTo: string[];
+  /** The ERC-7579 module installs and uninstalls its calls ask for, in order (lower-case addresses). */
+  moduleChanges: ModuleChange[];
   /** The paymaster's revert data from PostOpRevertReason (v0.7+; v0.6 emits none). */
   postOpRevertReason: string | null;
   bundlerReceipt: {
@@ -306,6 +311,7 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
     expectedOutcome: s.expected,
     eip7702: s.eip7702,
     sentTo: s.sentTo,
+    moduleChanges: s.moduleChanges.map((c) => ({ ...c, module: c.module.toLowerCase() as Address })),
     postOpRevertReason: postOpLog
       ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], postOpLog.data as Hex)[1] as string).toLowerCase()
       : null,

@@ -34,6 +34,7 @@ import type { RpcReceipt } from '../mining.js';
 import { decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
+import { moduleChangeDue, nextModuleChange, type ModuleChange } from './modules.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
 import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type SentOp } from './record.js';
 import type { RealisticDevnet } from './index.js';
@@ -71,6 +72,8 @@ type Intent = {
   expected: ExpectedOutcome;
   nonceKey: bigint | null;
   bundlers: Bundler[];
+  /** The ERC-7579 module changes its calls make (none for most ops). */
+  moduleChanges?: ModuleChange[];
 };
 
 /** Plans, sends and records `ops` more ops on the realistic devnet. */
@@ -120,7 +123,9 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     const modes: readonly ExecutionMode[] = ACCOUNT_KINDS[type].modes;
     // A turn whose mode needs a deployed account (below) takes one when the type has one, so that a
     // short run sends every mode.
-    const deployedPool = needsDeployed(modes[(rd.modeTurns.get(type) ?? 0) % modes.length]!) ? pool.filter((a) => a.deployed) : [];
+    const turnMode = modes[(rd.modeTurns.get(type) ?? 0) % modes.length]!;
+    // So does a turn that a deployed modular account's next module change waits for (modules.ts).
+    const deployedPool = needsDeployed(turnMode) ? pool.filter((a) => a.deployed) : pool.filter((a) => moduleChangeDue(a, turnMode));
     let account: RealAccount;
     if (deployedPool.length > 0) account = rng.pick(deployedPool);
     else if (pool.length === 0 || rng.chance(0.25)) {
@@ -163,7 +168,7 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
             : 'success';
     const competing = rng.chance(0.1);
     intents.push({
-      ...planOp(rd, account, expected, mode),
+      ...planOp(rd, account, expected, mode, true),
       nonceKey: null,
       bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler],
     });
@@ -178,11 +183,17 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
  */
 const needsDeployed = (mode: ExecutionMode): boolean => mode === 'delegatecall' || mode === 'replayable';
 
+/**
+ * `changesModules`: a succeeding single or batch turn of a modular account may carry its next
+ * module change (modules.ts); not for several ops of one sender in one bundle, whose order is the
+ * bundler's.
+ */
 function planOp(
   rd: RealisticDevnet,
   account: RealAccount,
   expected: ExpectedOutcome,
   mode: ExecutionMode,
+  changesModules = false,
 ): Omit<Intent, 'nonceKey' | 'bundlers'> {
   const { rng } = rd;
   const version = account.version;
@@ -220,6 +231,9 @@ function planOp(
   // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
   // without a word): a wallet on it batches value-less calls only.
   if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
+  const moduleChange = changesModules && expected === 'success' ? nextModuleChange(account, mode, rd.contracts) : null;
+  // A batch keeps one ordinary call beside its installs.
+  if (moduleChange) calls = mode === 'batch' ? [...moduleChange.calls, calls[0]!] : moduleChange.calls;
   const roll = rng.next();
   const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
   // A single call's turn pays in the token only once approved (the approval would make it a
@@ -233,7 +247,7 @@ function planOp(
     if (hasBatch) calls.unshift(approvePaymasterCall(rd.contracts, version));
     else calls = [approvePaymasterCall(rd.contracts, version)];
   }
-  return { account, calls, mode, estimateWith: null, paymasterMode, expected };
+  return { account, calls, mode, estimateWith: null, paymasterMode, expected, moduleChanges: moduleChange?.changes ?? [] };
 }
 
 function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
@@ -448,6 +462,7 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     expected: intent.expected,
     eip7702: account.delegate !== null,
     sentTo,
+    moduleChanges: intent.moduleChanges ?? [],
   };
 }
 

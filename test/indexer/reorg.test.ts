@@ -17,6 +17,8 @@ import { startReceiver, type Receiver } from '../webhooks/support/receiver.js';
 import { expectMatchesTruth } from './storedTruth.js';
 import { expectStoredEconomicsMatchChain } from './support/bundleEconomics.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
+import { chainModuleEvents, installedAfter, sendModuleOp, setUpModularAccount } from './support/moduleOps.js';
+import { createTestKey } from '../helpers/app.js';
 
 const DEPTHS = [1, 2, 4, 7, 10];
 /** The deep case: a reorg of DEPTH blocks on a network whose finality depth is FINALITY. */
@@ -29,6 +31,8 @@ describe('indexer reorg handling', function () {
   describe('reorgs of depth 1 to 10 while following the head', followingTests(t));
   const deep = useWebhookHarness();
   describe('a reorg deeper than finality and the stored headers', deepReorgTests(deep));
+  const modules = useTestDb();
+  describe('a reorg of ERC-7579 module installs', moduleReorgTests(modules));
 });
 
 function followingTests(t: { readonly db: Db }) {
@@ -183,6 +187,103 @@ function deepReorgTests(h: ReturnType<typeof useWebhookHarness>) {
         [...announced()].filter((hash) => !left.has(hash)),
         'ops listed that stayed on the chain',
       ).to.deep.equal([]);
+    });
+  };
+}
+
+function moduleReorgTests(t: { readonly db: Db }) {
+  return function () {
+    let devnet: Devnet;
+    let indexer: Indexer;
+    let deps: Deps;
+
+    before(async () => {
+      devnet = await startDevnet();
+      indexer = startIndexer({ db: t.db, config: devnetConfig(devnet.rpcUrl), log: quietLogger() });
+      deps = testDeps(t.db);
+    });
+
+    after(async () => {
+      await indexer?.stop();
+      await deps?.services.close();
+      await devnet?.stop();
+    });
+
+    it('keeps the module events the chain has, and unwinds an install the reorg removes', async () => {
+      const key = await createTestKey(t.db);
+      const api = request(createApp(deps));
+      const m = await setUpModularAccount(devnet);
+      /** What opscan answers for the account, against what the chain's logs and receipts say. */
+      const expectEqualToChain = async (what: string) => {
+        await indexer.syncNow();
+        const onChain = (await chainModuleEvents(devnet.rpc)).filter((e) => e.account === m.account);
+        const res = await api.get('/v0/getAccountModules').query({ network: 'devnet', address: m.account }).set('x-api-key', key);
+        expect(res.status, what).to.equal(200);
+        const history = res.body.history as Array<Record<string, string>>;
+        expect(
+          history.map((e) => ({
+            action: e.action,
+            moduleTypeId: e.moduleTypeId,
+            module: e.module,
+            blockNumber: e.blockNumber,
+            transactionHash: e.transactionHash,
+          })),
+          `${what}: history`,
+        ).to.deep.equal(
+          onChain.map(({ action, moduleTypeId, module, blockNumber, transactionHash }) => ({
+            action,
+            moduleTypeId,
+            module,
+            blockNumber,
+            transactionHash,
+          })),
+        );
+        const modules = res.body.modules as Array<{ moduleTypeId: string; module: string }>;
+        expect(modules.map((x) => `${x.moduleTypeId}:${x.module}`).sort(), `${what}: modules`).to.deep.equal(installedAfter(onChain));
+        return { history, modules, onChain };
+      };
+
+      // Deployed and given the executor in one op, then the executor uninstalled and installed again.
+      const first = await sendModuleOp(devnet, m, 'install');
+      const installedAtDeployment = await expectEqualToChain('after the deployment');
+      expect(installedAtDeployment.history).to.have.length(1);
+      expect(installedAtDeployment.history[0]!.userOpHash).to.equal(first.userOpHash);
+      await sendModuleOp(devnet, m, 'uninstall');
+      const ancestor = await devnet.rpc.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
+      await expectEqualToChain('after the uninstall');
+      const again = await sendModuleOp(devnet, m, 'install');
+      const reinstalled = await expectEqualToChain('after the second install');
+      const { blockHash } = await devnet.rpc.call<{ blockHash: string }>('eth_getTransactionReceipt', [again.transactionHash]);
+      const block = await devnet.rpc.call<{ number: string; timestamp: string }>('eth_getBlockByHash', [blockHash, false]);
+      expect(reinstalled.modules).to.deep.equal([
+        {
+          moduleTypeId: '2',
+          moduleType: 'executor',
+          module: m.executor,
+          installedAt: {
+            blockNumber: String(Number(block.number)),
+            blockTime: String(Number(block.timestamp)),
+            transactionHash: again.transactionHash,
+            userOpHash: again.userOpHash,
+          },
+        },
+      ]);
+      const top = await api.get('/v0/getTopModules').query({ network: 'devnet' }).set('x-api-key', key);
+      expect(top.body).to.deep.equal({
+        modules: [{ module: m.executor, moduleTypeIds: ['2'], moduleTypes: ['executor'], accountsLength: '1' }],
+      });
+
+      // The second install's block is replaced by two empty ones: a longer fork without it.
+      await devnet.rpc.call('anvil_rollback', [1]);
+      const head = await devnet.rpc.call<{ hash: string }>('eth_getBlockByNumber', ['latest', false]);
+      expect(head.hash).to.equal(ancestor.hash);
+      await devnet.rpc.call('evm_mine', []);
+      await devnet.rpc.call('evm_mine', []);
+      const unwound = await expectEqualToChain('after the reorg');
+      expect(unwound.history.map((e) => e.action)).to.deep.equal(['installed', 'uninstalled']);
+      expect(unwound.modules).to.deep.equal([]);
+      const topAfter = await api.get('/v0/getTopModules').query({ network: 'devnet' }).set('x-api-key', key);
+      expect(topAfter.body).to.deep.equal({ modules: [] });
     });
   };
 }
