@@ -26,8 +26,8 @@ type ModularKind = {
 
 /**
  * Kernel v3.1+: initData = hook address (20 bytes; zero: none) ‖ abi.encode(executorData, hookData).
- * Nexus, Etherspot: executors in a linked list, de-init data = abi.encode(previous entry, data); the
- * executor installed last is the first entry, after the sentinel 0x…01.
+ * Nexus: executors in a linked list, de-init data = abi.encode(previous entry, data); the executor
+ * installed last is the first entry, after the sentinel 0x…01.
  */
 const KERNEL: ModularKind = {
   hook: true,
@@ -45,7 +45,9 @@ const MODULAR: Partial<Record<AccountType, ModularKind>> = {
   'kernel-v3.2': KERNEL,
   'kernel-v3.3': KERNEL,
   nexus: LINKED_EXECUTORS,
-  etherspot: LINKED_EXECUTORS,
+  // Not Safe7579, whose launchpad has the Safe ask Rhinestone's module registry, where no attester
+  // vouches for the devnet's modules (InsufficientAttestations); nor Etherspot's wallet, which
+  // refuses them as well (errors 0x40d3d1a4 and HookAlreadyInstalled, in an eth_call of its own).
   oz7579: { hook: false, executorInit: '0x', executorDeinit: '0x' },
 };
 
@@ -55,14 +57,16 @@ export const MODULAR_TYPES = Object.keys(MODULAR) as AccountType[];
 /** Whether `account`'s op of `mode` would carry its next module change (nextModuleChange). */
 export function moduleChangeDue(account: RealAccount, mode: ExecutionMode): boolean {
   if (!MODULAR[account.type] || !account.deployed) return false;
-  return (account.moduleStage === 'none' && mode === 'batch') || (account.moduleStage === 'installed' && mode === 'single');
+  return (
+    (account.moduleStage === 'none' && mode === 'batch') || (account.moduleStage === 'installed' && (mode === 'single' || mode === 'batch'))
+  );
 }
 
 const toCall = (c: { to: Address; value: bigint; data: Hex }): Call => ({ target: c.to, value: c.value, data: c.data });
 
 /**
- * The module calls `account`'s op of `mode` makes next (a batch turn installs, a later single turn
- * uninstalls), or null when it makes none; advances the account's module stage.
+ * The module calls `account`'s op of `mode` makes next (a batch turn installs, a later single or
+ * batch turn uninstalls), or null when it makes none; advances the account's module stage.
  */
 export function nextModuleChange(
   account: RealAccount,
@@ -89,10 +93,11 @@ export function nextModuleChange(
     account.moduleStage = 'installed';
     return { calls, changes };
   }
-  if (account.moduleStage === 'installed' && mode === 'single') {
-    const calls = encodeUninstallModule({ account: sdk, modules: { type: 'executor', address: executor, deInitData: kind.executorDeinit } }).map(
-      toCall,
-    );
+  if (account.moduleStage === 'installed') {
+    const calls = encodeUninstallModule({
+      account: sdk,
+      modules: { type: 'executor', address: executor, deInitData: kind.executorDeinit },
+    }).map(toCall);
     account.moduleStage = 'uninstalled';
     return { calls, changes: [{ action: 'uninstall', moduleTypeId: 2, module: executor }] };
   }

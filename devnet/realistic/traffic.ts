@@ -168,7 +168,7 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
             : 'success';
     const competing = rng.chance(0.1);
     intents.push({
-      ...planOp(rd, account, expected, mode, true),
+      ...withModuleChange(rd, planOp(rd, account, expected, mode)),
       nonceKey: null,
       bundlers: competing ? [bundler, ...rd.bundlers.filter((b) => b !== bundler)] : [bundler],
     });
@@ -183,17 +183,11 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
  */
 const needsDeployed = (mode: ExecutionMode): boolean => mode === 'delegatecall' || mode === 'replayable';
 
-/**
- * `changesModules`: a succeeding single or batch turn of a modular account may carry its next
- * module change (modules.ts); not for several ops of one sender in one bundle, whose order is the
- * bundler's.
- */
 function planOp(
   rd: RealisticDevnet,
   account: RealAccount,
   expected: ExpectedOutcome,
   mode: ExecutionMode,
-  changesModules = false,
 ): Omit<Intent, 'nonceKey' | 'bundlers'> {
   const { rng } = rd;
   const version = account.version;
@@ -231,9 +225,6 @@ function planOp(
   // SimpleAccount v0.6's executeBatch(dest[], func[]) carries no values (permissionless drops them
   // without a word): a wallet on it batches value-less calls only.
   if (account.type === 'simple-v0.6' && count > 1) calls = calls.map((c) => ({ ...c, value: 0n }));
-  const moduleChange = changesModules && expected === 'success' ? nextModuleChange(account, mode, rd.contracts) : null;
-  // A batch keeps one ordinary call beside its installs.
-  if (moduleChange) calls = mode === 'batch' ? [...moduleChange.calls, calls[0]!] : moduleChange.calls;
   const roll = rng.next();
   const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
   // A single call's turn pays in the token only once approved (the approval would make it a
@@ -247,7 +238,19 @@ function planOp(
     if (hasBatch) calls.unshift(approvePaymasterCall(rd.contracts, version));
     else calls = [approvePaymasterCall(rd.contracts, version)];
   }
-  return { account, calls, mode, estimateWith: null, paymasterMode, expected, moduleChanges: moduleChange?.changes ?? [] };
+  return { account, calls, mode, estimateWith: null, paymasterMode, expected };
+}
+
+/**
+ * The op with its account's next module change when one is due (modules.ts): installs or an
+ * uninstall lead a batch's calls; an uninstall is a single turn's one call. Not for several ops of
+ * one sender in one bundle, whose order is the bundler's.
+ */
+function withModuleChange(rd: RealisticDevnet, planned: Omit<Intent, 'nonceKey' | 'bundlers'>): Omit<Intent, 'nonceKey' | 'bundlers'> {
+  const change = planned.expected === 'success' ? nextModuleChange(planned.account, planned.mode, rd.contracts) : null;
+  if (!change) return planned;
+  const calls = planned.mode === 'batch' ? [...change.calls, ...planned.calls] : change.calls;
+  return { ...planned, calls, moduleChanges: change.changes };
 }
 
 function randomCall(rd: RealisticDevnet, account: RealAccount): Call {

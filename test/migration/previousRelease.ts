@@ -80,6 +80,8 @@ export async function restoreTables(db: Queryable, tables: Record<string, string
  * (`revenue`, `fee`, `profit`, `bundlerProfitDaily`). Removed from both sides before comparing.
  */
 const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily']);
+// An account's ERC-7579 modules (accountDetail.modules).
+ADDED_FIELDS.add('modules');
 
 export function withoutAddedFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutAddedFields);

@@ -683,6 +683,10 @@ describe('subgraph-style GraphQL on indexed devnet traffic', () => {
       expect(await refused('{ userOps { nope } }')).to.match(/Cannot query field "nope"/);
       expect(await refused('{ userOps(first: 100000) { id } }')).to.match(/`first` argument must be between 0 and 1000/);
       expect(await refused('{ userOps(skip: 100000) { id } }')).to.match(/`skip` argument must be between 0 and 5000/);
+      expect(await refused('{ accountModules(address: "0x1234") { address } }')).to.match(/`address` argument must be a 20-byte address/);
+      expect(await refused('{ accountModules(address: "nope") { address } }')).to.match(/Bytes takes 0x-prefixed hex/);
+      expect(await refused('{ accountModules { address } }')).to.match(/argument "address" of type "Bytes!" is required/);
+      expect(await refused('{ modules(first: 100000) { module } }')).to.match(/`first` argument must be between 0 and 1000/);
       const deep = `{ userOps(first: 1) { ${'bundle { userOps(first: 1) { '.repeat(10)} id ${'} } '.repeat(10)} } }`;
       expect(await refused(deep)).to.match(/nests fields \d+ deep/);
       const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: _meta { deployment }`).join(' ')} }`;

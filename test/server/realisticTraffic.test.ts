@@ -25,9 +25,11 @@ import { expectedEvents } from '../webhooks/support/expectedEvents.js';
 import { useWebhookHarness } from '../webhooks/support/harness.js';
 import { startReceiver, verifySignature } from '../webhooks/support/receiver.js';
 import { expectedUserOp, pick } from './support/expected.js';
+import { chainModulesByAccount, topModules } from './support/moduleTruth.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 import { describeRpcWithRealClients } from './support/rpcRealClients.js';
 import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
+import { MODULAR_TYPES } from '../../devnet/realistic/modules.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -260,6 +262,62 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
         }
       });
     }
+
+    it("answers every ERC-7579 account's modules and their history as the chain's ModuleInstalled / ModuleUninstalled logs have them: /v0, GraphQL, accountDetail, getTopModules", async () => {
+      const onChain = await chainModulesByAccount(rd!.devnet.rpc);
+      // What the generator asked for is what the chain shows, op by op (Kernel v3.3 emits an
+      // executor's ModuleInstalled twice: a repeat is one change).
+      for (const r of records().filter((x) => x.moduleChanges.length > 0)) {
+        const events = (onChain.get(r.sender)?.history ?? [])
+          .filter((e) => e.userOpHash === r.userOpHash)
+          .map((e) => ({ action: e.action, moduleTypeId: Number(e.moduleTypeId), module: e.module }));
+        expect(
+          events.filter((e, i) => i === 0 || JSON.stringify(e) !== JSON.stringify(events[i - 1])),
+          `${r.accountType} ${r.userOpHash}`,
+        ).to.deep.equal(r.moduleChanges.map((c) => ({ action: `${c.action}ed`, moduleTypeId: c.moduleTypeId, module: c.module })));
+      }
+      for (const type of MODULAR_TYPES) {
+        const changes = records()
+          .filter((x) => x.accountType === type)
+          .flatMap((x) => x.moduleChanges);
+        expect(new Set(changes.map((c) => `${c.action} ${c.moduleTypeId}`)), `${type}: its module changes`).to.deep.equal(
+          new Set(['install 2', 'uninstall 2', ...(type === 'oz7579' ? [] : ['install 4'])]),
+        );
+      }
+      const modular = rd!.accounts
+        .filter((a) => (ACCOUNT_KINDS[a.type].modes as readonly string[]).includes('delegatecall'))
+        .map((a) => a.address);
+      const accounts = [...new Set([...modular, ...onChain.keys()])];
+      expect(
+        [...onChain.values()].some((m) => m.history.some((e) => e.moduleType === 'validator')),
+        'validators installed at deployment',
+      ).to.equal(true);
+      for (const address of accounts) {
+        const want = onChain.get(address) ?? { modules: [], history: [] };
+        const rest = await d.get('getAccountModules', { network: 'devnet', address });
+        expect(rest.status, address).to.equal(200);
+        expect(rest.body, `${address}: /v0`).to.deep.equal(want);
+        const graphql = await d
+          .api()
+          .post('/subgraphs/name/devnet')
+          .set('x-api-key', d.key)
+          .send({
+            query: `{ accountModules(address: "${address}") { address network modules { moduleTypeId moduleType module installedAt { blockNumber blockTime transactionHash userOpHash } } history { action moduleTypeId moduleType module blockNumber blockTime transactionHash userOpHash } } }`,
+          });
+        expect(graphql.body.errors, address).to.equal(undefined);
+        expect(graphql.body.data.accountModules, `${address}: GraphQL`).to.deep.equal({ address, network: 'devnet', ...want });
+        const detail = (await d.get('getAddressActivity', { network: 'devnet', address, first: 1 })).body.accountDetail as Json;
+        expect(detail.modules, `${address}: accountDetail`).to.deep.equal(want.modules);
+      }
+      const top = await d.get('getTopModules', { network: 'devnet', first: 100 });
+      expect(top.body.modules, 'getTopModules').to.deep.equal(topModules(onChain));
+      const graphqlTop = await d
+        .api()
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', d.key)
+        .send({ query: '{ modules(first: 100) { module moduleTypeIds moduleTypes accountsLength } }' });
+      expect(graphqlTop.body.data.modules, 'GraphQL modules').to.deep.equal(topModules(onChain));
+    });
   });
 
   describe('webhooks', () => {
