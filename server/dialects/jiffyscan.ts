@@ -29,7 +29,7 @@ import {
   type UserOp,
 } from '../../shared/models/index.js';
 import type { Ctx } from '../context.js';
-import { SELF_CALLS_SELECTOR, accountMethod } from '../../shared/calldata/accountCalls.js';
+import { SELF_CALLS_SELECTOR, accountMethod, decodeAccountCalls } from '../../shared/calldata/accountCalls.js';
 import { decodeCall } from '../knownCalls.js';
 import { decodeLog } from '../knownEvents.js';
 import { presentation, type Dialect } from './dialect.js';
@@ -204,17 +204,25 @@ function senderOf(execution: TraceNode): string | undefined {
  *   execute), which calls back into the account (execTransactionFromModule): the callbacks' calls
  *   are the account's, and its other calls to that handler (setting it up) are none of the op's;
  * - its STATICCALLs: the account reading, not acting (a diamond's facet lookup — Barz —, a factory's
- *   registry — Thirdweb): an op's calls are CALLs.
+ *   registry — Thirdweb): an op's calls are CALLs;
+ * - its calls to its ERC-7579 hook's preCheck and postCheck around the execution (Nexus makes them).
  * A call the account made keeps its subtree as traced (a token calling the account back stays
  * under it). Without a call into the account (an op with empty callData) the EntryPoint's frame
  * stays the root. The frames as traced stay in /v0 and getUserOpTraces.
  */
+/** ERC-7579 IHook preCheck(address,uint256,bytes) and postCheck(bytes). */
+const HOOK_CHECKS = new Set(['0xd68f6025', '0x173bf7da']);
+
 export function accountExecutionTrace(execution: TraceNode): TraceNode {
   const sender = senderOf(execution);
   const accountCall = execution.next.find((n) => n.traceData.to === sender && n.traceData.from === execution.traceData.to);
   if (!accountCall) return execution;
   const entered = selectorOf(accountCall.traceData.input);
-  const callsItself = entered === SELF_CALLS_SELECTOR;
+  // An op may ask the account to call itself: Coinbase's replayable owner changes, an ERC-7579
+  // account's installModule / uninstallModule among its calls.
+  const asked = decodeAccountCalls(accountCall.traceData.input, sender);
+  const callsItself = entered === SELF_CALLS_SELECTOR || asked.some((c) => c.target === sender);
+  const askedFor = (to: string, input: string) => asked.some((c) => c.target === to && selectorOf(c.data) === selectorOf(input));
   const handlers = new Set<string>();
   const callsOf = (frame: TraceNode): TraceNode[] =>
     frame.next.flatMap((child) => {
@@ -222,6 +230,8 @@ export function accountExecutionTrace(execution: TraceNode): TraceNode {
       if (callsItself && type === 'CALL' && to === sender) return [child];
       if (type === 'DELEGATECALL' || type === 'CALLCODE' || to === sender) return callsOf(child);
       if (type === 'STATICCALL') return [];
+      // The account running its ERC-7579 hook around the execution, unless the op asked for the call.
+      if (HOOK_CHECKS.has(selectorOf(input)) && !askedFor(to, input)) return [];
       // A handler is told apart from a target that shares the selector (an account's execute calling
       // another account's) by its calls back into the account.
       const callbacks = child.next.filter((c) => c.traceData.to === sender);
