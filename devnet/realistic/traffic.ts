@@ -243,13 +243,14 @@ function planOp(
 
 /**
  * The op with its account's next module change when one is due (modules.ts): installs or an
- * uninstall lead a batch's calls; an uninstall is a single turn's one call. Not for several ops of
- * one sender in one bundle, whose order is the bundler's.
+ * uninstall lead a batch's or a delegatecall's calls (MultiSend's calls run as the account, which
+ * may call itself); an uninstall is a single turn's one call. Not for several ops of one sender in
+ * one bundle, whose order is the bundler's.
  */
 function withModuleChange(rd: RealisticDevnet, planned: Omit<Intent, 'nonceKey' | 'bundlers'>): Omit<Intent, 'nonceKey' | 'bundlers'> {
   const change = planned.expected === 'success' ? nextModuleChange(planned.account, planned.mode, rd.contracts) : null;
   if (!change) return planned;
-  const calls = planned.mode === 'batch' ? [...change.calls, ...planned.calls] : change.calls;
+  const calls = planned.mode === 'single' ? change.calls : [...change.calls, ...planned.calls];
   return { ...planned, calls, moduleChanges: change.changes };
 }
 

@@ -7,7 +7,7 @@ import { defaultedNetworkInput, pageInput, servedNetwork } from './inputs.js';
 export const getTopModules = defineEndpoint({
   summary: 'ERC-7579 modules ranked by the accounts that have them installed now (ties by address).',
   description:
-    "An account counts once per module whatever types it installed it as; `moduleTypeIds` lists the types across accounts. A module every account uninstalled is not listed.",
+    'An account counts once per module whatever types it installed it as; `moduleTypeIds` lists the types across accounts. A module every account uninstalled is not listed.',
   tag: 'Account',
   input: z.object({ network: defaultedNetworkInput, ...pageInput }),
   output: z.object({ modules: z.array(moduleSummarySchema) }),

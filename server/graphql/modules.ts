@@ -24,7 +24,10 @@ import { checkPage } from './where.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-export function moduleFields(scalars: { Bytes: GraphQLScalarType; BigInt: GraphQLScalarType }): GraphQLFieldConfigMap<unknown, GraphqlContext> {
+export function moduleFields(scalars: {
+  Bytes: GraphQLScalarType;
+  BigInt: GraphQLScalarType;
+}): GraphQLFieldConfigMap<unknown, GraphqlContext> {
   const nonNull = <T extends GraphQLNullableType>(type: T) => new GraphQLNonNull<T>(type);
   const list = <T extends GraphQLNullableType>(type: T) => nonNull(new GraphQLList(nonNull(type)));
   const ModuleType = new GraphQLEnumType({
