@@ -113,32 +113,25 @@ const VENDOR_ERRORS = [
 ];
 
 /** Every `error` of the EntryPoint packages' artifacts (EntryPoint, sample accounts, paymasters, the OpenZeppelin code they build on). */
-function entryPointPackageErrors(): string[] {
+function entryPointPackageErrors(): ErrorFragment[] {
   const require = createRequire(import.meta.url);
-  const signatures: string[] = [];
+  const fragments: ErrorFragment[] = [];
   for (const pkg of ['ep06', 'ep07', 'ep08']) {
     const dir = join(dirname(require.resolve(`${pkg}/package.json`)), 'artifacts');
     for (const file of readdirSync(dir)
       .filter((f) => f.endsWith('.json'))
       .sort()) {
       const { abi } = require(join(dir, file)) as { abi: Array<{ type: string }> };
-      for (const item of abi)
-        if (item.type === 'error')
-          signatures.push(
-            ErrorFragment.from(item)
-              .format('full')
-              .replace(/^error /, ''),
-          );
+      for (const item of abi) if (item.type === 'error') fragments.push(ErrorFragment.from(item));
     }
   }
-  return signatures;
+  return fragments;
 }
 
 /** The known errors by selector; one selector may have several declarations (the first that decodes wins). */
 const KNOWN = (() => {
   const bySignature = new Map<string, ErrorFragment>();
-  for (const s of [...entryPointPackageErrors(), ...VENDOR_ERRORS]) {
-    const fragment = ErrorFragment.from(`error ${s}`);
+  for (const fragment of [...entryPointPackageErrors(), ...VENDOR_ERRORS.map((s) => ErrorFragment.from(`error ${s}`))]) {
     if (!bySignature.has(fragment.format('sighash'))) bySignature.set(fragment.format('sighash'), fragment);
   }
   const bySelector = new Map<string, ErrorFragment[]>();
@@ -146,7 +139,6 @@ const KNOWN = (() => {
   return bySelector;
 })();
 
-/** The signatures of every error this module names (Error and Panic included). */
 export const knownErrorSignatures = (): string[] => [
   'Error(string)',
   'Panic(uint256)',
@@ -211,15 +203,15 @@ export function decodeRevert(data: string | null, depth = 0): DecodedRevert {
   if (bytes.length < 10) return { ...plain, kind: 'unknown', name: null, message: null, selector: null, args: null };
   const selector = bytes.slice(0, 10);
   if (selector === ERROR_STRING) {
-    const args = decodeArgs(ErrorFragment.from('error Error(string reason)'), bytes);
-    if (args) return { ...plain, kind: 'Error', name: 'Error', message: storableTextFromUtf8(args[0]!.value as string), selector, args };
-    // A reason that is not valid UTF-8 (ethers refuses it): the raw string bytes, which may be revert data themselves.
     const raw = rawErrorString(bytes);
-    if (raw !== null && depth < MAX_DEPTH) {
+    if (raw === null) return { ...plain, kind: 'unknown', name: null, message: null, selector, args: null };
+    // `revert(string(returnData))`: text that is not UTF-8 but an inner call's revert data.
+    if (!isUtf8(raw) && depth < MAX_DEPTH) {
       const inner = decodeRevert(raw, depth + 1);
       if (inner.kind !== 'unknown' && inner.kind !== 'empty') return wrapped(inner, { name: 'Error', selector, args: [] });
     }
-    return { ...plain, kind: 'unknown', name: null, message: null, selector, args: null };
+    const message = storableTextFromUtf8(raw);
+    return { ...plain, kind: 'Error', name: 'Error', message, selector, args: [{ name: 'reason', type: 'string', value: message }] };
   }
   if (selector === PANIC) {
     const args = decodeArgs(ErrorFragment.from('error Panic(uint256 code)'), bytes);
@@ -245,6 +237,17 @@ export function decodeRevert(data: string | null, depth = 0): DecodedRevert {
 
 function wrapped(inner: DecodedRevert, wrapper: DecodedRevert['wrappers'][number]): DecodedRevert {
   return { ...inner, wrappers: [wrapper, ...inner.wrappers] };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isUtf8(hex: string): boolean {
+  try {
+    strictUtf8.decode(Buffer.from(hex.slice(2), 'hex'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The string bytes of an `Error(string)` read without UTF-8 decoding, or null when the layout is wrong. */

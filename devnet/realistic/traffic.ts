@@ -35,7 +35,7 @@ import { decodeTransferLog } from '../receipts.js';
 import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
-import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type SentOp } from './record.js';
+import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type FailureIntent, type SentOp } from './record.js';
 import type { RealisticDevnet } from './index.js';
 import { TOPICS } from '../../shared/chain/constants.js';
 
@@ -46,7 +46,20 @@ const LOOK_AFTER_MS = 15_000;
 const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
-const REVERTER = parseAbi(['function fail(string)']);
+const REVERTER = parseAbi([
+  'function fail(string)',
+  'function failEmpty()',
+  'function failCustom(uint256)',
+  'function failUnknown(uint256)',
+  'function failPanic(uint256)',
+]);
+/**
+ * How ops meant to revert in execution fail, in turn: a require with a message, a custom error of a
+ * declaration explorers ship, a Panic, an inner call of a batch reverting, a custom error no explorer
+ * knows, and a revert with no data.
+ */
+const FAILURE_TURNS = ['require', 'custom', 'panic', 'batch', 'unknown', 'empty'] as const;
+type FailureTurn = (typeof FAILURE_TURNS)[number];
 const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
 const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
 const COINBASE = parseAbi([
@@ -71,6 +84,8 @@ type Intent = {
   expected: ExpectedOutcome;
   nonceKey: bigint | null;
   bundlers: Bundler[];
+  /** The error the op's calls are meant to raise (execution-revert). */
+  failure?: FailureIntent;
 };
 
 /** Plans, sends and records `ops` more ops on the realistic devnet. */
@@ -156,9 +171,9 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     const expected: ExpectedOutcome =
       mode !== 'single' || !account.deployed
         ? 'success'
-        : roll < 0.1
+        : roll < 0.2
           ? 'execution-revert'
-          : account.approvedPaymaster && roll < 0.35
+          : account.approvedPaymaster && roll < 0.4
             ? 'postop-revert'
             : 'success';
     const competing = rng.chance(0.1);
@@ -187,17 +202,25 @@ function planOp(
   const { rng } = rd;
   const version = account.version;
   if (expected === 'postop-revert') {
-    // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
-    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected };
+    // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent): its
+    // token transfer (Solady's SafeTransferLib) fails. v0.6 emits no revert data for a postOp.
+    const failure: FailureIntent =
+      version === 'v0.6' ? { kind: 'empty', name: null, args: null } : { kind: 'custom', name: 'TransferFromFailed', args: [] };
+    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected, failure };
   }
   if (expected === 'execution-revert') {
-    const reason = `realistic revert ${rd.nextNftId}`;
-    const calls = [
-      { target: rd.base.reverter, value: 0n, data: encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] }) },
-    ];
+    const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
+    let turn: FailureTurn = FAILURE_TURNS[rd.failureTurns++ % FAILURE_TURNS.length]!;
+    // An account without a batch fails its turn's batch as a require.
+    if (turn === 'batch' && !hasBatch) turn = 'require';
+    const { call, intent } = failingCall(rd, turn === 'batch' ? 'require' : turn);
+    // SimpleAccount v0.6's executeBatch carries no values (planOp's batches).
+    const calls =
+      turn === 'batch' ? [{ ...randomCall(rd, account), ...(account.type === 'simple-v0.6' ? { value: 0n } : {}) }, call] : [call];
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
-    const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
-    return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+    const estimateWith = calls.map((c) => ({ ...c, target: c === call ? (rng.pick(rd.devnet.recipients) as Address) : c.target }));
+    const mode: ExecutionMode = turn === 'batch' ? 'batch' : 'single';
+    return { account, calls, mode, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected, failure: intent };
   }
   if (mode === 'replayable') {
     // A Coinbase owner change meant for every chain: the account adds an owner (an address of no one's).
@@ -268,6 +291,37 @@ function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
         value: 0n,
         data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, 10n ** 15n * BigInt(rng.int(1, 100))] }),
       };
+  }
+}
+
+/**
+ * The reverter's call for a failure turn, and the error it raises (the record's expected failure:
+ * what the generator asked for, the account's own wrapping aside).
+ */
+function failingCall(rd: RealisticDevnet, turn: Exclude<FailureTurn, 'batch'>): { call: Call; intent: FailureIntent } {
+  const n = rd.nextNftId++;
+  const call = (functionName: 'fail' | 'failEmpty' | 'failCustom' | 'failUnknown' | 'failPanic', args: readonly unknown[]): Call => ({
+    target: rd.base.reverter,
+    value: 0n,
+    data: encodeFunctionData({ abi: REVERTER, functionName, args } as never),
+  });
+  switch (turn) {
+    case 'require': {
+      const reason = `realistic revert ${n}`;
+      return { call: call('fail', [reason]), intent: { kind: 'Error', name: 'Error', args: [reason] } };
+    }
+    case 'custom':
+      // The sender is the account that calls the reverter (filled in when recorded).
+      return {
+        call: call('failCustom', [n]),
+        intent: { kind: 'custom', name: 'ERC20InsufficientBalance', args: ['<caller>', '0', n.toString()] },
+      };
+    case 'panic':
+      return { call: call('failPanic', [n]), intent: { kind: 'Panic', name: 'Panic', args: ['17'] } };
+    case 'unknown':
+      return { call: call('failUnknown', [n]), intent: { kind: 'unknown', name: null, args: null } };
+    default:
+      return { call: call('failEmpty', []), intent: { kind: 'empty', name: null, args: null } };
   }
 }
 
@@ -446,6 +500,7 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     paymaster: paymasterAddress,
     paymasterMode: intent.paymasterMode,
     expected: intent.expected,
+    failureIntent: intent.failure ?? null,
     eip7702: account.delegate !== null,
     sentTo,
   };
