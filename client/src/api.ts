@@ -744,6 +744,7 @@ export type Endpoints = {
           entryPointVersion: string;
           implementation: string | null;
           account: string;
+          failure: string | null;
         }>;
         latestBundles: Array<{
           transactionHash: string;

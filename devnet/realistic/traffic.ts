@@ -55,10 +55,10 @@ const REVERTER = parseAbi([
 ]);
 /**
  * How ops meant to revert in execution fail, in turn: a require with a message, a custom error of a
- * declaration explorers ship, a Panic, an inner call of a batch reverting, a custom error no explorer
- * knows, and a revert with no data.
+ * declaration explorers ship, a Panic, an inner call of a batch reverting, a revert with no data, and
+ * a custom error no explorer knows.
  */
-const FAILURE_TURNS = ['require', 'custom', 'panic', 'batch', 'unknown', 'empty'] as const;
+const FAILURE_TURNS = ['require', 'custom', 'panic', 'batch', 'empty', 'unknown'] as const;
 type FailureTurn = (typeof FAILURE_TURNS)[number];
 const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
 const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
@@ -168,14 +168,20 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     if (needsDeployed(mode) && !account.deployed) mode = 'single';
     else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
+    // Until every failure kind has gone out, and a postOp has reverted, more turns fail: a short run has them all.
+    const kindsOwed = rd.failureTurns < FAILURE_TURNS.length;
+    const postOpOwed =
+      !rd.records.some((r) => r.expectedOutcome === 'postop-revert') && !intents.some((i) => i.expected === 'postop-revert');
     const expected: ExpectedOutcome =
       mode !== 'single' || !account.deployed
         ? 'success'
-        : roll < 0.2
-          ? 'execution-revert'
-          : account.approvedPaymaster && roll < 0.4
-            ? 'postop-revert'
-            : 'success';
+        : account.approvedPaymaster && postOpOwed
+          ? 'postop-revert'
+          : roll < (kindsOwed ? 0.5 : 0.1)
+            ? 'execution-revert'
+            : account.approvedPaymaster && roll < 0.35
+              ? 'postop-revert'
+              : 'success';
     const competing = rng.chance(0.1);
     intents.push({
       ...planOp(rd, account, expected, mode),

@@ -144,7 +144,7 @@ describe('opFailure over real traces (anvil callTracer)', function () {
 
   before(async () => {
     chain = await startChain();
-    [from] = await chain.rpc.call<string[]>('eth_accounts');
+    from = (await chain.rpc.call<string[]>('eth_accounts'))[0]!;
     reverter = await deploy(fixtureArtifact('Reverter').bytecode);
     multicall = await deploy(fixtureArtifact('BundleMulticall').bytecode);
   });
