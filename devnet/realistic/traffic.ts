@@ -306,28 +306,36 @@ function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
  */
 function failingCall(rd: RealisticDevnet, turn: Exclude<FailureTurn, 'batch'>): { call: Call; intent: FailureIntent } {
   const n = rd.nextNftId++;
-  const call = (functionName: 'fail' | 'failEmpty' | 'failCustom' | 'failUnknown' | 'failPanic', args: readonly unknown[]): Call => ({
-    target: rd.base.reverter,
-    value: 0n,
-    data: encodeFunctionData({ abi: REVERTER, functionName, args } as never),
-  });
+  const call = (data: Hex): Call => ({ target: rd.base.reverter, value: 0n, data });
   switch (turn) {
     case 'require': {
       const reason = `realistic revert ${n}`;
-      return { call: call('fail', [reason]), intent: { kind: 'Error', name: 'Error', args: [reason] } };
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] })),
+        intent: { kind: 'Error', name: 'Error', args: [reason] },
+      };
     }
     case 'custom':
       // The sender is the account that calls the reverter (filled in when recorded).
       return {
-        call: call('failCustom', [n]),
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failCustom', args: [n] })),
         intent: { kind: 'custom', name: 'ERC20InsufficientBalance', args: ['<caller>', '0', n.toString()] },
       };
     case 'panic':
-      return { call: call('failPanic', [n]), intent: { kind: 'Panic', name: 'Panic', args: ['17'] } };
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failPanic', args: [n] })),
+        intent: { kind: 'Panic', name: 'Panic', args: ['17'] },
+      };
     case 'unknown':
-      return { call: call('failUnknown', [n]), intent: { kind: 'unknown', name: null, args: null } };
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failUnknown', args: [n] })),
+        intent: { kind: 'unknown', name: null, args: null },
+      };
     default:
-      return { call: call('failEmpty', []), intent: { kind: 'empty', name: null, args: null } };
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failEmpty' })),
+        intent: { kind: 'empty', name: null, args: null },
+      };
   }
 }
 

@@ -28,7 +28,7 @@ const ERRORS = [
   ]),
 ];
 const SENDER = '0x00000000000000000000000000000000000000aa';
-const encode = (errorName: string, args: readonly unknown[]): Hex => encodeErrorResult({ abi: ERRORS, errorName, args } as never);
+const encode = (errorName: string, args: readonly unknown[]): Hex => encodeErrorResult({ abi: ERRORS, errorName, args });
 
 describe('knownErrors.decodeRevert', () => {
   it('names Error(string), every Panic code and a custom error with its arguments', () => {

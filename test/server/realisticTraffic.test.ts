@@ -432,7 +432,7 @@ async function failureOnChain(rd: RealisticDevnet, blockNumber: number, userOpHa
       [{ fromBlock: block, toBlock: block, topics: [[TOPICS.userOperationRevertReason, TOPICS.postOpRevertReason], userOpHash] }],
     ],
   ]);
-  const data = logs![0] ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], logs![0].data)[1] as Hex) : '0x';
+  const data = logs![0] ? decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], logs![0].data)[1] : '0x';
   const wrappers: string[] = [];
   let current: Hex = data;
   for (;;) {
