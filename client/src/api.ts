@@ -56,7 +56,7 @@ export type Trace = {
   blockNumber: number;
   subtraces: Array<Trace>;
   traceAddress: Array<number>;
-  stage: 'bundle' | 'execution' | 'validation' | 'postOp';
+  stage: 'bundle' | 'execution' | 'postOp' | 'validation';
 };
 export type TraceNode = {
   traceData: {
@@ -744,6 +744,7 @@ export type Endpoints = {
           entryPointVersion: string;
           implementation: string | null;
           account: string;
+          failure: string | null;
         }>;
         latestBundles: Array<{
           transactionHash: string;
@@ -930,6 +931,17 @@ export type Endpoints = {
         eip7702: boolean;
         paymasterSignature: string | null;
         implementation: string | null;
+        failure: {
+          stage: 'execution' | 'postOp';
+          kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+          name: string | null;
+          message: string | null;
+          selector: string | null;
+          args: Array<{ name: string; type: string; value: unknown }> | null;
+          data: string;
+          wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+          frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+        } | null;
       }>;
     };
   };
@@ -956,6 +968,17 @@ export type Endpoints = {
     kind: 'query';
     input: { userOpHash: string; network?: string | undefined };
     output: {
+      failure: {
+        stage: 'execution' | 'postOp';
+        kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+        name: string | null;
+        message: string | null;
+        selector: string | null;
+        args: Array<{ name: string; type: string; value: unknown }> | null;
+        data: string;
+        wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+        frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+      } | null;
       erc20Transfers: Array<{ invoked: string; from: string; to: string; value: string; name: string }>;
       executionTrace: TraceNode | null;
       userOpParams: Array<string | { type: 'BigNumber'; hex: string }>;
@@ -1823,6 +1846,17 @@ export type JiffyscanOutputs = {
     }>;
   };
   getUserOpMetadata: {
+    failure: {
+      stage: 'execution' | 'postOp';
+      kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+      name: string | null;
+      message: string | null;
+      selector: string | null;
+      args: Array<{ name: string; type: string; value: unknown }> | null;
+      data: string;
+      wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+      frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+    } | null;
     erc20Transfers: Array<{ invoked: string; from: string; to: string; value: string; name: string }>;
     userOpParams: Array<string | { type: 'BigNumber'; hex: string }>;
     logs: Array<{
