@@ -56,7 +56,7 @@ export type Trace = {
   blockNumber: number;
   subtraces: Array<Trace>;
   traceAddress: Array<number>;
-  stage: 'bundle' | 'execution' | 'validation' | 'postOp';
+  stage: 'bundle' | 'execution' | 'postOp' | 'validation';
 };
 export type TraceNode = {
   traceData: {
@@ -784,6 +784,7 @@ export type Endpoints = {
           entryPointVersion: string;
           implementation: string | null;
           account: string;
+          failure: string | null;
         }>;
         latestBundles: Array<{
           transactionHash: string;
@@ -970,6 +971,17 @@ export type Endpoints = {
         eip7702: boolean;
         paymasterSignature: string | null;
         implementation: string | null;
+        failure: {
+          stage: 'execution' | 'postOp';
+          kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+          name: string | null;
+          message: string | null;
+          selector: string | null;
+          args: Array<{ name: string; type: string; value: unknown }> | null;
+          data: string;
+          wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+          frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+        } | null;
       }>;
     };
   };
@@ -996,6 +1008,17 @@ export type Endpoints = {
     kind: 'query';
     input: { userOpHash: string; network?: string | undefined };
     output: {
+      failure: {
+        stage: 'execution' | 'postOp';
+        kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+        name: string | null;
+        message: string | null;
+        selector: string | null;
+        args: Array<{ name: string; type: string; value: unknown }> | null;
+        data: string;
+        wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+        frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+      } | null;
       erc20Transfers: Array<{ invoked: string; from: string; to: string; value: string; name: string }>;
       executionTrace: TraceNode | null;
       userOpParams: Array<string | { type: 'BigNumber'; hex: string }>;
@@ -1869,6 +1892,17 @@ export type JiffyscanOutputs = {
     }>;
   };
   getUserOpMetadata: {
+    failure: {
+      stage: 'execution' | 'postOp';
+      kind: 'unknown' | 'custom' | 'Error' | 'Panic' | 'empty';
+      name: string | null;
+      message: string | null;
+      selector: string | null;
+      args: Array<{ name: string; type: string; value: unknown }> | null;
+      data: string;
+      wrappers: Array<{ name: string; selector: string; args: Array<{ name: string; type: string; value: unknown }> }>;
+      frame: { to: string; selector: string | null; method: string | null; depth: number; error: string | null } | null;
+    } | null;
     erc20Transfers: Array<{ invoked: string; from: string; to: string; value: string; name: string }>;
     userOpParams: Array<string | { type: 'BigNumber'; hex: string }>;
     logs: Array<{

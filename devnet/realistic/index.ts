@@ -54,6 +54,8 @@ export type RealisticDevnet = {
   nextNonceKey: number;
   /** Per account type, how many of its execution-mode turns have gone out (traffic.ts). */
   modeTurns: Map<AccountType, number>;
+  /** How many ops meant to revert in execution have gone out: each takes the next failure kind (traffic.ts). */
+  failureTurns: number;
   nextNftId: bigint;
   /** Says what the traffic did about an op that did not land (a re-send, a re-signed authorization). */
   report(message: string): void;
@@ -126,6 +128,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       opsPlanned: 0,
       nextNonceKey: 0,
       modeTurns: new Map(),
+      failureTurns: 0,
       nextNftId: 1_000_000n,
       report: opts.report ?? ((message) => process.stderr.write(`realistic devnet: ${message}\n`)),
       async stop() {

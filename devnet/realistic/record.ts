@@ -26,6 +26,12 @@ export type Call = { target: Address; value: bigint; data: Hex };
 /** What the generator meant to happen. */
 export type ExpectedOutcome = 'success' | 'execution-revert' | 'postop-revert';
 
+/**
+ * The error a failing op's calls raise, as the generator asked for it: the kind opscan's diagnosis
+ * names, the error's name and its arguments as JSON values (decimal strings, lower-case addresses).
+ */
+export type FailureIntent = { kind: 'Error' | 'Panic' | 'custom' | 'unknown' | 'empty'; name: string | null; args: string[] | null };
+
 /** eth_getUserOperationReceipt as the bundler answers it (hex quantities). */
 export type BundlerReceipt = {
   userOpHash: Hex;
@@ -65,6 +71,7 @@ export type SentOp = {
   paymaster: Address | null;
   paymasterMode: PaymasterMode | null;
   expected: ExpectedOutcome;
+  failureIntent: FailureIntent | null;
   eip7702: boolean;
   /** The bundler process(es) it was sent to (two when they compete for it). */
   sentTo: string[];
@@ -87,6 +94,8 @@ export type RealisticRecord = {
   paymasterMode: PaymasterMode | null;
   factory: string | null;
   expectedOutcome: ExpectedOutcome;
+  /** The error it was meant to fail with (null when meant to succeed). */
+  expectedFailure: FailureIntent | null;
   eip7702: boolean;
   sentTo: string[];
   /** The ERC-7579 module installs and uninstalls its calls ask for, in order (lower-case addresses). */
@@ -216,7 +225,9 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
   const revertReason = reasonLog
     ? (decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], reasonLog.data as Hex)[1] as string)
     : null;
-  if ((s.expected === 'execution-revert') !== (reasonLog !== undefined))
+  // A revert with no data emits no reason event, unless the account wraps it in an error of its own.
+  const maybeEmpty = s.failureIntent?.kind === 'empty';
+  if ((s.expected === 'execution-revert') !== (reasonLog !== undefined) && !(maybeEmpty && !reasonLog))
     fail(`UserOperationRevertReason ${reasonLog ? 'present' : 'missing'}`);
 
   const postOpLog = ctx.execution.find((l) => l.topics[0] === POST_OP_REVERT_REASON && l.topics[1]?.toLowerCase() === s.hash);
@@ -309,6 +320,11 @@ function truthOp(s: SentOp, receipt: BundlerReceipt, ctx: OpContext) {
     paymasterMode: s.paymasterMode,
     factory: userOp.factory,
     expectedOutcome: s.expected,
+    // The reverter's caller is the account itself (its custom error names it).
+    expectedFailure: s.failureIntent && {
+      ...s.failureIntent,
+      args: s.failureIntent.args?.map((a) => (a === '<caller>' ? sender : a)) ?? null,
+    },
     eip7702: s.eip7702,
     sentTo: s.sentTo,
     moduleChanges: s.moduleChanges.map((c) => ({ ...c, module: c.module.toLowerCase() as Address })),

@@ -36,7 +36,7 @@ import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
 import { moduleChangeDue, nextModuleChange, type ModuleChange } from './modules.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
-import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type SentOp } from './record.js';
+import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type FailureIntent, type SentOp } from './record.js';
 import type { RealisticDevnet } from './index.js';
 import { TOPICS } from '../../shared/chain/constants.js';
 
@@ -47,7 +47,20 @@ const LOOK_AFTER_MS = 15_000;
 const ERC20 = parseAbi(['function transfer(address,uint256) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
 const ERC721 = parseAbi(['function mint(address,uint256)']);
 const ERC1155 = parseAbi(['function mint(address,uint256,uint256)']);
-const REVERTER = parseAbi(['function fail(string)']);
+const REVERTER = parseAbi([
+  'function fail(string)',
+  'function failEmpty()',
+  'function failCustom(uint256)',
+  'function failUnknown(uint256)',
+  'function failPanic(uint256)',
+]);
+/**
+ * How ops meant to revert in execution fail, in turn: a require with a message, a custom error of a
+ * declaration explorers ship, a Panic, an inner call of a batch reverting, a revert with no data, and
+ * a custom error no explorer knows.
+ */
+const FAILURE_TURNS = ['require', 'custom', 'panic', 'batch', 'empty', 'unknown'] as const;
+type FailureTurn = (typeof FAILURE_TURNS)[number];
 const MULTI_SEND = parseAbi(['function multiSend(bytes transactions)']);
 const ERC7579_EXECUTE = parseAbi(['function execute(bytes32 mode, bytes executionCalldata)']);
 const COINBASE = parseAbi([
@@ -72,6 +85,8 @@ type Intent = {
   expected: ExpectedOutcome;
   nonceKey: bigint | null;
   bundlers: Bundler[];
+  /** The error the op's calls are meant to raise (execution-revert). */
+  failure?: FailureIntent;
   /** The ERC-7579 module changes its calls make (none for most ops). */
   moduleChanges?: ModuleChange[];
 };
@@ -158,14 +173,20 @@ async function planWave(rd: RealisticDevnet, size: number): Promise<Intent[]> {
     if (needsDeployed(mode) && !account.deployed) mode = 'single';
     else rd.modeTurns.set(type, turn + 1);
     const roll = rng.next();
+    // Until every failure kind has gone out, and a postOp has reverted, more turns fail: a short run has them all.
+    const kindsOwed = rd.failureTurns < FAILURE_TURNS.length;
+    const postOpOwed =
+      !rd.records.some((r) => r.expectedOutcome === 'postop-revert') && !intents.some((i) => i.expected === 'postop-revert');
     const expected: ExpectedOutcome =
       mode !== 'single' || !account.deployed
         ? 'success'
-        : roll < 0.1
-          ? 'execution-revert'
-          : account.approvedPaymaster && roll < 0.35
-            ? 'postop-revert'
-            : 'success';
+        : account.approvedPaymaster && postOpOwed
+          ? 'postop-revert'
+          : roll < (kindsOwed ? 0.5 : 0.1)
+            ? 'execution-revert'
+            : account.approvedPaymaster && roll < 0.35
+              ? 'postop-revert'
+              : 'success';
     const competing = rng.chance(0.1);
     intents.push({
       ...withModuleChange(rd, planOp(rd, account, expected, mode)),
@@ -192,17 +213,25 @@ function planOp(
   const { rng } = rd;
   const version = account.version;
   if (expected === 'postop-revert') {
-    // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent).
-    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected };
+    // Spends every token the ERC-20 paymaster would charge in postOp (balance read when sent): its
+    // token transfer (Solady's SafeTransferLib) fails. v0.6 emits no revert data for a postOp.
+    const failure: FailureIntent =
+      version === 'v0.6' ? { kind: 'empty', name: null, args: null } : { kind: 'custom', name: 'TransferFromFailed', args: [] };
+    return { account, calls: [], mode: 'single', estimateWith: null, paymasterMode: 'erc20', expected, failure };
   }
   if (expected === 'execution-revert') {
-    const reason = `realistic revert ${rd.nextNftId}`;
-    const calls = [
-      { target: rd.base.reverter, value: 0n, data: encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] }) },
-    ];
+    const hasBatch = (ACCOUNT_KINDS[account.type].modes as readonly ExecutionMode[]).includes('batch');
+    let turn: FailureTurn = FAILURE_TURNS[rd.failureTurns++ % FAILURE_TURNS.length]!;
+    // An account without a batch fails its turn's batch as a require.
+    if (turn === 'batch' && !hasBatch) turn = 'require';
+    const { call, intent } = failingCall(rd, turn === 'batch' ? 'require' : turn);
+    // SimpleAccount v0.6's executeBatch carries no values (planOp's batches).
+    const calls =
+      turn === 'batch' ? [{ ...randomCall(rd, account), ...(account.type === 'simple-v0.6' ? { value: 0n } : {}) }, call] : [call];
     // An EOA accepts the same calldata, so estimation sees an op of the same shape that succeeds.
-    const estimateWith = calls.map((c) => ({ ...c, target: rng.pick(rd.devnet.recipients) as Address }));
-    return { account, calls, mode: 'single', estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected };
+    const estimateWith = calls.map((c) => ({ ...c, target: c === call ? (rng.pick(rd.devnet.recipients) as Address) : c.target }));
+    const mode: ExecutionMode = turn === 'batch' ? 'batch' : 'single';
+    return { account, calls, mode, estimateWith, paymasterMode: rng.chance(0.4) ? 'verifying' : null, expected, failure: intent };
   }
   if (mode === 'replayable') {
     // A Coinbase owner change meant for every chain: the account adds an owner (an address of no one's).
@@ -285,6 +314,45 @@ function randomCall(rd: RealisticDevnet, account: RealAccount): Call {
         target: base.erc20Dai18,
         value: 0n,
         data: encodeFunctionData({ abi: ERC20, functionName: 'transfer', args: [to, 10n ** 15n * BigInt(rng.int(1, 100))] }),
+      };
+  }
+}
+
+/**
+ * The reverter's call for a failure turn, and the error it raises (the record's expected failure:
+ * what the generator asked for, the account's own wrapping aside).
+ */
+function failingCall(rd: RealisticDevnet, turn: Exclude<FailureTurn, 'batch'>): { call: Call; intent: FailureIntent } {
+  const n = rd.nextNftId++;
+  const call = (data: Hex): Call => ({ target: rd.base.reverter, value: 0n, data });
+  switch (turn) {
+    case 'require': {
+      const reason = `realistic revert ${n}`;
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'fail', args: [reason] })),
+        intent: { kind: 'Error', name: 'Error', args: [reason] },
+      };
+    }
+    case 'custom':
+      // The sender is the account that calls the reverter (filled in when recorded).
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failCustom', args: [n] })),
+        intent: { kind: 'custom', name: 'ERC20InsufficientBalance', args: ['<caller>', '0', n.toString()] },
+      };
+    case 'panic':
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failPanic', args: [n] })),
+        intent: { kind: 'Panic', name: 'Panic', args: ['17'] },
+      };
+    case 'unknown':
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failUnknown', args: [n] })),
+        intent: { kind: 'unknown', name: null, args: null },
+      };
+    default:
+      return {
+        call: call(encodeFunctionData({ abi: REVERTER, functionName: 'failEmpty' })),
+        intent: { kind: 'empty', name: null, args: null },
       };
   }
 }
@@ -464,6 +532,7 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     paymaster: paymasterAddress,
     paymasterMode: intent.paymasterMode,
     expected: intent.expected,
+    failureIntent: intent.failure ?? null,
     eip7702: account.delegate !== null,
     sentTo,
     moduleChanges: intent.moduleChanges ?? [],

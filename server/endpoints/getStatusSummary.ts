@@ -5,6 +5,8 @@ import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { bundleSchema, dailyMetricSchema, userOpSchema, writeFailureSchema } from '../../shared/models/index.js';
+import * as userOpTraces from '../../shared/db/tables/userOpTraces.js';
+import { diagnoseFailure, failureInWords } from '../opFailure.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { networkStatusOf } from './getNetworkStatus.js';
 import { indexedNetworks, everyNetworkInput } from './inputs.js';
@@ -42,6 +44,8 @@ const networkSummarySchema = z.object({
          * else the family its callData's method suggests (and the 7702 flag): "Safe", "EIP-7702 SimpleAccount-style"…
          */
         account: z.string(),
+        /** Why a failed op failed, in words ("Panic: arithmetic overflow in transfer() at depth 2"); null when it succeeded. */
+        failure: z.string().nullable(),
       }),
   ),
   latestBundles: z.array(
@@ -72,6 +76,17 @@ export const getStatusSummary = defineEndpoint({
         bundles.listLatest(ctx.db, network.chainId, { first: LATEST, skip: 0 }),
         dailyStats.listRecent(ctx.db, network.chainId, DAYS, false),
       ]);
+      const failedHashes = ops.filter((o) => !o.success).map((o) => o.userOpHash);
+      // The stored traces only: the page polls, and never makes the node trace.
+      const [failures, traces] = await Promise.all([
+        userOps.listFailures(ctx.db, network.chainId, failedHashes),
+        userOpTraces.findMany(ctx.db, network.chainId, failedHashes),
+      ]);
+      const failureOf = (hash: string): string | null => {
+        const stored = failures.get(hash);
+        const failure = stored ? diagnoseFailure(stored, traces.get(hash) ?? null) : null;
+        return failure ? failureInWords(failure) : null;
+      };
       const position = networkStatusOf(network, state);
       const startBlock = state?.startBlock ?? null;
       const span = startBlock === null ? 0 : position.headBlock - startBlock + 1;
@@ -93,6 +108,7 @@ export const getStatusSummary = defineEndpoint({
           account: isNamed(o.implementation)
             ? o.implementation
             : `${o.eip7702 ? 'EIP-7702 ' : ''}${accountFamily(o.preDecodedCallData) ?? 'unknown'}`,
+          failure: failureOf(o.userOpHash),
         })),
         latestBundles: latestBundles.map((b) => ({
           transactionHash: b.transactionHash,

@@ -5,6 +5,7 @@ import * as userOps from '../../shared/db/tables/userOps.js';
 import { AppError } from '../../shared/errors.js';
 import { userOpMetadataSchema } from '../../shared/models/index.js';
 import { decodeLog } from '../knownEvents.js';
+import { diagnoseFailure } from '../opFailure.js';
 import { defineEndpoint } from './defineEndpoint.js';
 import { opExecutionTrace } from './opExecutionTrace.js';
 import { hashInput, networkHolding, searchedNetworkInput } from './inputs.js';
@@ -18,7 +19,7 @@ export const getUserOpMetadata = defineEndpoint({
     'initCode, callData, accountGasLimits, preVerificationGas, gasFees, paymasterAndData, signature]; numbers are ' +
     '`{type: "BigNumber", hex}`. `executionTrace`: an op not traced while indexing is traced on the node on its first ' +
     'request and stored; null when the node cannot trace the transaction (getUserOpTraces says why). ' +
-    'An unknown user operation is a 404.',
+    '`failure`: why a failed op failed (null when it succeeded), as getUserOp answers it. An unknown user operation is a 404.',
   tag: 'User Operations',
   input: z.object({ userOpHash: hashInput, network: searchedNetworkInput }),
   output: userOpMetadataSchema,
@@ -38,7 +39,9 @@ export const getUserOpMetadata = defineEndpoint({
       }),
       logs.listByUserOp(ctx.db, network.chainId, op.userOpHash),
     ]);
+    const stored = op.success ? undefined : (await userOps.listFailures(ctx.db, network.chainId, [op.userOpHash])).get(op.userOpHash);
     return {
+      failure: stored ? diagnoseFailure(stored, traced.trace) : null,
       erc20Transfers: transfers
         .filter((t) => t.standard === 'ERC20')
         .map((t) => ({

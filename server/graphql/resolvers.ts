@@ -4,8 +4,10 @@ import type { Path } from 'graphql/jsutils/Path.js';
 import type { NetworkConfig } from '../../shared/config.js';
 import type { Queryable } from '../../shared/db/client.js';
 import type { PgType } from '../../shared/db/entityView.js';
+import type { OpFailure } from '../../shared/models/opFailure.js';
 import { assertAnswerableAt, indexedHead, locateBlock, type BlockHeight, type QueryBlock } from './blocks.js';
 import { ENTITIES, type Entity } from './entities.js';
+import { FAILURE_NEEDS } from './opFailure.js';
 import { listRows, listRowsPerParent, type ListArgs, type Row } from './rows.js';
 
 /** What every resolver of one request shares: the network it asked for and the request's batch loaders. */
@@ -14,6 +16,8 @@ export type GraphqlContext = {
   network: NetworkConfig;
   /** One loader per relation field, arguments and selection: parents of one level share a statement. */
   loaders: Map<string, DataLoader<string, Row[]>>;
+  /** The failures of the failed ops this request asked about (opFailure.ts), loaded together. */
+  failures?: DataLoader<string, OpFailure | null>;
   /** The indexed head, read on first need (blocks.ts). */
   head?: ReturnType<typeof indexedHead>;
   /** The block each top-level field was asked at, by its response key: the fields nested in it read at the same block. */
@@ -63,6 +67,7 @@ function requestedFields(info: GraphQLResolveInfo, entity: Entity): Set<string> 
   for (const [name, relation] of Object.entries(entity.relations)) {
     if (names.has(name)) for (const [parentField] of relation.on) names.add(parentField);
   }
+  if (entity.name === 'UserOp' && names.has('failure')) for (const field of FAILURE_NEEDS) names.add(field);
   return new Set([...names].filter((name) => name in entity.view.fields).sort());
 }
 

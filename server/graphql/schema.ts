@@ -26,6 +26,7 @@ import {
 import type { FieldKind } from '../../shared/db/entityView.js';
 import { blockHeightType } from './blocks.js';
 import { ENTITIES, type Entity, type EntityName } from './entities.js';
+import { failureField } from './opFailure.js';
 import { resolveCollection, resolveMeta, resolveRelation, resolveSingle, type GraphqlContext } from './resolvers.js';
 import { moduleFields } from './modules.js';
 import { LIMITS, OPERATORS } from './where.js';
@@ -218,6 +219,7 @@ function buildTypes(filterArgument: FilterArgument) {
             fields[name] = { type: field.nullable ? type : new GraphQLNonNull(type) };
           }
           if (entity.network) fields.network = { type: new GraphQLNonNull(GraphQLString), resolve: (_p, _a, ctx) => ctx.network.name };
+          if (entity.name === 'UserOp') fields.failure = failureField(BytesScalar) as GraphQLFieldConfig<unknown, GraphqlContext>;
           for (const [name, relation] of Object.entries(entity.relations)) {
             const target = objects.get(relation.entity)!;
             const type: GraphQLOutputType = relation.list ? new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(target))) : target;

@@ -8,3 +8,4 @@ export * from './network.js';
 export * from './activity.js';
 export * from './trace.js';
 export * from './modules.js';
+export * from './opFailure.js';

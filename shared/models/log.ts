@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { addressOut, decimalString, hashOut, hexSchema } from './primitives.js';
+import { opFailureSchema } from './opFailure.js';
 
 export const logSchema = z
   .object({
@@ -62,6 +63,8 @@ const bigNumberSchema = z.object({ type: z.literal('BigNumber'), hex: hexSchema 
 
 export const userOpMetadataSchema = z
   .object({
+    /** Why the op failed (null when it succeeded), as getUserOp answers it. */
+    failure: opFailureSchema.nullable(),
     erc20Transfers: z.array(z.object({ invoked: z.string(), from: addressOut, to: addressOut, value: hexSchema, name: z.string() })),
     /** Null when the node could not trace the transaction (no debug_traceTransaction). */
     executionTrace: traceNodeSchema.nullable(),

@@ -79,7 +79,7 @@ export async function restoreTables(db: Queryable, tables: Record<string, string
  * (an account's implementation), `writeFailure` (a network's held batch), what bundles earned
  * (`revenue`, `fee`, `profit`, `bundlerProfitDaily`). Removed from both sides before comparing.
  */
-const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily']);
+const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily', 'failure']);
 // An account's ERC-7579 modules (accountDetail.modules).
 ADDED_FIELDS.add('modules');
 

@@ -6,7 +6,9 @@
  * bundler's own eth_getUserOperationReceipt. Webhooks for an ADDRESS and a PAYMASTER filter get
  * exactly the matching ops.
  */
+import { createRequire } from 'node:module';
 import { expect } from 'chai';
+import { decodeAbiParameters, decodeErrorResult, parseAbi, type Abi, type Hex } from 'viem';
 import {
   generateRealistic,
   startRealisticDevnet,
@@ -28,7 +30,7 @@ import { expectedUserOp, pick } from './support/expected.js';
 import { chainModulesByAccount, topModules } from './support/moduleTruth.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
 import { describeRpcWithRealClients } from './support/rpcRealClients.js';
-import { ZERO_ADDRESS } from '../../shared/chain/constants.js';
+import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 import { MODULAR_TYPES } from '../../devnet/realistic/modules.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -320,6 +322,66 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
     });
   });
 
+  describe('why failed ops failed', () => {
+    const d = useIndexedDevnet({ traffic });
+
+    it("every failed op's failure in /v0 getUserOp, getUserOpMetadata and GraphQL equals the chain's revert event and the record", async () => {
+      const failed = records().filter((r) => r.expectedOutcome !== 'success');
+      expect(new Set(failed.map((r) => r.expectedFailure?.kind)), 'the kinds of failure sent').to.deep.equal(
+        new Set(['Error', 'custom', 'Panic', 'empty', 'unknown']),
+      );
+      for (const record of failed) {
+        const op = truth.userOps.find((o) => o.userOpHash === record.userOpHash)!;
+        const want = await failureOnChain(rd!, op.blockNumber, record.userOpHash);
+        const query = { network: 'devnet', userOpHash: record.userOpHash };
+        // getUserOpMetadata first: it traces the op on the node and stores the trace GraphQL reads.
+        const fromMetadata = (await d.get('getUserOpMetadata', query)).body.failure as Json;
+        const fromGetUserOp = (await d.get('getUserOp', { network: 'devnet', hash: record.userOpHash })).body.userOps[0].failure as Json;
+        const graphql = await d
+          .api()
+          .post('/subgraphs/name/devnet')
+          .set('x-api-key', d.key)
+          .send({
+            query: `{ userOp(id: "${op.userOpHash}-${op.logIndex}") { failure { stage kind name message selector data args { name type value } wrappers { name } frame { to selector method depth error } } } }`,
+          });
+        expect(graphql.body.errors).to.equal(undefined);
+        const fromGraphql = graphql.body.data.userOp.failure as Json;
+        const what = `${record.accountType} ${record.userOpHash}`;
+        for (const [where, failure] of [
+          ['getUserOpMetadata', fromMetadata],
+          ['getUserOp', fromGetUserOp],
+          ['GraphQL', fromGraphql],
+        ] as const) {
+          const argValues =
+            (failure.args as Json[] | null)?.map((a) => (typeof a.value === 'string' ? a.value : JSON.stringify(a.value))) ?? null;
+          // The chain: the EntryPoint's revert event read with eth_getLogs, decoded with viem.
+          expect(
+            {
+              kind: failure.kind,
+              name: failure.name,
+              data: failure.data,
+              wrappers: failure.wrappers.map((w: Json) => w.name),
+              args: argValues,
+            },
+            `${where}: ${what}`,
+          ).to.deep.equal(want.decoded);
+          // The record: what the generator asked for.
+          expect({ kind: failure.kind, name: failure.name, args: argValues }, `${where}: ${what} as sent`).to.deep.equal(
+            record.expectedFailure,
+          );
+          // v0.6 emits no event for a postOp: the stage then comes from the trace, stored by now.
+          expect(failure.stage, `${where}: ${what}`).to.equal(record.expectedOutcome === 'postop-revert' ? 'postOp' : 'execution');
+          // The call that raised it: the reverter in execution; the paymaster when its token transfer failed.
+          if (failure.kind !== 'empty' || record.expectedOutcome === 'execution-revert') {
+            const raiser = record.expectedOutcome === 'postop-revert' ? record.paymaster : rd!.base.reverter.toLowerCase();
+            expect(failure.frame?.to, `${where}: ${what} frame`).to.equal(raiser);
+          }
+        }
+        expect(fromGetUserOp).to.deep.equal(fromMetadata);
+      }
+    });
+  });
+
   describe('webhooks', () => {
     const h = useWebhookHarness();
 
@@ -408,3 +470,46 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
 
   describeRpcWithRealClients(() => rd!, traffic);
 });
+
+const ERRORS_ON_CHAIN: Abi = [
+  ...(createRequire(import.meta.url)('ep08/artifacts/EntryPoint.json') as { abi: Abi }).abi.filter((i) => i.type === 'error'),
+  ...(createRequire(import.meta.url)('ep08/artifacts/BaseAccount.json') as { abi: Abi }).abi.filter((i) => i.type === 'error'),
+  ...parseAbi(['error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)', 'error TransferFromFailed()']),
+];
+
+/**
+ * An op's failure as the chain shows it: its UserOperationRevertReason or PostOpRevertReason read
+ * with eth_getLogs, the revert data decoded by viem (Error, Panic and the errors above), the
+ * EntryPoint's and v0.8 accounts' wrappers unwrapped; an error viem cannot decode is unknown.
+ */
+async function failureOnChain(rd: RealisticDevnet, blockNumber: number, userOpHash: string) {
+  const block = `0x${blockNumber.toString(16)}`;
+  const [logs] = await rd.devnet.rpc.batch<Array<{ data: Hex }>>([
+    [
+      'eth_getLogs',
+      [{ fromBlock: block, toBlock: block, topics: [[TOPICS.userOperationRevertReason, TOPICS.postOpRevertReason], userOpHash] }],
+    ],
+  ]);
+  const data = logs![0] ? decodeAbiParameters([{ type: 'uint256' }, { type: 'bytes' }], logs![0].data)[1] : '0x';
+  const wrappers: string[] = [];
+  let current: Hex = data;
+  for (;;) {
+    if (current === '0x') return { decoded: { kind: 'empty', name: null, data: current, wrappers, args: null } };
+    let error;
+    try {
+      error = decodeErrorResult({ abi: ERRORS_ON_CHAIN, data: current });
+    } catch {
+      return { decoded: { kind: 'unknown', name: null, data: current, wrappers, args: null } };
+    }
+    const args = (error.args ?? []) as unknown[];
+    const inner = error.abiItem.type === 'error' ? error.abiItem.inputs.findIndex((p) => p.type === 'bytes') : -1;
+    if (inner >= 0) {
+      wrappers.push(error.errorName);
+      current = (args[inner] as Hex).toLowerCase() as Hex;
+      continue;
+    }
+    const kind = error.errorName === 'Error' ? 'Error' : error.errorName === 'Panic' ? 'Panic' : 'custom';
+    const values = args.map((a) => (typeof a === 'string' && a.startsWith('0x') ? a.toLowerCase() : String(a)));
+    return { decoded: { kind, name: error.errorName, data: current, wrappers, args: values } };
+  }
+}

@@ -84,11 +84,15 @@ describe('status page at /', function () {
       'blockNumber',
       'blockTime',
       'entryPointVersion',
+      'failure',
       'implementation',
       'sender',
       'success',
       'userOpHash',
     ]);
+    // A failed op's failure in words; none for one that succeeded.
+    for (const op of devnet.latestUserOps as Array<{ success: boolean; failure: string | null }>)
+      expect(op.failure === null, JSON.stringify(op)).to.equal(op.success);
     expect(devnet.latestUserOps[0].account).to.equal(accountColumn(latest.sender));
     expect(devnet.latestUserOps[0].entryPointVersion).to.equal(latest.entryPointVersion);
   });

@@ -98,7 +98,11 @@ function opsTable(n) {
               $('td', { 'data-field': 'account' }, `${op.account} · EntryPoint ${op.entryPointVersion}`),
               $('td', {}, number(op.blockNumber)),
               $('td', {}, ago(op.blockTime)),
-              $('td', { class: op.success ? 'ok' : 'bad' }, op.success ? 'success' : 'reverted'),
+              $(
+                'td',
+                { class: op.success ? 'ok' : 'bad', 'data-field': 'result' },
+                op.success ? 'success' : op.failure ? `reverted: ${op.failure}` : 'reverted',
+              ),
             ),
           ),
         ),

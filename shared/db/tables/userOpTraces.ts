@@ -34,6 +34,17 @@ export async function find(db: Queryable, chainId: number, userOpHash: string): 
   return rows[0] ? { status: rows[0].status, trace: rows[0].trace } : null;
 }
 
+/** The stored traces (status ok) of these ops, by hash. */
+export async function findMany(db: Queryable, chainId: number, userOpHashes: string[]): Promise<Map<string, CallFrame>> {
+  if (userOpHashes.length === 0) return new Map();
+  const { rows } = await db.query<{ user_op_hash: string; trace: CallFrame }>(
+    `select user_op_hash, trace from user_op_traces
+     where chain_id = $1 and user_op_hash = any($2::bytea[]) and status = 'ok' and trace is not null`,
+    [chainId, userOpHashes.map((h) => bytea(h))],
+  );
+  return new Map(rows.map((r) => [r.user_op_hash, r.trace]));
+}
+
 // Writes (the indexer).
 
 export type NewUserOpTrace = { userOpHash: string; status: 'ok' | 'unavailable'; trace: unknown };

@@ -24,6 +24,7 @@ export {
   listByPaymaster,
   listBySender,
   listByTransaction,
+  listFailures,
   listLatest,
   listStoredByHashes,
   listTraceNeededTransactions,

@@ -119,6 +119,24 @@ export async function countInBlock(
   return { count: Number(rows[0]?.count ?? 0), blockTime: rows[0]?.block_time ?? null };
 }
 
+/**
+ * The EntryPoint's verdict on each failed op of these hashes (its revert event's kind and data), by
+ * hash; ops that succeeded are absent.
+ */
+export async function listFailures(
+  db: Queryable,
+  chainId: number,
+  hashes: string[],
+): Promise<Map<string, { failure: string; revertReason: string | null }>> {
+  if (hashes.length === 0) return new Map();
+  const { rows } = await db.query<{ user_op_hash: string; failure: string; revert_reason: string | null }>(
+    `select user_op_hash, failure, revert_reason from user_ops
+     where chain_id = $1 and user_op_hash = any($2::bytea[]) and failure is not null`,
+    [chainId, hashes.map((h) => bytea(h))],
+  );
+  return new Map(rows.map((r) => [r.user_op_hash, { failure: r.failure, revertReason: r.revert_reason }]));
+}
+
 /** Whether an op with this hash exists on the network (searchEntry). */
 export async function exists(db: Queryable, chainId: number, hash: string): Promise<boolean> {
   const { rows } = await db.query(`select 1 from user_ops where chain_id = $1 and user_op_hash = $2`, [chainId, bytea(hash)]);
