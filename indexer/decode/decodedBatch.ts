@@ -4,6 +4,7 @@
  * bigint, block numbers and unix seconds numbers.
  */
 import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransactions.js';
+import type { NewDelegation } from '../../shared/db/tables/delegations.js';
 import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { AccountCall } from '../../shared/calldata/accountCalls.js';
@@ -106,6 +107,8 @@ export type DecodedBatch = {
   deposits: DecodedDeposit[];
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
+  /** EIP-7702 authorizations of the transactions read (INDEXER_DELEGATIONS), effective or not. */
+  delegations: NewDelegation[];
   /**
    * The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first
    * block it appears in, and the last block the transfer backfill must read for it (null: up to
@@ -131,6 +134,7 @@ export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, 
     deposits: [],
     traces: [],
     addressTxs: [],
+    delegations: [],
     knownAddresses: [],
     tokens: [],
     tokenMetadata: [],
