@@ -76,6 +76,23 @@ export type TrpcErrorData = { message: string; code: AppErrorCode; param?: strin
 /** Every /v0 endpoint: query or mutation, its parameters (as sent) and its answer (as JSON). */
 export type Endpoints = {
   getNetworks: { kind: 'query'; input: Record<string, never>; output: Record<string, string> };
+  getAccountDelegations: {
+    kind: 'query';
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
+    output: {
+      current: string | null;
+      history: Array<{
+        delegate: string | null;
+        blockNumber: string;
+        blockTime: string;
+        transactionHash: string;
+        authorizationNonce: string;
+        authorizationChainId: string;
+        viaUserOp: boolean;
+        status: 'effective' | 'wrong_chain_id' | 'wrong_nonce' | 'invalid_signature' | 'unverified';
+      }>;
+    };
+  };
   getAddressActivity: {
     kind: 'query';
     input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
@@ -144,6 +161,7 @@ export type Endpoints = {
         blockTime: string | null;
         totalDeposits: string;
         implementation: string | null;
+        delegation: string | null;
       };
     };
   };
@@ -550,11 +568,11 @@ export type Endpoints = {
           target: string | null;
           id: string;
           network: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
           paymaster: string;
           nonce: string;
-          blockTime: string;
           callData: string;
           actualGasCost: string | null;
           revertReason: string | null;
@@ -736,19 +754,19 @@ export type Endpoints = {
         writeFailure: { fromBlock: number; toBlock: number; reason: string; attempts: number; since: string } | null;
         latestUserOps: Array<{
           success: boolean;
+          blockNumber: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
-          blockTime: string;
-          blockNumber: string;
           actualGasCost: string | null;
           entryPointVersion: string;
           implementation: string | null;
           account: string;
         }>;
         latestBundles: Array<{
-          transactionHash: string;
-          blockTime: string;
           blockNumber: string;
+          blockTime: string;
+          transactionHash: string;
           status: '0' | '1';
           from: string;
           userOpsLength: string;
@@ -842,11 +860,11 @@ export type Endpoints = {
           target: string | null;
           id: string;
           network: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
           paymaster: string;
           nonce: string;
-          blockTime: string;
           callData: string;
           actualGasCost: string | null;
           revertReason: string | null;
@@ -1106,6 +1124,7 @@ export type JiffyscanOutputs = {
       blockTime: string | null;
       totalDeposits: string;
       implementation: string | null;
+      delegation: string | null;
       userOps: Array<{
         userOpHash: string;
         transactionHash: string;
@@ -1544,11 +1563,11 @@ export type JiffyscanOutputs = {
         target: Array<string>;
         id: string;
         network: string;
+        blockTime: string;
         userOpHash: string;
         sender: string;
         paymaster: string;
         nonce: string;
-        blockTime: string;
         callData: Array<string>;
         actualGasCost: string | null;
         revertReason: string | null;

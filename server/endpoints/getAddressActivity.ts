@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as accounts from '../../shared/db/tables/accounts.js';
+import * as delegations from '../../shared/db/tables/delegations.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { accountDetailSchema } from '../../shared/models/index.js';
 import { defineEndpoint } from './defineEndpoint.js';
@@ -15,9 +16,10 @@ export const getAddressActivity = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const network = servedNetwork(ctx, input.network);
-    const [{ account, totalDeposit }, ops] = await Promise.all([
+    const [{ account, totalDeposit }, ops, delegates] = await Promise.all([
       accounts.findWithDeposit(ctx.db, network.chainId, input.address),
       userOps.listBySender(ctx.db, network.chainId, input.address, input),
+      delegations.currentDelegates(ctx.db, network.chainId, [input.address]),
     ]);
     return {
       accountDetail: {
@@ -33,6 +35,7 @@ export const getAddressActivity = defineEndpoint({
         blockTime: account?.createdBlockTime ?? null,
         totalDeposits: totalDeposit ?? '0',
         implementation: account?.implementation ?? null,
+        delegation: delegates.get(input.address) ?? null,
       },
     };
   },

@@ -26,6 +26,8 @@ export const accountDetailSchema = z
     totalDeposits: decimalString,
     /** The implementation it runs, as on its ops (UserOp.implementation); null also for an address without ops. */
     implementation: z.string().nullable(),
+    /** The EIP-7702 delegate the address runs, as its latest effective authorization set it (getAccountDelegations); null when none. */
+    delegation: addressOut.nullable(),
   })
   .meta({ id: 'AccountDetail' });
 export type AccountDetail = z.infer<typeof accountDetailSchema>;

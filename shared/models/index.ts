@@ -7,3 +7,4 @@ export * from './webhook.js';
 export * from './network.js';
 export * from './activity.js';
 export * from './trace.js';
+export * from './delegation.js';

@@ -79,7 +79,16 @@ export async function restoreTables(db: Queryable, tables: Record<string, string
  * (an account's implementation), `writeFailure` (a network's held batch), what bundles earned
  * (`revenue`, `fee`, `profit`, `bundlerProfitDaily`). Removed from both sides before comparing.
  */
-const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily']);
+const ADDED_FIELDS = new Set([
+  'implementation',
+  'writeFailure',
+  'revenue',
+  'fee',
+  'profit',
+  'bundlerProfitDaily',
+  // an address's EIP-7702 delegate (accountDetail)
+  'delegation',
+]);
 
 export function withoutAddedFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutAddedFields);

@@ -16,8 +16,11 @@ create table delegations (
   authorization_nonce numeric(78,0) not null,
   via_user_op boolean not null,
   status text not null,
-  primary key (chain_id, block_number, tx_index, auth_index)
+  primary key (chain_id, tx_hash, auth_index)
 );
+
+-- What a reorg removes (deleteAbove).
+create index delegations_block on delegations (chain_id, block_number);
 
 -- An authority's history, newest first (getAccountDelegations, accountDetail.delegation).
 create index delegations_authority on delegations (chain_id, authority, block_number desc, tx_index desc, auth_index desc);

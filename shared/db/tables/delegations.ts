@@ -1,6 +1,7 @@
 import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
+import { column, hashIndexId, type EntityView } from '../entityView.js';
 
 /**
  * `delegations`: every EIP-7702 authorization of the transactions the indexer reads
@@ -121,14 +122,38 @@ export async function listByAuthority(
  */
 export async function currentDelegates(db: Queryable, chainId: number, authorities: string[]): Promise<Map<string, string | null>> {
   if (authorities.length === 0) return new Map();
-  const { rows } = await db.query<{ authority: string; delegate: string | null }>(
-    `select a.authority, l.delegate from unnest($2::bytea[]) a(authority)
-     cross join lateral (
-       select d.delegate from delegations d
-       where d.chain_id = $1 and d.authority = a.authority and d.status = 'effective'
-       order by d.block_number desc, d.tx_index desc, d.auth_index desc limit 1
-     ) l`,
+  const { rows } = await db.query<{ authority: string; delegate: string | null; effective: boolean }>(
+    `select a.authority, ${currentDelegateSql('$1', 'a.authority')} as delegate,
+            exists (select 1 from delegations d where d.chain_id = $1 and d.authority = a.authority and d.status = 'effective') as effective
+     from unnest($2::bytea[]) a(authority)`,
     [chainId, authorities.map((a) => bytea(a))],
   );
-  return new Map(rows.map((r) => [r.authority, r.delegate]));
+  return new Map(rows.flatMap((r) => (r.effective ? [[r.authority, r.delegate] as const] : [])));
 }
+
+/**
+ * The delegate `authority` (SQL of a bytea value, e.g. a column of the outer row) runs on chain
+ * `chainId` (SQL) as its latest effective authorization set it: a correlated subquery, null when
+ * none or when that one cleared it.
+ */
+export const currentDelegateSql = (chainId: string, authority: string) =>
+  `(select d.delegate from delegations d where d.chain_id = ${chainId} and d.authority = ${authority} and d.status = 'effective'
+      order by d.block_number desc, d.tx_index desc, d.auth_index desc limit 1)`;
+
+/** The subgraph's Delegation (server/graphql): one authorization, id `<transactionHash>-<index in its list>`. */
+export const delegationView: EntityView = {
+  from: 'delegations t',
+  block: 't.block_number',
+  id: hashIndexId('t.tx_hash', 't.auth_index', 'bytea'),
+  fields: {
+    authority: column('t.authority', 'Bytes', 'bytea', true),
+    delegate: column('t.delegate', 'Bytes', 'bytea', true),
+    transactionHash: column('t.tx_hash', 'Bytes', 'bytea'),
+    blockNumber: column('t.block_number', 'BigInt', 'int8'),
+    blockTime: column('t.block_time', 'BigInt', 'int8'),
+    authorizationNonce: column('t.authorization_nonce', 'BigInt', 'numeric'),
+    authorizationChainId: column('t.authorization_chain_id', 'BigInt', 'numeric'),
+    viaUserOp: column('t.via_user_op', 'Boolean', 'bool'),
+    status: column('t.status', 'String', 'text'),
+  },
+};
