@@ -59,12 +59,16 @@ async function blockAuthorizationTxs(
   const out: AuthorizationTx[] = [];
   for (let start = range.fromBlock; start <= range.toBlock; start += BLOCKS_PER_BATCH) {
     const end = Math.min(range.toBlock, start + BLOCKS_PER_BATCH - 1);
-    const requests = Array.from({ length: end - start + 1 }, (_, i) => ({ method: 'eth_getBlockByNumber', params: [hex(start + i), true] }));
+    const requests = Array.from({ length: end - start + 1 }, (_, i) => ({
+      method: 'eth_getBlockByNumber',
+      params: [hex(start + i), true],
+    }));
     const blocks = await source.rpc.batch<FullBlock>(requests, isFullBlock);
     for (const block of blocks) {
       const number = hexToNumber(block.number);
       const known = knownHashes.get(number);
-      if (known && known !== block.hash.toLowerCase()) throw new InconsistentRangeError(`block ${number} changed while its range was fetched`);
+      if (known && known !== block.hash.toLowerCase())
+        throw new InconsistentRangeError(`block ${number} changed while its range was fetched`);
       const time = hexToNumber(block.timestamp);
       const typed = block.transactions.filter((t) => (t.authorizationList?.length ?? 0) > 0);
       if (typed.length === 0) continue;
@@ -88,7 +92,9 @@ export async function fetchAuthorizations(
 ): Promise<{ authorizationTxs: AuthorizationTx[]; authorityNonces: Map<string, bigint | null> }> {
   const fromBundles = range.bundleTxs
     .filter((t) => (t.tx.authorizationList?.length ?? 0) > 0)
-    .map((t) => authorizationTx({ ...t.tx, blockNumber: t.receipt.blockNumber, transactionIndex: t.receipt.transactionIndex }, t.blockTime, true));
+    .map((t) =>
+      authorizationTx({ ...t.tx, blockNumber: t.receipt.blockNumber, transactionIndex: t.receipt.transactionIndex }, t.blockTime, true),
+    );
   let txs = fromBundles;
   if (source.delegations === 'all') {
     const knownHashes = new Map([...range.headers.values()].map((h) => [h.number, h.hash]));
@@ -98,7 +104,8 @@ export async function fetchAuthorizations(
   const keys = new Map<string, { authority: string; blockNumber: number }>();
   for (const tx of txs)
     for (const a of tx.authorizations)
-      if (needsNonce(a, source.chainId)) keys.set(nonceKey(tx.blockNumber, a.authority), { authority: a.authority, blockNumber: tx.blockNumber });
+      if (needsNonce(a, source.chainId))
+        keys.set(nonceKey(tx.blockNumber, a.authority), { authority: a.authority, blockNumber: tx.blockNumber });
   const authorityNonces = new Map<string, bigint | null>();
   if (keys.size === 0) return { authorizationTxs: txs, authorityNonces };
   const entries = [...keys];

@@ -9,7 +9,7 @@ export const getAccountDelegations = defineEndpoint({
   description:
     '`current` is the delegate its latest effective authorization set (null when none did, or that one cleared it). ' +
     '`history` lists its authorizations (`first`, `skip` page it), those that did not take effect included with why (`status`). ' +
-    'Which transactions are read is the indexer\'s INDEXER_DELEGATIONS: under `ops` only bundle transactions, so an EOA\'s own ' +
+    "Which transactions are read is the indexer's INDEXER_DELEGATIONS: under `ops` only bundle transactions, so an EOA's own " +
     'type-4 transactions are missing; under `all` every one.',
   tag: 'Account',
   input: z.object({ address: addressInput, network: defaultedNetworkInput, ...pageInput }),

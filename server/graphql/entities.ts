@@ -205,7 +205,7 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
   Delegation: {
     name: 'Delegation',
     description:
-      'An EIP-7702 authorization (one tuple of a transaction\'s authorization list), id `<transactionHash>-<index in the list>`; `status` says whether it took effect.',
+      "An EIP-7702 authorization (one tuple of a transaction's authorization list), id `<transactionHash>-<index in the list>`; `status` says whether it took effect.",
     view: delegationView,
     collection: 'delegations',
     single: 'delegation',

@@ -1,0 +1,389 @@
+/**
+ * EIP-7702 delegations indexed from a real anvil chain (Prague) with the real EntryPoint v0.8,
+ * Simple7702Account v0.8 and MetaMask's EIP-7702 Stateless DeleGator: EOAs that delegate by their
+ * own type-4 transaction and through a bundle, re-delegate, clear their delegation, and
+ * authorizations that do not take effect (another chain's id, a spent nonce, a bad signature), some
+ * in one block, one in a bundle transaction that reverts. Each mode is checked against the chain
+ * itself: the authorities recovered with viem from every block's transactions, and what each
+ * authorization did read from the authority's code and nonce at each block.
+ */
+import { expect } from 'chai';
+import request from 'supertest';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  http,
+  parseEther,
+  zeroAddress,
+  type Address,
+  type Hex,
+  type SignedAuthorization,
+} from 'viem';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { entryPoint08Abi, toPackedUserOperation, toSimple7702SmartAccount } from 'viem/account-abstraction';
+import { recoverAuthorizationAddress } from 'viem/utils';
+import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
+import { deployDelegationFramework } from '../../devnet/realistic/delegationFramework.js';
+import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
+import { startIndexer } from '../../indexer/index.js';
+import { rollbackTo } from '../../indexer/persist/rollback.js';
+import type { Db } from '../../shared/db/client.js';
+import { CANONICAL_ENTRYPOINTS } from '../../shared/chain/constants.js';
+import { createApp } from '../../server/app.js';
+import { createTestKey, testDeps } from '../helpers/app.js';
+import { useTestDb } from '../helpers/db.js';
+import { devnetConfig, quietLogger } from './support.js';
+
+const EP08 = CANONICAL_ENTRYPOINTS['v0.8'] as Address;
+/** Simple7702Account v0.8 at its mainnet address (the vendors' recipe deploys it). */
+const SIMPLE7702_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b';
+const CHAIN_ID = 31337;
+
+/** One authorization as the chain shows it: its transaction, its place, its authority (viem). */
+type ChainAuthorization = {
+  txHash: string;
+  blockNumber: number;
+  authIndex: number;
+  authority: string | null;
+  delegate: string | null;
+  chainId: number;
+  nonce: number;
+  /** Its transaction calls the EntryPoint (a bundle, whether it reverted or not). */
+  viaBundle: boolean;
+  /** Its transaction holds EntryPoint logs (what INDEXER_DELEGATIONS=ops reads). */
+  entryPointLogs: boolean;
+};
+
+type Answer = { current: string | null; history: Array<Record<string, unknown>> };
+
+describe('EIP-7702 delegations against the chain', function () {
+  this.timeout(300_000);
+  const all = useTestDb();
+  const ops = useTestDb();
+  let chain: Chain;
+  let delegator: Address;
+  const authorities = new Map<string, string>();
+  let chainAuthorizations: ChainAuthorization[] = [];
+
+  before(async function () {
+    chain = await startChain();
+    const viemChain = defineChain({
+      id: CHAIN_ID,
+      name: 'anvil',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [chain.rpcUrl] } },
+    });
+    const client = createPublicClient({ chain: viemChain, transport: http(chain.rpcUrl) });
+    const sponsor = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 1 });
+    const bundler = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 2 });
+    const walletOf = (account: PrivateKeyAccount | typeof sponsor) =>
+      createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account });
+    const mined = async (hash: Hex) => client.waitForTransactionReceipt({ hash });
+    await deployVendorContracts(chain.rpc);
+    delegator = (await deployDelegationFramework(chain.rpc)).stateless7702DeleGator;
+
+    const eoa = (name: string): PrivateKeyAccount => {
+      const account = privateKeyToAccount(generatePrivateKey());
+      authorities.set(name, account.address.toLowerCase());
+      return account;
+    };
+    const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map(eoa) as PrivateKeyAccount[];
+    for (const who of [alice!, bob!, erin!])
+      await mined(await walletOf(sponsor).sendTransaction({ to: who.address, value: parseEther('1') }));
+    const sign = (who: PrivateKeyAccount, address: Address, nonce: number, chainId = CHAIN_ID) =>
+      who.signAuthorization({ address, nonce, chainId });
+    const sponsored = async (authorizationList: SignedAuthorization[]) =>
+      mined(await walletOf(sponsor).sendTransaction({ to: sponsor.address, authorizationList }));
+
+    // alice delegates by her own transaction (her authorization one past the transaction's nonce),
+    // and in the same block a sponsor re-delegates her to the DeleGator at her next nonce.
+    await chain.rpc.call('evm_setAutomine', [false]);
+    const own = await walletOf(alice!).sendTransaction({
+      to: alice!.address,
+      authorizationList: [await sign(alice!, SIMPLE7702_V08, 1)],
+      nonce: 0,
+    });
+    const redelegate = await walletOf(sponsor).sendTransaction({
+      to: sponsor.address,
+      authorizationList: [await sign(alice!, delegator, 2)],
+    });
+    await chain.rpc.call('evm_mine', []);
+    await chain.rpc.call('evm_setAutomine', [true]);
+    await mined(own);
+    await mined(redelegate);
+
+    // frank in one list: delegates, re-delegates, then a spent nonce (no effect); carol for another
+    // chain; dave with a nonce he has not reached.
+    await sponsored([
+      await sign(frank!, SIMPLE7702_V08, 0),
+      await sign(frank!, delegator, 1),
+      await sign(frank!, zeroAddress, 0),
+      await sign(carol!, SIMPLE7702_V08, 0, 10),
+      await sign(dave!, SIMPLE7702_V08, 5),
+    ]);
+
+    // bob's first op, through the bundle: EntryPoint v0.8 sees the 7702 initCode marker and runs
+    // the code bob's authorization (in the same transaction) set.
+    const bobAuthorization = await sign(bob!, SIMPLE7702_V08, 0);
+    const account = await toSimple7702SmartAccount({
+      client,
+      owner: bob!,
+      implementation: SIMPLE7702_V08,
+      entryPoint: { abi: entryPoint08Abi, address: EP08, version: '0.8' },
+    });
+    const unsigned = {
+      sender: bob!.address,
+      nonce: 0n,
+      factory: '0x7702' as Address,
+      factoryData: '0x' as Hex,
+      callData: await account.encodeCalls([{ to: sponsor.address, value: 1n, data: '0x' }]),
+      callGasLimit: 200_000n,
+      verificationGasLimit: 500_000n,
+      preVerificationGas: 100_000n,
+      maxFeePerGas: 5_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+      signature: '0x' as Hex,
+      authorization: bobAuthorization,
+    };
+    const op = { ...unsigned, signature: await account.signUserOperation({ ...unsigned, chainId: CHAIN_ID }) };
+    const bundle = await mined(
+      await walletOf(bundler).sendTransaction({
+        to: EP08,
+        data: encodeFunctionData({ abi: entryPoint08Abi, functionName: 'handleOps', args: [[toPackedUserOperation(op)], bundler.address] }),
+        authorizationList: [bobAuthorization],
+        gas: 3_000_000n,
+      }),
+    );
+    if (bundle.status !== 'success' || bundle.logs.length === 0) throw new Error("bob's bundle did not land");
+
+    // erin's authorization rides a bundle that reverts (her op's signature is garbage): it takes
+    // effect anyway, and no EntryPoint log shows it.
+    const erinAuthorization = await sign(erin!, SIMPLE7702_V08, 0);
+    const bad = { ...unsigned, sender: erin!.address, authorization: erinAuthorization, signature: `0x${'11'.repeat(65)}` as Hex };
+    const reverted = await mined(
+      await walletOf(bundler).sendTransaction({
+        to: EP08,
+        data: encodeFunctionData({
+          abi: entryPoint08Abi,
+          functionName: 'handleOps',
+          args: [[toPackedUserOperation(bad)], bundler.address],
+        }),
+        authorizationList: [erinAuthorization],
+        gas: 3_000_000n,
+      }),
+    );
+    if (reverted.status !== 'reverted') throw new Error("erin's bundle did not revert");
+
+    // alice clears her delegation; bob re-delegates to the DeleGator by a sponsor's transaction.
+    await sponsored([await sign(alice!, zeroAddress, 3), await sign(bob!, delegator, 1)]);
+
+    chainAuthorizations = await authorizationsOnChain(client);
+  });
+
+  after(async () => {
+    await chain?.stop();
+  });
+
+  /** Every authorization of every block, its authority recovered with viem, and whether its transaction holds EntryPoint logs. */
+  async function authorizationsOnChain(client: ReturnType<typeof createPublicClient>): Promise<ChainAuthorization[]> {
+    const out: ChainAuthorization[] = [];
+    const head = Number(await client.getBlockNumber());
+    for (let n = 0; n <= head; n++) {
+      const block = await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (!tx.authorizationList?.length) continue;
+        const receipt = await client.getTransactionReceipt({ hash: tx.hash });
+        const entryPointLogs = receipt.logs.some((l) => l.address.toLowerCase() === EP08.toLowerCase());
+        const viaBundle = tx.to?.toLowerCase() === EP08.toLowerCase();
+        for (const [authIndex, a] of tx.authorizationList.entries()) {
+          const authority = await recoverAuthorizationAddress({ authorization: a }).catch(() => null);
+          out.push({
+            txHash: tx.hash,
+            blockNumber: n,
+            authIndex,
+            authority: authority?.toLowerCase() ?? null,
+            delegate: a.address.toLowerCase() === zeroAddress ? null : a.address.toLowerCase(),
+            chainId: a.chainId,
+            nonce: a.nonce,
+            viaBundle,
+            entryPointLogs,
+          });
+        }
+      }
+    }
+    return out;
+  }
+
+  const rpc = <T>(method: string, params: unknown[]) => chain.rpc.call<T>(method, params);
+  const codeAt = async (address: string, block: number | 'latest'): Promise<string | null> => {
+    const code = (await rpc<string>('eth_getCode', [address, typeof block === 'number' ? `0x${block.toString(16)}` : block])).toLowerCase();
+    if (code === '0x') return null;
+    expect(code.slice(0, 8), `${address}'s code is a delegation designator`).to.equal('0xef0100');
+    return `0x${code.slice(8)}`;
+  };
+  const nonceAt = async (address: string, block: number) =>
+    BigInt(await rpc<string>('eth_getTransactionCount', [address, `0x${block.toString(16)}`]));
+
+  async function index(db: Db, mode: 'ops' | 'all'): Promise<void> {
+    const indexer = startIndexer({ db, config: devnetConfig(chain.rpcUrl, { INDEXER_DELEGATIONS: mode }), log: quietLogger() });
+    try {
+      await indexer.syncNow();
+    } finally {
+      await indexer.stop();
+    }
+  }
+
+  async function answers(db: Db): Promise<Map<string, Answer>> {
+    const deps = testDeps(db, { RATE_LIMIT_PER_SECOND: '1000000' });
+    try {
+      const key = await createTestKey(db, 'delegations', 1_000_000);
+      const api = request(createApp(deps));
+      const out = new Map<string, Answer>();
+      for (const address of authorities.values()) {
+        const res = await api.get('/v0/getAccountDelegations').query({ network: 'devnet', address, first: 100 }).set('x-api-key', key);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        out.set(address, res.body as Answer);
+      }
+      return out;
+    } finally {
+      await deps.services.close();
+    }
+  }
+
+  /**
+   * What the chain did with each authorization of `seen` (those the mode reads): in each block, an
+   * authority's nonce moved by its effective authorizations plus its own transactions, and its code
+   * is the designator of the last effective one. Checks the stored answer against both.
+   */
+  async function checkAgainstChain(answer: Map<string, Answer>, seen: (a: ChainAuthorization) => boolean): Promise<void> {
+    for (const [name, authority] of authorities) {
+      const mine = chainAuthorizations.filter((a) => a.authority === authority && seen(a));
+      const history = answer.get(authority)!.history;
+      // Newest first, each one the chain carries for this authority and the mode reads.
+      expect(
+        history.map((h) => [h.transactionHash, h.delegate, h.authorizationNonce, h.viaUserOp]),
+        `${name}'s history`,
+      ).to.deep.equal([...mine].reverse().map((a) => [a.txHash, a.delegate, String(a.nonce), a.viaBundle]));
+      for (const block of new Set(mine.map((a) => a.blockNumber))) {
+        const stored = history.filter((h) => Number(h.blockNumber) === block);
+        const effective = stored.filter((h) => h.status === 'effective');
+        const ownTxs = await sentIn(authority, block);
+        const moved = (await nonceAt(authority, block)) - (await nonceAt(authority, block - 1)) - BigInt(ownTxs);
+        if (mine.length === chainAuthorizations.filter((a) => a.authority === authority && a.blockNumber === block).length)
+          expect(BigInt(effective.length), `${name}'s effective authorizations in block ${block}`).to.equal(moved);
+        const code = await codeAt(authority, block);
+        if (effective.length > 0) expect(code, `${name}'s code after block ${block}`).to.equal(effective[0]!.delegate);
+        else expect(code, `${name}'s code unchanged in block ${block}`).to.equal(await codeAt(authority, block - 1));
+        for (const h of stored.filter((x) => x.status !== 'effective')) {
+          const chainId = chainAuthorizations.find((a) => a.txHash === h.transactionHash && a.authority === authority)!.chainId;
+          expect(h.status, `${name}'s ${h.transactionHash}`).to.equal(
+            chainId === 0 || chainId === CHAIN_ID ? 'wrong_nonce' : 'wrong_chain_id',
+          );
+        }
+      }
+      if (mine.length === chainAuthorizations.filter((a) => a.authority === authority).length)
+        expect(answer.get(authority)!.current, `${name}'s current delegate`).to.equal(await codeAt(authority, 'latest'));
+    }
+  }
+
+  async function sentIn(address: string, block: number): Promise<number> {
+    const b = await rpc<{ transactions: Array<{ from: string }> }>('eth_getBlockByNumber', [`0x${block.toString(16)}`, true]);
+    return b.transactions.filter((t) => t.from.toLowerCase() === address).length;
+  }
+
+  it('all: every authorization of the chain, each marked as the chain applied it, and each current delegate', async () => {
+    await index(all.db, 'all');
+    const answer = await answers(all.db);
+    await checkAgainstChain(answer, () => true);
+    const statuses = (name: string) => answer.get(authorities.get(name)!)!.history.map((h) => h.status);
+    // What the scenario made, so that the comparison above covers each case.
+    expect(statuses('frank')).to.deep.equal(['wrong_nonce', 'effective', 'effective']);
+    expect(statuses('carol')).to.deep.equal(['wrong_chain_id']);
+    expect(statuses('dave')).to.deep.equal(['wrong_nonce']);
+    expect(statuses('alice')).to.deep.equal(['effective', 'effective', 'effective']);
+    expect(answer.get(authorities.get('alice')!)!.current).to.equal(null);
+    expect(answer.get(authorities.get('bob')!)!.current).to.equal(delegator.toLowerCase());
+    expect(answer.get(authorities.get('erin')!)!.history.map((h) => [h.status, h.viaUserOp])).to.deep.equal([['effective', true]]);
+  });
+
+  it('ops: the authorizations of the bundle transactions with an op, marked as the chain applied them', async () => {
+    await index(ops.db, 'ops');
+    const answer = await answers(ops.db);
+    await checkAgainstChain(answer, (a) => a.entryPointLogs);
+    expect(answer.get(authorities.get('bob')!)!.history.map((h) => h.status)).to.deep.equal(['effective']);
+    expect(answer.get(authorities.get('erin')!)!.history).to.deep.equal([]);
+  });
+
+  it("answers the delegate on accountDetail and GraphQL's Account and Delegation", async () => {
+    const deps = testDeps(all.db, { RATE_LIMIT_PER_SECOND: '1000000' });
+    try {
+      const key = await createTestKey(all.db, 'graphql', 1_000_000);
+      const api = request(createApp(deps));
+      const bob = authorities.get('bob')!;
+      const detail = await api.get('/v0/getAddressActivity').query({ network: 'devnet', address: bob }).set('x-api-key', key);
+      expect(detail.body.accountDetail.delegation).to.equal(delegator.toLowerCase());
+      const gql = await api
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', key)
+        .send({
+          query: `{ accounts(where: { address: "${bob}" }) { delegation delegations(orderBy: blockNumber) { delegate status viaUserOp } } }`,
+        });
+      expect(gql.body, JSON.stringify(gql.body)).to.deep.equal({
+        data: {
+          accounts: [
+            {
+              delegation: delegator.toLowerCase(),
+              delegations: [
+                { delegate: SIMPLE7702_V08, status: 'effective', viaUserOp: true },
+                { delegate: delegator.toLowerCase(), status: 'effective', viaUserOp: false },
+              ],
+            },
+          ],
+        },
+      });
+      const frank = authorities.get('frank')!;
+      const list = await api
+        .post('/subgraphs/name/devnet')
+        .set('x-api-key', key)
+        .send({ query: `{ delegations(where: { authority: "${frank}", status: "wrong_nonce" }) { authorizationNonce delegate } }` });
+      expect(list.body).to.deep.equal({ data: { delegations: [{ authorizationNonce: '0', delegate: null }] } });
+    } finally {
+      await deps.services.close();
+    }
+  });
+
+  it('refuses a bad address or page with an error naming the parameter', async () => {
+    const deps = testDeps(all.db, { RATE_LIMIT_PER_SECOND: '1000000' });
+    try {
+      const key = await createTestKey(all.db, 'inputs', 1_000_000);
+      const api = request(createApp(deps));
+      for (const [query, parameter] of [
+        [{ network: 'devnet', address: '0x1234' }, 'address'],
+        [{ network: 'devnet' }, 'address'],
+        [{ network: 'devnet', address: authorities.get('bob')!, first: '0' }, 'first'],
+        [{ network: 'devnet', address: authorities.get('bob')!, skip: '-1' }, 'skip'],
+        [{ network: 'atlantis', address: authorities.get('bob')! }, 'network'],
+      ] as const) {
+        const res = await api.get('/v0/getAccountDelegations').query(query).set('x-api-key', key);
+        expect(res.status, JSON.stringify(query)).to.equal(400);
+        expect(JSON.stringify(res.body), JSON.stringify(query)).to.include(parameter);
+      }
+    } finally {
+      await deps.services.close();
+    }
+  });
+
+  it('a reorg below a delegation unwinds it: history and current delegate go back to the chain before', async () => {
+    const alice = authorities.get('alice')!;
+    const clearing = chainAuthorizations.find((a) => a.authority === alice && a.delegate === null)!;
+    const ancestor = clearing.blockNumber - 1;
+    const hash = (await rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${ancestor.toString(16)}`, false])).hash;
+    await rollbackTo(all.db, CHAIN_ID, { number: ancestor, hash });
+    const answer = (await answers(all.db)).get(alice)!;
+    expect(answer.history.map((h) => Number(h.blockNumber)).every((n) => n <= ancestor)).to.equal(true);
+    expect(answer.current).to.equal(await codeAt(alice, ancestor));
+    expect(answer.current).to.equal(delegator.toLowerCase());
+  });
+});
