@@ -113,7 +113,7 @@ export function decodeRange(
   if (traces === 'all' && !raw.tracesSupported) {
     batch.traces = batch.userOps.map((o) => ({ userOpHash: o.userOpHash, status: 'unavailable', trace: null }));
   }
-  batch.delegations = decodeDelegations(raw.authorizationTxs ?? [], raw.authorityNonces ?? new Map(), raw.chainId);
+  batch.delegations = decodeDelegations(raw.authorizationTxs ?? [], raw.authorityNonces ?? new Map<string, bigint | null>(), raw.chainId);
   for (const log of raw.entryPointLogs) {
     const deposit = toDeposit(log);
     if (deposit) batch.deposits.push(deposit);

@@ -16,6 +16,7 @@ import {
   encodeFunctionData,
   http,
   parseEther,
+  toHex,
   zeroAddress,
   type Address,
   type Hex,
@@ -89,7 +90,7 @@ describe('EIP-7702 delegations against the chain', function () {
       authorities.set(name, account.address.toLowerCase());
       return account;
     };
-    const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map(eoa) as PrivateKeyAccount[];
+    const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map(eoa);
     for (const who of [alice!, bob!, erin!])
       await mined(await walletOf(sponsor).sendTransaction({ to: who.address, value: parseEther('1') }));
     const sign = (who: PrivateKeyAccount, address: Address, nonce: number, chainId = CHAIN_ID) =>
@@ -161,7 +162,7 @@ describe('EIP-7702 delegations against the chain', function () {
     // erin's authorization rides a bundle that reverts (her op's signature is garbage): it takes
     // effect anyway, and no EntryPoint log shows it.
     const erinAuthorization = await sign(erin!, SIMPLE7702_V08, 0);
-    const bad = { ...unsigned, sender: erin!.address, authorization: erinAuthorization, signature: `0x${'11'.repeat(65)}` as Hex };
+    const bad = { ...unsigned, sender: erin!.address, authorization: erinAuthorization, signature: toHex(new Uint8Array(65).fill(0x11)) };
     const reverted = await mined(
       await walletOf(bundler).sendTransaction({
         to: EP08,
@@ -278,7 +279,7 @@ describe('EIP-7702 delegations against the chain', function () {
         else expect(code, `${name}'s code unchanged in block ${block}`).to.equal(await codeAt(authority, block - 1));
         for (const h of stored.filter((x) => x.status !== 'effective')) {
           const chainId = chainAuthorizations.find((a) => a.txHash === h.transactionHash && a.authority === authority)!.chainId;
-          expect(h.status, `${name}'s ${h.transactionHash}`).to.equal(
+          expect(h.status, `${name}'s ${String(h.transactionHash)}`).to.equal(
             chainId === 0 || chainId === CHAIN_ID ? 'wrong_nonce' : 'wrong_chain_id',
           );
         }
