@@ -29,13 +29,12 @@ import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
 import { deployDelegationFramework } from '../../devnet/realistic/delegationFramework.js';
 import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
 import { startIndexer } from '../../indexer/index.js';
-import { rollbackTo } from '../../indexer/persist/rollback.js';
 import type { Db } from '../../shared/db/client.js';
 import { CANONICAL_ENTRYPOINTS } from '../../shared/chain/constants.js';
 import { createApp } from '../../server/app.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
-import { devnetConfig, quietLogger } from './support.js';
+import { devnetConfig, indexedBlock, quietLogger } from './support.js';
 
 const EP08 = CANONICAL_ENTRYPOINTS['v0.8'] as Address;
 /** Simple7702Account v0.8 at its mainnet address (the vendors' recipe deploys it). */
@@ -67,6 +66,8 @@ describe('EIP-7702 delegations against the chain', function () {
   let delegator: Address;
   const authorities = new Map<string, string>();
   let chainAuthorizations: ChainAuthorization[] = [];
+  let walletOfSponsor: (() => ReturnType<typeof createWalletClient>) | undefined;
+  let bobAccount: PrivateKeyAccount | undefined;
 
   before(async function () {
     chain = await startChain();
@@ -81,6 +82,7 @@ describe('EIP-7702 delegations against the chain', function () {
     const bundler = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 2 });
     const walletOf = (account: PrivateKeyAccount | typeof sponsor) =>
       createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account });
+    walletOfSponsor = () => walletOf(sponsor);
     const mined = async (hash: Hex) => client.waitForTransactionReceipt({ hash });
     await deployVendorContracts(chain.rpc);
     delegator = (await deployDelegationFramework(chain.rpc)).stateless7702DeleGator;
@@ -91,6 +93,7 @@ describe('EIP-7702 delegations against the chain', function () {
       return account;
     };
     const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map(eoa);
+    bobAccount = bob;
     for (const who of [alice!, bob!, erin!])
       await mined(await walletOf(sponsor).sendTransaction({ to: who.address, value: parseEther('1') }));
     const sign = (who: PrivateKeyAccount, address: Address, nonce: number, chainId = CHAIN_ID) =>
@@ -190,7 +193,8 @@ describe('EIP-7702 delegations against the chain', function () {
   /** Every authorization of every block, its authority recovered with viem, and whether its transaction holds EntryPoint logs. */
   async function authorizationsOnChain(client: ReturnType<typeof createPublicClient>): Promise<ChainAuthorization[]> {
     const out: ChainAuthorization[] = [];
-    const head = Number(await client.getBlockNumber());
+    // eth_blockNumber itself: viem's getBlockNumber answers from a cache seconds old.
+    const head = Number(await chain.rpc.call<string>('eth_blockNumber', []));
     for (let n = 0; n <= head; n++) {
       const block = await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true });
       for (const tx of block.transactions) {
@@ -234,6 +238,7 @@ describe('EIP-7702 delegations against the chain', function () {
     } finally {
       await indexer.stop();
     }
+    expect(await indexedBlock(db, CHAIN_ID), 'indexed up to the head').to.equal(Number(await rpc<string>('eth_blockNumber', [])));
   }
 
   async function answers(db: Db): Promise<Map<string, Answer>> {
@@ -376,15 +381,34 @@ describe('EIP-7702 delegations against the chain', function () {
     }
   });
 
-  it('a reorg below a delegation unwinds it: history and current delegate go back to the chain before', async () => {
-    const alice = authorities.get('alice')!;
-    const clearing = chainAuthorizations.find((a) => a.authority === alice && a.delegate === null)!;
-    const ancestor = clearing.blockNumber - 1;
-    const hash = (await rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${ancestor.toString(16)}`, false])).hash;
-    await rollbackTo(all.db, CHAIN_ID, { number: ancestor, hash });
-    const answer = (await answers(all.db)).get(alice)!;
-    expect(answer.history.map((h) => Number(h.blockNumber)).every((n) => n <= ancestor)).to.equal(true);
-    expect(answer.current).to.equal(await codeAt(alice, ancestor));
-    expect(answer.current).to.equal(delegator.toLowerCase());
+  it('a reorg of the block holding a delegation unwinds it: history and current delegate go back to the new chain', async () => {
+    const bob = authorities.get('bob')!;
+    const before = await answers(all.db);
+    const snapshot = await rpc<string>('evm_snapshot', []);
+    const bobKey = bobAccount!;
+    const wallet = walletOfSponsor!();
+    const nonce = Number(await nonceAt(bob, Number(await rpc<string>('eth_blockNumber', []))));
+    await wallet.sendTransaction({
+      account: wallet.account!,
+      chain: wallet.chain,
+      to: wallet.account!.address,
+      authorizationList: [await bobKey.signAuthorization({ address: SIMPLE7702_V08, nonce, chainId: CHAIN_ID })],
+    });
+    const indexer = startIndexer({ db: all.db, config: devnetConfig(chain.rpcUrl, { INDEXER_DELEGATIONS: 'all' }), log: quietLogger() });
+    try {
+      await indexer.syncNow();
+      expect((await answers(all.db)).get(bob)!.current).to.equal(SIMPLE7702_V08);
+      // The fork without it, one block longer.
+      await rpc('evm_revert', [snapshot]);
+      for (let i = 0; i < 2; i++) await rpc('evm_mine', []);
+      await indexer.syncNow();
+    } finally {
+      await indexer.stop();
+    }
+    const after = (await answers(all.db)).get(bob)!;
+    expect(after).to.deep.equal(before.get(bob));
+    expect(after.current).to.equal(await codeAt(bob, 'latest'));
+    const { rows } = await all.db.query<{ reorg_epoch: number }>('select reorg_epoch from indexer_state where chain_id = $1', [CHAIN_ID]);
+    expect(rows[0]!.reorg_epoch).to.equal(1);
   });
 });
