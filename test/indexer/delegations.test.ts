@@ -231,8 +231,12 @@ describe('EIP-7702 delegations against the chain', function () {
   const nonceAt = async (address: string, block: number) =>
     BigInt(await rpc<string>('eth_getTransactionCount', [address, `0x${block.toString(16)}`]));
 
+  /** `all` is set for the network alone (INDEXER_DELEGATIONS_DEVNET), over the process's ops. */
+  const modeSettings = (mode: 'ops' | 'all'): Record<string, string> =>
+    mode === 'ops' ? { INDEXER_DELEGATIONS: 'ops' } : { INDEXER_DELEGATIONS_DEVNET: 'all' };
+
   async function index(db: Db, mode: 'ops' | 'all'): Promise<void> {
-    const indexer = startIndexer({ db, config: devnetConfig(chain.rpcUrl, { INDEXER_DELEGATIONS: mode }), log: quietLogger() });
+    const indexer = startIndexer({ db, config: devnetConfig(chain.rpcUrl, modeSettings(mode)), log: quietLogger() });
     try {
       await indexer.syncNow();
     } finally {
@@ -394,7 +398,7 @@ describe('EIP-7702 delegations against the chain', function () {
       to: wallet.account!.address,
       authorizationList: [await bobKey.signAuthorization({ address: SIMPLE7702_V08, nonce, chainId: CHAIN_ID })],
     });
-    const indexer = startIndexer({ db: all.db, config: devnetConfig(chain.rpcUrl, { INDEXER_DELEGATIONS: 'all' }), log: quietLogger() });
+    const indexer = startIndexer({ db: all.db, config: devnetConfig(chain.rpcUrl, modeSettings('all')), log: quietLogger() });
     try {
       await indexer.syncNow();
       expect((await answers(all.db)).get(bob)!.current).to.equal(SIMPLE7702_V08);
