@@ -24,7 +24,6 @@ import {
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { entryPoint08Abi, toPackedUserOperation, toSimple7702SmartAccount } from 'viem/account-abstraction';
-import { recoverAuthorizationAddress } from 'viem/utils';
 import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
 import { deployDelegationFramework } from '../../devnet/realistic/delegationFramework.js';
 import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
@@ -35,28 +34,19 @@ import { createApp } from '../../server/app.js';
 import { createTestKey, testDeps } from '../helpers/app.js';
 import { useTestDb } from '../helpers/db.js';
 import { devnetConfig, indexedBlock, quietLogger } from './support.js';
+import {
+  authorizationsOnChain,
+  checkDelegationsAgainstChain,
+  delegateAt,
+  delegationAnswers,
+  type ChainAuthorization,
+  type DelegationsAnswer,
+} from './support/delegationsOnChain.js';
 
 const EP08 = CANONICAL_ENTRYPOINTS['v0.8'] as Address;
 /** Simple7702Account v0.8 at its mainnet address (the vendors' recipe deploys it). */
 const SIMPLE7702_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b';
 const CHAIN_ID = 31337;
-
-/** One authorization as the chain shows it: its transaction, its place, its authority (viem). */
-type ChainAuthorization = {
-  txHash: string;
-  blockNumber: number;
-  authIndex: number;
-  authority: string | null;
-  delegate: string | null;
-  chainId: number;
-  nonce: number;
-  /** Its transaction calls the EntryPoint (a bundle, whether it reverted or not). */
-  viaBundle: boolean;
-  /** Its transaction holds EntryPoint logs (what INDEXER_DELEGATIONS=ops reads). */
-  entryPointLogs: boolean;
-};
-
-type Answer = { current: string | null; history: Array<Record<string, unknown>> };
 
 describe('EIP-7702 delegations against the chain', function () {
   this.timeout(300_000);
@@ -183,51 +173,15 @@ describe('EIP-7702 delegations against the chain', function () {
     // alice clears her delegation; bob re-delegates to the DeleGator by a sponsor's transaction.
     await sponsored([await sign(alice!, zeroAddress, 3), await sign(bob!, delegator, 1)]);
 
-    chainAuthorizations = await authorizationsOnChain(client);
+    chainAuthorizations = await authorizationsOnChain(chain.rpc, [EP08]);
   });
 
   after(async () => {
     await chain?.stop();
   });
 
-  /** Every authorization of every block, its authority recovered with viem, and whether its transaction holds EntryPoint logs. */
-  async function authorizationsOnChain(client: ReturnType<typeof createPublicClient>): Promise<ChainAuthorization[]> {
-    const out: ChainAuthorization[] = [];
-    // eth_blockNumber itself: viem's getBlockNumber answers from a cache seconds old.
-    const head = Number(await chain.rpc.call<string>('eth_blockNumber', []));
-    for (let n = 0; n <= head; n++) {
-      const block = await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true });
-      for (const tx of block.transactions) {
-        if (!tx.authorizationList?.length) continue;
-        const receipt = await client.getTransactionReceipt({ hash: tx.hash });
-        const entryPointLogs = receipt.logs.some((l) => l.address.toLowerCase() === EP08.toLowerCase());
-        const viaBundle = tx.to?.toLowerCase() === EP08.toLowerCase();
-        for (const [authIndex, a] of tx.authorizationList.entries()) {
-          const authority = await recoverAuthorizationAddress({ authorization: a }).catch(() => null);
-          out.push({
-            txHash: tx.hash,
-            blockNumber: n,
-            authIndex,
-            authority: authority?.toLowerCase() ?? null,
-            delegate: a.address.toLowerCase() === zeroAddress ? null : a.address.toLowerCase(),
-            chainId: a.chainId,
-            nonce: a.nonce,
-            viaBundle,
-            entryPointLogs,
-          });
-        }
-      }
-    }
-    return out;
-  }
-
   const rpc = <T>(method: string, params: unknown[]) => chain.rpc.call<T>(method, params);
-  const codeAt = async (address: string, block: number | 'latest'): Promise<string | null> => {
-    const code = (await rpc<string>('eth_getCode', [address, typeof block === 'number' ? `0x${block.toString(16)}` : block])).toLowerCase();
-    if (code === '0x') return null;
-    expect(code.slice(0, 8), `${address}'s code is a delegation designator`).to.equal('0xef0100');
-    return `0x${code.slice(8)}`;
-  };
+  const codeAt = (address: string, block: number | 'latest') => delegateAt(chain.rpc, address, block);
   const nonceAt = async (address: string, block: number) =>
     BigInt(await rpc<string>('eth_getTransactionCount', [address, `0x${block.toString(16)}`]));
 
@@ -245,63 +199,9 @@ describe('EIP-7702 delegations against the chain', function () {
     expect(await indexedBlock(db, CHAIN_ID), 'indexed up to the head').to.equal(Number(await rpc<string>('eth_blockNumber', [])));
   }
 
-  async function answers(db: Db): Promise<Map<string, Answer>> {
-    const deps = testDeps(db, { RATE_LIMIT_PER_SECOND: '1000000' });
-    try {
-      const key = await createTestKey(db, 'delegations', 1_000_000);
-      const api = request(createApp(deps));
-      const out = new Map<string, Answer>();
-      for (const address of authorities.values()) {
-        const res = await api.get('/v0/getAccountDelegations').query({ network: 'devnet', address, first: 100 }).set('x-api-key', key);
-        expect(res.status, JSON.stringify(res.body)).to.equal(200);
-        out.set(address, res.body as Answer);
-      }
-      return out;
-    } finally {
-      await deps.services.close();
-    }
-  }
-
-  /**
-   * What the chain did with each authorization of `seen` (those the mode reads): in each block, an
-   * authority's nonce moved by its effective authorizations plus its own transactions, and its code
-   * is the designator of the last effective one. Checks the stored answer against both.
-   */
-  async function checkAgainstChain(answer: Map<string, Answer>, seen: (a: ChainAuthorization) => boolean): Promise<void> {
-    for (const [name, authority] of authorities) {
-      const mine = chainAuthorizations.filter((a) => a.authority === authority && seen(a));
-      const history = answer.get(authority)!.history;
-      // Newest first, each one the chain carries for this authority and the mode reads.
-      expect(
-        history.map((h) => [h.transactionHash, h.delegate, h.authorizationNonce, h.viaUserOp]),
-        `${name}'s history`,
-      ).to.deep.equal([...mine].reverse().map((a) => [a.txHash, a.delegate, String(a.nonce), a.viaBundle]));
-      for (const block of new Set(mine.map((a) => a.blockNumber))) {
-        const stored = history.filter((h) => Number(h.blockNumber) === block);
-        const effective = stored.filter((h) => h.status === 'effective');
-        const ownTxs = await sentIn(authority, block);
-        const moved = (await nonceAt(authority, block)) - (await nonceAt(authority, block - 1)) - BigInt(ownTxs);
-        if (mine.length === chainAuthorizations.filter((a) => a.authority === authority && a.blockNumber === block).length)
-          expect(BigInt(effective.length), `${name}'s effective authorizations in block ${block}`).to.equal(moved);
-        const code = await codeAt(authority, block);
-        if (effective.length > 0) expect(code, `${name}'s code after block ${block}`).to.equal(effective[0]!.delegate);
-        else expect(code, `${name}'s code unchanged in block ${block}`).to.equal(await codeAt(authority, block - 1));
-        for (const h of stored.filter((x) => x.status !== 'effective')) {
-          const chainId = chainAuthorizations.find((a) => a.txHash === h.transactionHash && a.authority === authority)!.chainId;
-          expect(h.status, `${name}'s ${String(h.transactionHash)}`).to.equal(
-            chainId === 0 || chainId === CHAIN_ID ? 'wrong_nonce' : 'wrong_chain_id',
-          );
-        }
-      }
-      if (mine.length === chainAuthorizations.filter((a) => a.authority === authority).length)
-        expect(answer.get(authority)!.current, `${name}'s current delegate`).to.equal(await codeAt(authority, 'latest'));
-    }
-  }
-
-  async function sentIn(address: string, block: number): Promise<number> {
-    const b = await rpc<{ transactions: Array<{ from: string }> }>('eth_getBlockByNumber', [`0x${block.toString(16)}`, true]);
-    return b.transactions.filter((t) => t.from.toLowerCase() === address).length;
-  }
+  const answers = (db: Db) => delegationAnswers(db, authorities.values());
+  const checkAgainstChain = (answer: Map<string, DelegationsAnswer>, seen: (a: ChainAuthorization) => boolean) =>
+    checkDelegationsAgainstChain({ rpc: chain.rpc, chainId: CHAIN_ID, authorizations: chainAuthorizations }, authorities, answer, seen);
 
   it('all: every authorization of the chain, each marked as the chain applied it, and each current delegate', async () => {
     await index(all.db, 'all');
