@@ -34,16 +34,8 @@ export function hasEip7702InitCode(version: EntryPointVersion, initCode: string 
  */
 export function delegatedAuthorities(tx: RpcTransaction, chainId: number): Set<string> {
   const authorities = new Set<string>();
-  for (const a of tx.authorizationList ?? []) {
-    const authChain = BigInt(a.chainId);
-    if ((authChain !== 0n && authChain !== BigInt(chainId)) || a.address.toLowerCase() === ZERO_ADDRESS) continue;
-    try {
-      const signature = Signature.from({ r: a.r, s: a.s, yParity: Number(a.yParity) === 1 ? 1 : 0 });
-      authorities.add(verifyAuthorization({ address: a.address, nonce: BigInt(a.nonce), chainId: authChain }, signature).toLowerCase());
-    } catch {
-      // A malformed signature delegates nothing.
-    }
-  }
+  for (const a of recoverAuthorizations(tx))
+    if (a.authority && a.delegate && appliesToChain(a.chainId, chainId)) authorities.add(a.authority);
   return authorities;
 }
 

@@ -47,6 +47,16 @@ const EP08 = CANONICAL_ENTRYPOINTS['v0.8'] as Address;
 /** Simple7702Account v0.8 at its mainnet address (the vendors' recipe deploys it). */
 const SIMPLE7702_V08 = '0xe6cae83bde06e4c305530e199d7217f42808555b';
 const CHAIN_ID = 31337;
+/** secp256k1's group order. */
+const CURVE_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** The same signature with s mirrored into the curve's upper half (and yParity flipped): it recovers, yet is not canonical. */
+const highS = (a: SignedAuthorization): SignedAuthorization => ({
+  ...a,
+  s: toHex(CURVE_ORDER - BigInt(a.s), { size: 32 }),
+  yParity: a.yParity === 1 ? 0 : 1,
+  v: undefined,
+});
 
 describe('EIP-7702 delegations against the chain', function () {
   this.timeout(300_000);
@@ -58,6 +68,7 @@ describe('EIP-7702 delegations against the chain', function () {
   let chainAuthorizations: ChainAuthorization[] = [];
   let walletOfSponsor: (() => ReturnType<typeof createWalletClient>) | undefined;
   let bobAccount: PrivateKeyAccount | undefined;
+  let graceAddress = '';
 
   before(async function () {
     chain = await startChain();
@@ -83,6 +94,9 @@ describe('EIP-7702 delegations against the chain', function () {
       return account;
     };
     const [alice, bob, carol, dave, erin, frank] = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank'].map(eoa);
+    // grace's signature is valid but for its s in the curve's upper half, which EIP-7702 refuses.
+    const grace = privateKeyToAccount(generatePrivateKey());
+    graceAddress = grace.address.toLowerCase();
     bobAccount = bob;
     for (const who of [alice!, bob!, erin!])
       await mined(await walletOf(sponsor).sendTransaction({ to: who.address, value: parseEther('1') }));
@@ -116,6 +130,7 @@ describe('EIP-7702 delegations against the chain', function () {
       await sign(frank!, zeroAddress, 0),
       await sign(carol!, SIMPLE7702_V08, 0, 10),
       await sign(dave!, SIMPLE7702_V08, 5),
+      highS(await sign(grace, SIMPLE7702_V08, 0)),
     ]);
 
     // bob's first op, through the bundle: EntryPoint v0.8 sees the 7702 initCode marker and runs
@@ -212,6 +227,14 @@ describe('EIP-7702 delegations against the chain', function () {
     expect(statuses('frank')).to.deep.equal(['wrong_nonce', 'effective', 'effective']);
     expect(statuses('carol')).to.deep.equal(['wrong_chain_id']);
     expect(statuses('dave')).to.deep.equal(['wrong_nonce']);
+    // grace's upper-half s: kept without an authority, and the chain left her without code.
+    const frankList = answer.get(authorities.get('frank')!)!.history[0]!.transactionHash as string;
+    const { rows } = await all.db.query<{ authority: string | null; status: string }>(
+      `select authority, status from delegations where tx_hash = $1 and auth_index = 5`,
+      [`\\x${frankList.slice(2)}`],
+    );
+    expect(rows).to.deep.equal([{ authority: null, status: 'invalid_signature' }]);
+    expect(await codeAt(graceAddress, 'latest')).to.equal(null);
     expect(statuses('alice')).to.deep.equal(['effective', 'effective', 'effective']);
     expect(answer.get(authorities.get('alice')!)!.current).to.equal(null);
     expect(answer.get(authorities.get('bob')!)!.current).to.equal(delegator.toLowerCase());
