@@ -16,6 +16,7 @@
  *   blocks/s, ops/s, and the simulator's own CPU per block (it must serve faster than opscan reads).
  * - bill: calls and bytes per block of short histories for each INDEXER_TRANSFERS and
  *   INDEXER_TRACES setting, and per day at the profile's block time.
+ * - delegations: the same for INDEXER_DELEGATIONS=ops and all (every block read whole).
  * - population: start-up time and peak RSS (VmHWM) with 1M and 10M rows in known_addresses.
  * - many networks: one indexer following N simulators (the spec map's networks, busiest first);
  *   the largest N whose every lag p99 ≤ 2 blocks, with the CPU of each party.
@@ -781,7 +782,7 @@ export type ChainsBenchOptions = {
   simsPerProcess?: number;
   /** BENCH_CHAINS_PLAN_BLOCKS (default 30): blocks of each plan's history. */
   planBlocks?: number;
-  /** BENCH_CHAINS_SECTIONS (default all): head,history,bill,population,networks,plans. */
+  /** BENCH_CHAINS_SECTIONS (default all): head,history,bill,delegations,population,networks,plans. */
   sections?: string[];
 };
 
@@ -813,7 +814,7 @@ export function chainsOptionsFromEnv(databaseUrl: string | undefined): ChainsBen
 export async function runChainsBench(options: ChainsBenchOptions): Promise<Record<string, unknown>> {
   if (!options.databaseUrl) throw new Error('the chains bench runs on PostgreSQL: set BENCH_DATABASE_URL (or DATABASE_URL)');
   const profiles = options.profiles ?? ['base', 'polygon', 'arbitrum', 'mainnet'];
-  const sections = new Set(options.sections ?? ['head', 'history', 'bill', 'population', 'networks', 'plans']);
+  const sections = new Set(options.sections ?? ['head', 'history', 'bill', 'delegations', 'population', 'networks', 'plans']);
   const procfile = buildProcfile();
   const context: Context = { databaseUrl: options.databaseUrl, indexerArgs: procfile.args('indexer') };
   const say = (text: string) => process.stderr.write(`[chains] ${text}\n`);
@@ -874,6 +875,20 @@ export async function runChainsBench(options: ChainsBenchOptions): Promise<Recor
           summary[`bill.base.${transfers}.${traces}.kbPerBlock`] = run.kbPerBlock;
         }
       result.bill = runs;
+    }
+    if (sections.has('delegations')) {
+      // INDEXER_DELEGATIONS=all against ops on the same history: what reading every block whole costs.
+      const blocks = options.billBlocks ?? 100;
+      const runs: Record<string, HistoryFigures> = {};
+      for (const delegations of ['ops', 'all']) {
+        say(`delegations: base, ${blocks} blocks, INDEXER_TRANSFERS=ops INDEXER_DELEGATIONS=${delegations}`);
+        runs[delegations] = await history(context, 'base', blocks, {
+          settings: { INDEXER_TRANSFERS: 'ops', INDEXER_TRACES: 'needed', INDEXER_DELEGATIONS: delegations },
+        });
+        summary[`delegations.base.${delegations}.callsPerBlock`] = runs[delegations].callsPerBlock;
+        summary[`delegations.base.${delegations}.kbPerBlock`] = runs[delegations].kbPerBlock;
+      }
+      result.delegations = runs;
     }
     if (sections.has('population')) {
       const counts = options.population ?? [1_000_000, 10_000_000];

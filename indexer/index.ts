@@ -126,6 +126,7 @@ export async function startSharedIndexer(deps: {
     | 'INDEXER_TRACES'
     | 'INDEXER_TRANSFERS'
     | 'INDEXER_TRANSFER_LOOKBACK_BLOCKS'
+    | 'INDEXER_DELEGATIONS'
     | 'LOG_LEVEL'
   > &
     Partial<Pick<IndexerConfig, 'LOG_FORMAT' | 'DB_STATEMENT_TIMEOUT_MS'>>;

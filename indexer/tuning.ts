@@ -9,6 +9,9 @@ export type TraceMode = 'all' | 'needed' | 'off';
 /** INDEXER_TRANSFERS: which token transfers the indexer stores (see shared/config.ts). */
 export type TransferMode = 'ops' | 'known';
 
+/** INDEXER_DELEGATIONS: whose EIP-7702 authorizations the indexer stores (see shared/config.ts). */
+export type DelegationMode = 'ops' | 'all';
+
 export type IndexerTuning = {
   /** Per HTTP request to the node. */
   rpcTimeoutMs: number;

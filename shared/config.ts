@@ -198,6 +198,13 @@ export const webEnvSchema = baseEnvSchema.extend({
     ),
 });
 
+/** INDEXER_DELEGATIONS, and INDEXER_DELEGATIONS_<NETWORK> over it for one network. */
+const delegationsSetting = z
+  .enum(['ops', 'all'])
+  .describe(
+    "Whose EIP-7702 authorizations the indexer stores (getAccountDelegations): ops = those of the bundle transactions it reads anyway; all = those of every type-4 transaction of the chain (an EOA's own, a reverted bundle's), which reads every block whole (eth_getBlockByNumber with transactions, one per block). Either way each authorization that names the chain and recovers costs one eth_getTransactionCount (its authority's nonce before the block). INDEXER_DELEGATIONS_<NETWORK> sets it for one network.",
+  );
+
 /** The indexer process. */
 export const indexerEnvSchema = baseEnvSchema.extend({
   ...opsEnv,
@@ -222,6 +229,7 @@ export const indexerEnvSchema = baseEnvSchema.extend({
     .describe(
       "Which token transfers the indexer stores: known = every ERC-20/721/1155 transfer to or from an address opscan knows (accounts, paymasters, bundlers, factories), plain transactions included, as an explorer's address page shows them (reads the chain's Transfer/TransferSingle/TransferBatch logs of each range, and each newly known address's earlier logs once); ops = only the transfers inside bundle transactions (reads the EntryPoints' logs alone).",
     ),
+  INDEXER_DELEGATIONS: delegationsSetting.default('ops'),
   INDEXER_TRANSFER_LOOKBACK_BLOCKS: z.coerce
     .number()
     .int()
@@ -320,6 +328,7 @@ export const networkEnvSchema = z.object({
     ),
   START_BLOCK: z.coerce.number().int().min(0).optional().describe('First block to index.'),
   FINALITY_DEPTH: z.coerce.number().int().min(0).max(10_000).optional().describe('Reorg window in blocks.'),
+  INDEXER_DELEGATIONS: delegationsSetting.optional(),
   ENTRYPOINTS: z
     .string()
     .transform((s) =>
@@ -344,6 +353,8 @@ export type NetworkConfig = NetworkInfo & {
   bundlerUrl?: string;
   startBlock?: number;
   entryPoints: EntryPointConfig[];
+  /** INDEXER_DELEGATIONS_<NETWORK>: this network's INDEXER_DELEGATIONS (absent: the process's). */
+  delegations?: 'ops' | 'all';
 };
 
 type Resolved<TSchema extends z.ZodType> = z.output<TSchema> & {
@@ -409,6 +420,7 @@ function resolveNetworks(names: string, env: Env, problems: string[]): NetworkCo
       wsUrl: parsed.data.RPC_WS_URL ?? rpcUrls.find(isWebSocketUrl),
       bundlerUrl: parsed.data.BUNDLER_URL,
       startBlock: parsed.data.START_BLOCK,
+      ...(parsed.data.INDEXER_DELEGATIONS ? { delegations: parsed.data.INDEXER_DELEGATIONS } : {}),
       finalityDepth: parsed.data.FINALITY_DEPTH ?? info.finalityDepth,
       entryPoints: [...canonical, ...extra.filter((e) => !canonical.some((c) => c.address === e.address))],
     });

@@ -76,6 +76,23 @@ export type TrpcErrorData = { message: string; code: AppErrorCode; param?: strin
 /** Every /v0 endpoint: query or mutation, its parameters (as sent) and its answer (as JSON). */
 export type Endpoints = {
   getNetworks: { kind: 'query'; input: Record<string, never>; output: Record<string, string> };
+  getAccountDelegations: {
+    kind: 'query';
+    input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
+    output: {
+      current: string | null;
+      history: Array<{
+        delegate: string | null;
+        blockNumber: string;
+        blockTime: string;
+        transactionHash: string;
+        authorizationNonce: string;
+        authorizationChainId: string;
+        viaUserOp: boolean;
+        status: 'effective' | 'wrong_chain_id' | 'wrong_nonce' | 'invalid_signature' | 'unverified';
+      }>;
+    };
+  };
   getAddressActivity: {
     kind: 'query';
     input: { address: string; first?: PageSizeInput | undefined; skip?: string | number | undefined; network?: string | undefined };
@@ -150,6 +167,7 @@ export type Endpoints = {
           module: string;
           installedAt: { blockNumber: string; blockTime: string; transactionHash: string; userOpHash: string };
         }>;
+        delegation: string | null;
       };
     };
   };
@@ -590,11 +608,11 @@ export type Endpoints = {
           target: string | null;
           id: string;
           network: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
           paymaster: string;
           nonce: string;
-          blockTime: string;
           callData: string;
           actualGasCost: string | null;
           revertReason: string | null;
@@ -776,10 +794,10 @@ export type Endpoints = {
         writeFailure: { fromBlock: number; toBlock: number; reason: string; attempts: number; since: string } | null;
         latestUserOps: Array<{
           success: boolean;
+          blockNumber: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
-          blockTime: string;
-          blockNumber: string;
           actualGasCost: string | null;
           entryPointVersion: string;
           implementation: string | null;
@@ -787,9 +805,9 @@ export type Endpoints = {
           failure: string | null;
         }>;
         latestBundles: Array<{
-          transactionHash: string;
-          blockTime: string;
           blockNumber: string;
+          blockTime: string;
+          transactionHash: string;
           status: '0' | '1';
           from: string;
           userOpsLength: string;
@@ -883,11 +901,11 @@ export type Endpoints = {
           target: string | null;
           id: string;
           network: string;
+          blockTime: string;
           userOpHash: string;
           sender: string;
           paymaster: string;
           nonce: string;
-          blockTime: string;
           callData: string;
           actualGasCost: string | null;
           revertReason: string | null;
@@ -1175,6 +1193,7 @@ export type JiffyscanOutputs = {
         module: string;
         installedAt: { blockNumber: string; blockTime: string; transactionHash: string; userOpHash: string };
       }>;
+      delegation: string | null;
       userOps: Array<{
         userOpHash: string;
         transactionHash: string;
@@ -1613,11 +1632,11 @@ export type JiffyscanOutputs = {
         target: Array<string>;
         id: string;
         network: string;
+        blockTime: string;
         userOpHash: string;
         sender: string;
         paymaster: string;
         nonce: string;
-        blockTime: string;
         callData: Array<string>;
         actualGasCost: string | null;
         revertReason: string | null;

@@ -35,6 +35,7 @@ import {
   type Address,
   type Hex,
   type PublicClient,
+  type SignedAuthorization,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { type EntryPointVersion } from '../../shared/networks.js';
@@ -77,12 +78,15 @@ export type RealisticContracts = {
 };
 
 /** An EOA of anvil's that signs and sends plain transactions with a locally counted nonce. */
+/** A transaction the operator sends; an authorization list makes it type 4 (it sponsors EOAs' EIP-7702 delegations). */
+export type OperatorTx = { to?: Address; data?: Hex; value?: bigint; gas?: bigint; authorizationList?: SignedAuthorization[] };
+
 export type Operator = {
   account: PrivateKeyAccount;
   public: PublicClient;
-  send(tx: { to?: Address; data?: Hex; value?: bigint; gas?: bigint }): Promise<Hex>;
+  send(tx: OperatorTx): Promise<Hex>;
   /** Sends, then waits for the receipt and throws if the transaction reverted. */
-  sendAndWait(tx: { to?: Address; data?: Hex; value?: bigint; gas?: bigint }): Promise<{ contractAddress?: Address | null }>;
+  sendAndWait(tx: OperatorTx): Promise<{ contractAddress?: Address | null; transactionHash: Hex }>;
 };
 
 export function createOperator(devnet: Devnet, privateKey: Hex): Operator {
@@ -93,7 +97,7 @@ export function createOperator(devnet: Devnet, privateKey: Hex): Operator {
   const wallet = createWalletClient({ chain, transport, account });
   let nonce: number | undefined;
   let queue: Promise<unknown> = Promise.resolve();
-  const send = (tx: { to?: Address; data?: Hex; value?: bigint; gas?: bigint }): Promise<Hex> => {
+  const send = (tx: OperatorTx): Promise<Hex> => {
     // One at a time, so the locally counted nonces go out in order.
     const run = queue.then(async () => {
       nonce ??= await publicClient.getTransactionCount({ address: account.address, blockTag: 'pending' });

@@ -31,9 +31,11 @@ import { sendRealisticTraffic } from './traffic.js';
 import { startTicker, type Ticker } from '../ticker.js';
 import { deployDelegationFramework, type DelegationFramework } from './delegationFramework.js';
 import { deployVendorContracts } from './vendorContracts.js';
+import { sendDelegationLifecycle, type DelegationRecord } from './delegations.js';
 
 export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
 export type { RealisticRecord, ExpectedOutcome, BundlerReceipt } from './record.js';
+export type { DelegationRecord } from './delegations.js';
 
 export type RealisticDevnet = {
   devnet: Devnet;
@@ -48,6 +50,8 @@ export type RealisticDevnet = {
   accounts: RealAccount[];
   /** One per op sent, in the order they were included. */
   records: RealisticRecord[];
+  /** The EIP-7702 lifecycle's authorizations (delegations.ts), sent once, after the first traffic. */
+  delegations: DelegationRecord[];
   rng: Random;
   ownerKey(index: number): Hex;
   opsPlanned: number;
@@ -123,6 +127,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
       paymasterSigner,
       accounts: [],
       records: [],
+      delegations: [],
       rng: new Random(seed),
       ownerKey: (index) => keccak256(toUtf8Bytes(`opscan-realistic-owner-${seed}-${index}`)) as Hex,
       opsPlanned: 0,
@@ -154,6 +159,7 @@ export async function generateRealistic(rd: RealisticDevnet, opts: GenerateReali
     const now = Math.floor(Date.now() / 1000);
     if ((await headBlock(rd.devnet.rpc)).timestamp < now) await rd.devnet.rpc.call('evm_mine', [now]);
     await sendRealisticTraffic(rd, opts.ops, opts.onProgress);
+    if (rd.delegations.length === 0) rd.delegations.push(...(await sendDelegationLifecycle(rd)));
   });
   rd.devnet.truth.days = computeDays(rd.devnet.truth);
   return rd.devnet.truth;
@@ -176,12 +182,13 @@ export function startRealisticContinuous(
  */
 export function realisticTruthFile(
   rd: RealisticDevnet,
-): GroundTruth & { bundlers: Array<{ name: string; url: string; executors: string[] }> } {
+): GroundTruth & { bundlers: Array<{ name: string; url: string; executors: string[] }>; delegations: DelegationRecord[] } {
   const records = new Map(rd.records.map((r) => [r.userOpHash, r]));
   const truth = rd.devnet.truth;
   return {
     ...truth,
     userOps: truth.userOps.map((op) => ({ ...op, ...records.get(op.userOpHash as Hex) })),
     bundlers: rd.bundlers.map((b) => ({ name: b.name, url: b.url, executors: b.executors })),
+    delegations: rd.delegations,
   };
 }

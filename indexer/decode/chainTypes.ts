@@ -39,6 +39,10 @@ export type RpcTransaction = {
   to: string | null;
   input: string;
   blockHash: string;
+  /** The fields the delegations need (INDEXER_DELEGATIONS): every node answers them. */
+  blockNumber?: string;
+  transactionIndex?: string;
+  nonce?: string;
   /** EIP-7702 (type 0x4) transactions: the delegations they set. */
   authorizationList?: RpcAuthorization[];
 };
@@ -100,6 +104,34 @@ export type RawRange = {
    * the range's EntryPoint logs); their blocks' times are in blockTimes. Absent under ops.
    */
   tokenLogs?: RpcLog[];
+  /**
+   * The range's transactions with an EIP-7702 authorization list (INDEXER_DELEGATIONS: the bundle
+   * transactions, or every type-4 transaction), in chain order, their authorities recovered.
+   */
+  authorizationTxs?: AuthorizationTx[];
+  /** Each authority's nonce before the block (`<block>:<authority>`); null when the node had no answer. */
+  authorityNonces?: Map<string, bigint | null>;
+};
+
+/** One tuple of an authorization list, its authority recovered (null: no address recovers). */
+export type RecoveredAuthorization = {
+  chainId: bigint;
+  /** null: address zero (the tuple clears the delegation). */
+  delegate: string | null;
+  nonce: bigint;
+  authority: string | null;
+};
+
+/** A transaction carrying authorizations, as the delegations are decoded from it. */
+export type AuthorizationTx = {
+  txHash: string;
+  blockNumber: number;
+  txIndex: number;
+  blockTime: number;
+  from: string;
+  nonce: bigint;
+  viaUserOp: boolean;
+  authorizations: RecoveredAuthorization[];
 };
 
 export const hexToNumber = (hex: string): number => Number.parseInt(hex, 16);

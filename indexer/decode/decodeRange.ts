@@ -8,6 +8,7 @@ import { dataWord, wordToAddress, wordToBigInt } from './abi.js';
 import { hexToNumber, type RawRange, type RpcLog } from './chainTypes.js';
 import { emptyBatch, type DecodedBatch, type DecodedDeposit, type DecodedTransfer, type DepositEvent } from './decodedBatch.js';
 import { decodeTransaction } from './decodeTransaction.js';
+import { decodeDelegations } from './eip7702.js';
 import { transfersOf, type TokenStandard } from './transfers.js';
 import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 
@@ -113,6 +114,7 @@ export function decodeRange(
   if (traces === 'all' && !raw.tracesSupported) {
     batch.traces = batch.userOps.map((o) => ({ userOpHash: o.userOpHash, status: 'unavailable', trace: null }));
   }
+  batch.delegations = decodeDelegations(raw.authorizationTxs ?? [], raw.authorityNonces ?? new Map<string, bigint | null>(), raw.chainId);
   for (const log of raw.entryPointLogs) {
     const deposit = toDeposit(log);
     if (deposit) batch.deposits.push(deposit);

@@ -5,6 +5,7 @@
  */
 import type { NewBundleTransaction } from '../../shared/db/tables/bundleTransactions.js';
 import type { NewModuleEvent } from '../../shared/db/tables/moduleEvents.js';
+import type { NewDelegation } from '../../shared/db/tables/delegations.js';
 import type { NewUserOp } from '../../shared/db/tables/userOps.js';
 import type { EntryPointVersion } from '../../shared/networks.js';
 import type { AccountCall } from '../../shared/calldata/accountCalls.js';
@@ -111,6 +112,8 @@ export type DecodedBatch = {
   traces: DecodedTrace[];
   addressTxs: DecodedAddressTx[];
   moduleEvents: DecodedModuleEvent[];
+  /** EIP-7702 authorizations of the transactions read (INDEXER_DELEGATIONS), effective or not. */
+  delegations: NewDelegation[];
   /**
    * The parties of the batch's ops (senders, paymasters, factories, bundlers), each with the first
    * block it appears in, and the last block the transfer backfill must read for it (null: up to
@@ -137,6 +140,7 @@ export function emptyBatch(chainId: number, fromBlock: number, toBlock: number, 
     traces: [],
     addressTxs: [],
     moduleEvents: [],
+    delegations: [],
     knownAddresses: [],
     tokens: [],
     tokenMetadata: [],

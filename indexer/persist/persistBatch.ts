@@ -18,6 +18,7 @@ import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.j
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
+import * as delegations from '../../shared/db/tables/delegations.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
@@ -132,6 +133,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
     await userOpTraces.appendMany(tx, chainId, batch.traces);
     await addressTransactions.appendMany(tx, chainId, batch.addressTxs);
     await moduleEvents.appendMany(tx, chainId, batch.moduleEvents);
+    await delegations.appendMany(tx, chainId, batch.delegations);
     return { newOps: batch.userOps, newBundles: batch.bundles };
   }
   await bundleTransactions.insertMany(tx, chainId, batch.bundleTxs);
@@ -147,6 +149,7 @@ async function writeBaseRows(tx: Queryable, batch: DecodedBatch, mode: BaseRowsM
   );
   await addressTransactions.insertMany(tx, chainId, batch.addressTxs);
   await moduleEvents.insertMany(tx, chainId, batch.moduleEvents);
+  await delegations.insertMany(tx, chainId, batch.delegations);
   return { newOps, newBundles: batch.bundles.filter((b) => newBundleKeys.has(`${b.txHash}:${b.bundleIndex}`)) };
 }
 

@@ -14,6 +14,7 @@ import * as bundlerDays from '../../shared/db/tables/bundlerDays.js';
 import * as bundles from '../../shared/db/tables/bundles.js';
 import * as dailyActiveWallets from '../../shared/db/tables/dailyActiveWallets.js';
 import * as dailyStats from '../../shared/db/tables/dailyStats.js';
+import * as delegations from '../../shared/db/tables/delegations.js';
 import * as entityStats from '../../shared/db/tables/entityStats.js';
 import * as entryPointDeposits from '../../shared/db/tables/entryPointDeposits.js';
 import * as indexerState from '../../shared/db/tables/indexerState.js';
@@ -51,6 +52,7 @@ export async function rollbackTo(
     await entryPointDeposits.deleteAbove(tx, chainId, ancestor.number);
     await addressTransactions.deleteAbove(tx, chainId, ancestor.number);
     await moduleEvents.deleteAbove(tx, chainId, ancestor.number);
+    await delegations.deleteAbove(tx, chainId, ancestor.number);
     await blocks.deleteAbove(tx, chainId, ancestor.number);
 
     await entityStats.recompute(tx, chainId, 'bundler', unique(removed.map((o) => o.bundler)));

@@ -20,7 +20,8 @@ import {
 } from '../decode/chainTypes.js';
 import { traceNeeded } from '../decode/decodeTransaction.js';
 import { InconsistentRangeError, fetchLogs, type LogRangeEstimator } from './fetchLogs.js';
-import type { TraceMode } from '../tuning.js';
+import type { DelegationMode, TraceMode } from '../tuning.js';
+import { fetchAuthorizations } from './fetchAuthorizations.js';
 import type { RpcClient, RpcRequest } from './rpcClient.js';
 import { isUnsupported } from './rpcErrors.js';
 import { TOPICS } from '../../shared/chain/constants.js';
@@ -45,6 +46,11 @@ export type ChainSource = {
    * logs `mayBeKnown` lets through are fetched with the range. Absent under ops.
    */
   tokenLogs?: { estimator: LogRangeEstimator; mayBeKnown: (address: string) => boolean };
+  /**
+   * INDEXER_DELEGATIONS. ops: the authorizations of the bundle transactions; all: of every type-4
+   * transaction of the range (its blocks read whole). Absent: ops.
+   */
+  delegations?: DelegationMode;
 };
 
 /** Transfer (ERC-20, ERC-721), TransferSingle and TransferBatch (ERC-1155). */
@@ -265,11 +271,20 @@ export async function fetchRange(
       hexToNumber(a.receipt.transactionIndex) - hexToNumber(b.receipt.transactionIndex),
   );
 
+  const { authorizationTxs, authorityNonces } = await fetchAuthorizations(source, {
+    fromBlock,
+    toBlock,
+    bundleTxs: rawTxs,
+    headers: fetched.headers,
+  });
+
   return {
     chainId: source.chainId,
     fromBlock,
     toBlock,
     headers,
+    authorizationTxs,
+    authorityNonces,
     entryPointLogs: logs,
     bundleTxs: rawTxs,
     blockTimes,

@@ -87,6 +87,7 @@ export class NetworkSync {
         targetLogs: tuning.targetLogsPerRange,
       }),
       traces: settings.traces,
+      delegations: network.delegations ?? settings.delegations,
       traceSupport: {},
       onSkippedLog: (l) =>
         log.warn({ blockNumber: l.blockNumber, logIndex: l.logIndex }, 'skipped an EntryPoint log with a zero transaction hash'),

@@ -24,6 +24,7 @@ import {
   isBatchLimitError,
   isBatchUnsupported,
   isLogRangeError,
+  isStateUnavailable,
   isRateLimited,
   isRevert,
   isUnsupported,
@@ -93,7 +94,7 @@ type Response = { id?: unknown; result?: unknown; error?: { code?: number; messa
 
 /** Errors a caller has to act on itself, never retried here. */
 function isFinal(e: RpcCallError): boolean {
-  return isUnsupported(e) || isRevert(e) || isLogRangeError(e);
+  return isUnsupported(e) || isRevert(e) || isLogRangeError(e) || isStateUnavailable(e);
 }
 
 export class RpcClient {

@@ -26,6 +26,16 @@ export function isUnsupported(e: { code: number; message: string }): boolean {
   );
 }
 
+/**
+ * The node no longer holds the state asked for (a full node prunes all but its recent blocks'):
+ * retrying cannot help, only an archive node can answer.
+ */
+export function isStateUnavailable(e: { code: number; message: string }): boolean {
+  return /missing trie node|historical state|state (is )?(not available|unavailable|pruned)|state histories haven't been fully indexed/i.test(
+    e.message,
+  );
+}
+
 /** eth_call reverted (token metadata of a contract without name()). */
 export function isRevert(e: { code: number; message: string }): boolean {
   return e.code === 3 || /revert/i.test(e.message);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as accounts from '../../shared/db/tables/accounts.js';
+import * as delegations from '../../shared/db/tables/delegations.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
 import { accountDetailSchema } from '../../shared/models/index.js';
 import { accountModules } from './accountModules.js';
@@ -16,10 +17,11 @@ export const getAddressActivity = defineEndpoint({
   cache: 'head',
   async handler(ctx, input) {
     const network = servedNetwork(ctx, input.network);
-    const [{ account, totalDeposit }, ops, { modules }] = await Promise.all([
+    const [{ account, totalDeposit }, ops, { modules }, delegates] = await Promise.all([
       accounts.findWithDeposit(ctx.db, network.chainId, input.address),
       userOps.listBySender(ctx.db, network.chainId, input.address, input),
       accountModules(ctx.db, network.chainId, input.address),
+      delegations.currentDelegates(ctx.db, network.chainId, [input.address]),
     ]);
     return {
       accountDetail: {
@@ -36,6 +38,7 @@ export const getAddressActivity = defineEndpoint({
         totalDeposits: totalDeposit ?? '0',
         implementation: account?.implementation ?? null,
         modules,
+        delegation: delegates.get(input.address) ?? null,
       },
     };
   },

@@ -4,6 +4,7 @@ import type { Answer } from '../cache/responseCache.js';
 import type { Dialect } from '../dialects/dialect.js';
 import { answerValue, runEndpoint, type Presenter } from './runEndpoint.js';
 import { getNetworks } from './getNetworks.js';
+import { getAccountDelegations } from './getAccountDelegations.js';
 import { getAddressActivity } from './getAddressActivity.js';
 import { getAccountModules } from './getAccountModules.js';
 import { getTopModules } from './getTopModules.js';
@@ -44,6 +45,7 @@ import { testWebhook } from './testWebhook.js';
 /** The single registry: key = REST path `/v0/<key>` = tRPC procedure name. */
 export const endpoints = {
   getNetworks,
+  getAccountDelegations,
   getAddressActivity,
   getAccountModules,
   getTopModules,

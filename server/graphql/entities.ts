@@ -3,6 +3,7 @@ import { accountView } from '../../shared/db/tables/accounts.js';
 import { bundleView } from '../../shared/db/tables/bundles.js';
 import { dailyMetricView, globalCounterView } from '../../shared/db/tables/dailyStats.js';
 import { bundlerView, factoryView, paymasterView } from '../../shared/db/tables/entityStats.js';
+import { delegationView } from '../../shared/db/tables/delegations.js';
 import { depositView } from '../../shared/db/tables/entryPointDeposits.js';
 import { tokenTransferView } from '../../shared/db/tables/tokenTransfers.js';
 import { userOpView } from '../../shared/db/tables/userOps.js';
@@ -14,7 +15,17 @@ import { userOpView } from '../../shared/db/tables/userOps.js';
  */
 
 export type EntityName =
-  'UserOp' | 'Bundle' | 'Account' | 'Paymaster' | 'Factory' | 'Bundler' | 'DailyMetric' | 'GlobalCounter' | 'Deposit' | 'TokenTransfer';
+  | 'UserOp'
+  | 'Bundle'
+  | 'Account'
+  | 'Paymaster'
+  | 'Factory'
+  | 'Bundler'
+  | 'DailyMetric'
+  | 'GlobalCounter'
+  | 'Deposit'
+  | 'TokenTransfer'
+  | 'Delegation';
 
 export type Relation = {
   entity: EntityName;
@@ -122,7 +133,15 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
     collection: 'accounts',
     single: 'account',
     network: false,
-    relations: { userOps: { ...opsOf('t.sender', 'account'), description: 'The ops the account sent.' } },
+    relations: {
+      userOps: { ...opsOf('t.sender', 'account'), description: 'The ops the account sent.' },
+      delegations: {
+        entity: 'Delegation',
+        list: true,
+        on: [['address', 't.authority']],
+        description: 'The EIP-7702 authorizations the address signed.',
+      },
+    },
   },
   Paymaster: {
     name: 'Paymaster',
@@ -180,6 +199,16 @@ export const ENTITIES: Readonly<Record<EntityName, Entity>> = {
     view: depositView,
     collection: 'deposits',
     single: 'deposit',
+    network: false,
+    relations: {},
+  },
+  Delegation: {
+    name: 'Delegation',
+    description:
+      "An EIP-7702 authorization (one tuple of a transaction's authorization list), id `<transactionHash>-<index in the list>`; `status` says whether it took effect.",
+    view: delegationView,
+    collection: 'delegations',
+    single: 'delegation',
     network: false,
     relations: {},
   },

@@ -29,6 +29,8 @@ export const accountDetailSchema = z
     implementation: z.string().nullable(),
     /** Its ERC-7579 modules installed now (getAccountModules' `modules`); empty for an account without any. */
     modules: z.array(accountModuleSchema),
+    /** The EIP-7702 delegate the address runs, as its latest effective authorization set it (getAccountDelegations); null when none. */
+    delegation: addressOut.nullable(),
   })
   .meta({ id: 'AccountDetail' });
 export type AccountDetail = z.infer<typeof accountDetailSchema>;

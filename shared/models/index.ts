@@ -9,3 +9,4 @@ export * from './activity.js';
 export * from './trace.js';
 export * from './modules.js';
 export * from './opFailure.js';
+export * from './delegation.js';

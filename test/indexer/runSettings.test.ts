@@ -15,17 +15,31 @@ describe('runSettingsOf', () => {
       traces: unset.INDEXER_TRACES,
       transfers: unset.INDEXER_TRANSFERS,
       transferLookbackBlocks: unset.INDEXER_TRANSFER_LOOKBACK_BLOCKS,
+      delegations: unset.INDEXER_DELEGATIONS,
       tuning: DEFAULT_TUNING,
     });
     expect(runSettingsOf({}).transfers).to.equal('known');
+    expect(runSettingsOf({}).delegations).to.equal('ops');
   });
 
   it('takes the configured settings, and the tuning given over the default knobs', () => {
     const settings = runSettingsOf(
-      { INDEXER_POLL_INTERVAL_MS: 250, INDEXER_TRACES: 'off', INDEXER_TRANSFERS: 'ops', INDEXER_TRANSFER_LOOKBACK_BLOCKS: 0 },
+      {
+        INDEXER_POLL_INTERVAL_MS: 250,
+        INDEXER_TRACES: 'off',
+        INDEXER_TRANSFERS: 'ops',
+        INDEXER_TRANSFER_LOOKBACK_BLOCKS: 0,
+        INDEXER_DELEGATIONS: 'all',
+      },
       { rpcTimeoutMs: 500 },
     );
-    expect(settings).to.deep.include({ pollIntervalMs: 250, traces: 'off', transfers: 'ops', transferLookbackBlocks: 0 });
+    expect(settings).to.deep.include({
+      pollIntervalMs: 250,
+      traces: 'off',
+      transfers: 'ops',
+      transferLookbackBlocks: 0,
+      delegations: 'all',
+    });
     expect(settings.tuning).to.deep.equal({ ...DEFAULT_TUNING, rpcTimeoutMs: 500 });
   });
 });

@@ -79,9 +79,20 @@ export async function restoreTables(db: Queryable, tables: Record<string, string
  * (an account's implementation), `writeFailure` (a network's held batch), what bundles earned
  * (`revenue`, `fee`, `profit`, `bundlerProfitDaily`). Removed from both sides before comparing.
  */
-const ADDED_FIELDS = new Set(['implementation', 'writeFailure', 'revenue', 'fee', 'profit', 'bundlerProfitDaily', 'failure']);
-// An account's ERC-7579 modules (accountDetail.modules).
-ADDED_FIELDS.add('modules');
+const ADDED_FIELDS = new Set([
+  'implementation',
+  'writeFailure',
+  'revenue',
+  'fee',
+  'profit',
+  'bundlerProfitDaily',
+  // why a failed op failed (getUserOp, getUserOpMetadata, the status summary)
+  'failure',
+  // an account's ERC-7579 modules (accountDetail.modules)
+  'modules',
+  // an address's EIP-7702 delegate (accountDetail)
+  'delegation',
+]);
 
 export function withoutAddedFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutAddedFields);

@@ -19,7 +19,7 @@ import {
 } from '../../devnet/realistic/index.js';
 import type { GroundTruth } from '../../devnet/index.js';
 import { startIndexer } from '../../indexer/index.js';
-import { allInOneEnvSchema, loadConfig } from '../../shared/config.js';
+import { allInOneEnvSchema, indexerEnvSchema, loadConfig } from '../../shared/config.js';
 import * as outboxDeadLetters from '../../shared/db/tables/outboxDeadLetters.js';
 import { createLogger } from '../../shared/log.js';
 import { expectMatchesTruth } from '../indexer/storedTruth.js';
@@ -29,6 +29,8 @@ import { startReceiver, verifySignature } from '../webhooks/support/receiver.js'
 import { expectedUserOp, pick } from './support/expected.js';
 import { chainModulesByAccount, topModules } from './support/moduleTruth.js';
 import { useIndexedDevnet } from './support/indexedDevnet.js';
+import { authorizationsOnChain, checkDelegationsAgainstChain, delegationAnswers } from '../indexer/support/delegationsOnChain.js';
+import { useTestDb } from '../helpers/db.js';
 import { describeRpcWithRealClients } from './support/rpcRealClients.js';
 import { TOPICS, ZERO_ADDRESS } from '../../shared/chain/constants.js';
 import { MODULAR_TYPES } from '../../devnet/realistic/modules.js';
@@ -123,6 +125,45 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           expect(got.length, `${what}: count`).to.equal(want.length);
           want.forEach((w, i) => expect(got[i], `${what}[${i}]`).to.deep.equal(w));
         } else expect(got, what).to.deep.equal(want);
+      });
+    });
+
+    describe('EIP-7702 delegations', () => {
+      const everyBlock = useTestDb();
+      it("every 7702 authority's authorizations and delegate equal the chain's: its bundles' under ops, all under INDEXER_DELEGATIONS=all", async () => {
+        const authorities = new Map<string, string>();
+        for (const x of records().filter((r) => r.eip7702)) authorities.set(`${x.accountType} ${x.sender}`, x.sender.toLowerCase());
+        for (const x of rd!.delegations) authorities.set(`lifecycle ${x.authority}`, x.authority.toLowerCase());
+        const chain = {
+          rpc: rd!.devnet.rpc,
+          chainId: rd!.devnet.chainId,
+          authorizations: await authorizationsOnChain(rd!.devnet.rpc, Object.values(truth.entryPoints)),
+        };
+        const ops = await delegationAnswers(d.db, authorities.values());
+        await checkDelegationsAgainstChain(chain, authorities, ops, (a) => a.entryPointLogs);
+        const indexer = startIndexer({
+          db: everyBlock.db,
+          config: loadConfig(indexerEnvSchema, {
+            NETWORKS: 'devnet',
+            RPC_URL_DEVNET: rd!.devnet.rpcUrl,
+            START_BLOCK_DEVNET: '0',
+            INDEXER_DELEGATIONS_DEVNET: 'all',
+          }),
+          log: createLogger({ level: 'silent', name: 'delegations' }),
+        });
+        try {
+          await indexer.syncNow();
+        } finally {
+          await indexer.stop();
+        }
+        const all = await delegationAnswers(everyBlock.db, authorities.values());
+        await checkDelegationsAgainstChain(chain, authorities, all, () => true);
+        // The lifecycle: what the generator expected of each authorization, as opscan marks it.
+        const lifecycle = all.get(rd!.delegations[0]!.authority.toLowerCase())!;
+        expect(lifecycle.history.map((h) => [h.transactionHash, h.status]).reverse()).to.deep.equal(
+          rd!.delegations.map((r) => [r.transactionHash, r.expected]),
+        );
+        expect(lifecycle.current).to.equal(null);
       });
     });
 

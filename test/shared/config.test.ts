@@ -21,8 +21,11 @@ describe('loadConfig', () => {
       START_BLOCK_BASE_SEPOLIA: '100',
       FINALITY_DEPTH_MAINNET: '12',
       ENTRYPOINTS_MAINNET: 'v0.7:0x00000000000000000000000000000000000000AA',
+      INDEXER_DELEGATIONS_BASE_SEPOLIA: 'all',
     });
     const [base, mainnet] = config.networks;
+    expect([base!.delegations, mainnet!.delegations, config.INDEXER_DELEGATIONS]).to.deep.equal(['all', undefined, 'ops']);
+    expect(() => loadConfig(indexerEnvSchema, { NETWORKS: 'base', INDEXER_DELEGATIONS_BASE: 'some' })).to.throw(/INDEXER_DELEGATIONS_BASE/);
     expect(base!.name).to.equal('base-sepolia');
     expect(base!.chainId).to.equal(84532);
     expect(base!.rpcUrls).to.deep.equal(['http://127.0.0.1:8545', 'http://127.0.0.1:8546']);

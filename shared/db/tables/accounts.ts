@@ -3,6 +3,7 @@ import type { Page } from '../page.js';
 import { byteaLiteral, bytesId, column, type EntityView } from '../entityView.js';
 import { latestTotalDepositSql } from './entryPointDeposits.js';
 import { ZERO_ADDRESS } from '../../chain/constants.js';
+import { currentDelegateSql } from './delegations.js';
 
 /** Reads of `accounts`: every sender seen, with its deployment when an AccountDeployed was indexed. */
 
@@ -218,5 +219,6 @@ export const accountView: EntityView = {
     blockTime: column('t.created_block_time', 'BigInt', 'int8', true),
     userOpsCount: column('t.user_ops_count', 'BigInt', 'int8'),
     implementation: column('t.implementation', 'String', 'text', true),
+    delegation: column(currentDelegateSql('t.chain_id', 't.address'), 'Bytes', 'bytea', true),
   },
 };
