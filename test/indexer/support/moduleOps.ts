@@ -23,11 +23,22 @@ const SINGLE = zeroPadValue('0x', 32);
 
 export type ModularDevnet = { factory: string; executor: string; account: string; owner: Wallet };
 
+type MinedReceipt = { status: string; logs: Array<{ topics: string[]; data: string }> };
+
+/** The transaction's receipt once it is mined (the devnet may mine it a moment after it is sent); null after 30 s. */
+async function minedReceipt(devnet: Devnet, hash: string): Promise<MinedReceipt | null> {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    const receipt = await devnet.rpc.call<MinedReceipt | null>('eth_getTransactionReceipt', [hash]);
+    if (receipt) return receipt;
+  }
+  return null;
+}
+
 async function sendAndMine(devnet: Devnet, tx: { to?: string; data: string; value?: bigint; gasLimit: bigint }): Promise<string> {
   const signer = devnet.deployer;
   const hash = await devnet.rpc.call<string>('eth_sendRawTransaction', [await signer.sign(tx)]);
-  const receipt = await devnet.rpc.call<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-  if (receipt?.status !== '0x1') throw new Error(`transaction ${hash} failed or was not mined`);
+  const receipt = await minedReceipt(devnet, hash);
+  if (receipt?.status !== '0x1') throw new Error(`transaction ${hash} ${receipt ? 'reverted' : 'was not mined within 30 s'}`);
   return hash;
 }
 
@@ -92,11 +103,8 @@ export async function sendModuleOp(
   const bundler = devnet.bundlers[0]!;
   const raw = await bundler.sign({ to: entryPoint, data: encodeHandleOps('v0.8', [op], bundler.address), gasLimit: 3_000_000n });
   const transactionHash = await devnet.rpc.call<string>('eth_sendRawTransaction', [raw]);
-  const receipt = await devnet.rpc.call<{ status: string; logs: Array<{ topics: string[]; data: string }> } | null>(
-    'eth_getTransactionReceipt',
-    [transactionHash],
-  );
-  if (receipt?.status !== '0x1') throw new Error(`handleOps ${transactionHash} failed or was not mined`);
+  const receipt = await minedReceipt(devnet, transactionHash);
+  if (receipt?.status !== '0x1') throw new Error(`handleOps ${transactionHash} ${receipt ? 'reverted' : 'was not mined within 30 s'}`);
   const event = receipt.logs.find((l) => l.topics[0] === TOPICS.userOperationEvent);
   const success = event ? (AbiCoder.defaultAbiCoder().decode(['uint256', 'bool'], event.data)[1] as boolean) : false;
   if (!success) throw new Error(`op ${hash} of ${m.account} did not succeed`);
