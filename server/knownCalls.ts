@@ -68,11 +68,12 @@ const CALLS_TYPE = '(address,uint256,bytes)[]';
 
 export type DecodedCall = { method: string; decodedInput: DecodedArgument[] };
 
-function toJson(value: unknown, type: ParamType): unknown {
-  if (type.isArray()) return (value as unknown[]).map((item) => toJson(item, type.arrayChildren));
+/** A decoded ABI value as an answer carries it: integers as decimal strings, addresses and bytes in lower case. */
+export function argumentJson(value: unknown, type: ParamType): unknown {
+  if (type.isArray()) return (value as unknown[]).map((item) => argumentJson(item, type.arrayChildren));
   if (type.isTuple()) {
     const fields = value as Result;
-    return Object.fromEntries(type.components.map((c, i) => [c.name || String(i), toJson(fields[i], c)]));
+    return Object.fromEntries(type.components.map((c, i) => [c.name || String(i), argumentJson(fields[i], c)]));
   }
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'string' && (type.baseType === 'address' || type.baseType.startsWith('bytes'))) return value.toLowerCase();
@@ -93,7 +94,7 @@ export function decodeCall(input: string): DecodedCall | null {
     const args = parsed.fragment.inputs.map((param, i) => ({
       name: param.name,
       type: param.format('sighash'),
-      value: toJson(parsed.args[i], param),
+      value: argumentJson(parsed.args[i], param),
     }));
     const account = accountMethod(parsed.selector);
     if (account && !account.singleCall) {

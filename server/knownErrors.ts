@@ -1,9 +1,10 @@
 import { createRequire } from 'node:module';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ErrorFragment, Interface, type ParamType, type Result } from 'ethers';
+import { ErrorFragment, Interface } from 'ethers';
 import { storableTextFromUtf8 } from '../shared/chainText.js';
 import type { DecodedArgument } from '../shared/models/trace.js';
+import { argumentJson } from './knownCalls.js';
 
 /**
  * Decoding of revert data an explorer shows by name: `Error(string)`, `Panic(uint256)` and the custom
@@ -159,17 +160,6 @@ export type DecodedRevert = {
   wrappers: Array<{ name: string; selector: string; args: DecodedArgument[] }>;
 };
 
-function toJson(value: unknown, type: ParamType): unknown {
-  if (type.isArray()) return (value as unknown[]).map((item) => toJson(item, type.arrayChildren));
-  if (type.isTuple()) {
-    const fields = value as Result;
-    return Object.fromEntries(type.components.map((c, i) => [c.name || String(i), toJson(fields[i], c)]));
-  }
-  if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'string' && (type.baseType === 'address' || type.baseType.startsWith('bytes'))) return value.toLowerCase();
-  return value;
-}
-
 const coder = new Interface([]);
 
 /** The arguments of `data` under `fragment`, or null when they do not decode (exactly: no bytes left over). */
@@ -178,7 +168,7 @@ function decodeArgs(fragment: ErrorFragment, data: string): DecodedArgument[] | 
     const values = coder.decodeErrorResult(fragment, data);
     // A re-encoding that differs means the data held more than (or other than) these arguments.
     if (coder.encodeErrorResult(fragment, values).toLowerCase() !== data.toLowerCase()) return null;
-    return fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: toJson(values[i], param) }));
+    return fragment.inputs.map((param, i) => ({ name: param.name, type: param.format('sighash'), value: argumentJson(values[i], param) }));
   } catch {
     return null;
   }
