@@ -14,7 +14,14 @@ export const getUserOp = defineEndpoint({
   tag: 'User Operations',
   input: z.object({ hash: hashInput, network: everyNetworkInput }),
   output: z.object({ userOps: z.array(userOpSchema.extend({ failure: opFailureSchema.nullable() })) }),
-  cache: { finalWhen: ({ userOps }) => userOps.map((op) => ({ network: op.network, blockNumber: op.blockNumber })) },
+  cache: {
+    // A failure without its frame may be one the node could not trace yet: such an answer stays head
+    // data, so a later request traces the op again.
+    finalWhen: ({ userOps }) =>
+      userOps.some((op) => op.failure && !op.failure.frame)
+        ? []
+        : userOps.map((op) => ({ network: op.network, blockNumber: op.blockNumber })),
+  },
   async handler(ctx, input) {
     const networks = indexedNetworks(ctx, input.network);
     const found = await userOps.listByHash(

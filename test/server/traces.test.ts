@@ -262,6 +262,28 @@ describe('trace endpoints on indexed devnet traffic', () => {
     expect(proxy.stats.requests, 'answered from the store').to.equal(asked);
   });
 
+  it("keeps getUserOp's failure open while the node cannot trace: a later request names the failing frame", async () => {
+    const failed = d.truth.userOps.find((o) => !o.success)!;
+    await d.db.query('delete from user_op_traces where user_op_hash = $1', [bytea(failed.userOpHash)]);
+    const proxy = await startFaultProxy({ upstream: d.devnet.rpcUrl, faultRate: 1, faults: ['internalError'] });
+    proxies.push(proxy);
+    const get = await appWithRpc(proxy.url);
+    const query = { hash: failed.userOpHash, network: 'devnet' };
+    const untraced = (await get('getUserOp', query)).body.userOps[0];
+    expect(untraced.failure).to.include({ stage: 'execution', frame: null });
+
+    // The node heals: once the answer's head TTL (about a devnet block) has passed, the same server
+    // traces the op again instead of reusing the answer as final.
+    proxy.configure({ faultRate: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const traced = (await get('getUserOp', query)).body.userOps[0];
+    expect(traced.failure.frame).to.be.an('object');
+    expect(traced.failure.frame.depth).to.be.greaterThan(0);
+    const asked = proxy.stats.requests;
+    expect((await get('getUserOp', query)).body.userOps[0].failure).to.deep.equal(traced.failure);
+    expect(proxy.stats.requests, 'answered from the store').to.equal(asked);
+  });
+
   it('accepts the sender and trxHash the explorer sends, and answers 404 naming the one that does not match', async () => {
     const [op, other] = [
       d.truth.userOps[1]!,
