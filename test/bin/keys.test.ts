@@ -103,7 +103,11 @@ describe('npm run keys', () => {
     expect((await keys(dataDir, 'create', 'x', '--rate-limit', 'fast')).code).to.not.equal(0);
   });
 
-  it('manages plans, creates and imports keys on them, updates, rotates with a grace period, reports usage', async () => {
+  // Three steps on one store, one test each: every step spawns several `npm run`s of a few seconds.
+  let key: string;
+  let prefix: string;
+
+  it('manages plans: creates one, refuses a duplicate and a bad rate limit', async () => {
     const plan = await opscan(dataDir, 'plans', 'create', 'pro', '--rate-limit', '20', '--per-day', '1000', '--networks', 'devnet');
     expect(plan.code, plan.stderr).to.equal(0);
     expect(plan.stdout).to.include('pro').and.include('20/s burst 60').and.include('1000/day');
@@ -111,11 +115,13 @@ describe('npm run keys', () => {
     const badPlan = await opscan(dataDir, 'plans', 'create', 'cheap', '--rate-limit', 'lots');
     expect(badPlan.code).to.equal(2);
     expect(badPlan.stderr).to.include('--rate-limit');
+  });
 
+  it('creates and imports keys on a plan, updates one, and keeps a plan in use', async () => {
     const created = await keys(dataDir, 'create', 'acme', '--plan', 'pro', '--scopes', 'read', '--expires', '2099-01-01');
     expect(created.code, created.stderr).to.equal(0);
-    const key = created.stdout.trim().split('\n').at(-1)!;
-    const prefix = key.slice(0, 12);
+    key = created.stdout.trim().split('\n').at(-1)!;
+    prefix = key.slice(0, 12);
     const shown = await keys(dataDir, 'show', prefix, '--json');
     expect(JSON.parse(shown.stdout)).to.deep.include({ name: 'acme', plan: JSON.parse(shown.stdout).plan, scopes: ['read'] });
     expect(JSON.parse(shown.stdout).plan.name).to.equal('pro');
@@ -136,7 +142,9 @@ describe('npm run keys', () => {
     expect(inUse.stderr).to.include('used by 1 key');
     const listed = await opscan(dataDir, 'plans', 'list');
     expect(listed.stdout).to.include('pro').and.include('1 key(s)');
+  });
 
+  it('rotates a key with a grace period and reports usage by key and by endpoint', async () => {
     const rotated = await keys(dataDir, 'rotate', prefix, '--grace-hours', '1');
     expect(rotated.code, rotated.stderr).to.equal(0);
     const newKey = rotated.stdout.trim().split('\n').at(-1)!;
