@@ -134,7 +134,7 @@ async function sendOpLifecycle(rd: RealisticDevnet): Promise<DelegationRecord[]>
     if (type !== 'simple7702-v0.9') continue;
     const next = rd.delegationFramework.stateless7702DeleGator;
     const refusedFor = [
-      { why: 'a spent nonce', authorization: { address: next, chainId, nonce: nonce }, refusal: 'nonce does not match' },
+      { why: 'a spent nonce', authorization: { address: next, chainId, nonce }, refusal: 'nonce does not match' },
       { why: 'another chain', authorization: { address: next, chainId: chainId + 1, nonce: nonce + 1 }, refusal: 'chainId does not match' },
     ];
     for (const { why, authorization, refusal } of refusedFor) {
