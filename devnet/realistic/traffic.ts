@@ -19,6 +19,7 @@ import {
   toHex,
   type Address,
   type Hex,
+  type SignedAuthorization,
 } from 'viem';
 import { createBundlerClient, formatUserOperationRequest, getUserOperationHash, type UserOperation } from 'viem/account-abstraction';
 import { createPimlicoClient } from 'permissionless/clients/pimlico';
@@ -36,7 +37,15 @@ import type { Bundler } from './bundler.js';
 import { devnetChain, type PaymasterMode } from './contracts.js';
 import { moduleChangeDue, nextModuleChange, type ModuleChange } from './modules.js';
 import { approvePaymasterCall, paymasterService } from './paymaster.js';
-import { recordWave, type BundlerReceipt, type Call, type ExpectedOutcome, type FailureIntent, type SentOp } from './record.js';
+import {
+  recordWave,
+  type BundlerReceipt,
+  type Call,
+  type ExpectedOutcome,
+  type FailureIntent,
+  type RealisticRecord,
+  type SentOp,
+} from './record.js';
 import type { RealisticDevnet } from './index.js';
 import { TOPICS } from '../../shared/chain/constants.js';
 
@@ -89,6 +98,8 @@ type Intent = {
   failure?: FailureIntent;
   /** The ERC-7579 module changes its calls make (none for most ops). */
   moduleChanges?: ModuleChange[];
+  /** The EIP-7702 authorization it carries, when another than its account's first op signs (buildAndSend). */
+  authorization?: SignedAuthorization;
 };
 
 /** Plans, sends and records `ops` more ops on the realistic devnet. */
@@ -96,20 +107,53 @@ export async function sendRealisticTraffic(rd: RealisticDevnet, ops: number, onP
   await syncDeployedWithChain(rd);
   let done = 0;
   while (done < ops) {
-    const intents = await planWave(rd, Math.min(WAVE_SIZE, ops - done));
-    const sent = await Promise.all(intents.map((i) => sendOp(rd, i)));
-    const receipts = new Map<Hex, BundlerReceipt>();
-    await Promise.all(sent.map(async (s) => receipts.set(s.hash, await waitForReceipt(rd, s))));
-    const records = await recordWave(rd.devnet.rpc, rd.devnet.truth, sent, receipts);
+    const records = await sendWave(rd, await planWave(rd, Math.min(WAVE_SIZE, ops - done)));
     rd.records.push(...records);
-    for (const s of sent) {
-      const account = intents.find((i) => i.account.address === s.op.sender.toLowerCase())!.account;
-      account.deployed = true;
-      if (s.paymasterMode === 'erc20' && s.expected === 'success') account.approvedPaymaster = true;
-    }
-    done += sent.length;
+    done += records.length;
     onProgress?.(done);
   }
+}
+
+/**
+ * One op of `account` making `calls`, paid by the account, sent to the first bundler and waited for;
+ * added to the truth like the traffic's, its record returned but kept out of the traffic's
+ * (rd.records). `authorization`: the EIP-7702 authorization it carries (none when omitted, unless
+ * the account is a 7702 one not yet delegated).
+ */
+export async function sendOneOp(
+  rd: RealisticDevnet,
+  account: RealAccount,
+  calls: Call[],
+  authorization?: SignedAuthorization,
+): Promise<RealisticRecord> {
+  const [record] = await sendWave(rd, [
+    {
+      account,
+      calls,
+      mode: 'single',
+      estimateWith: null,
+      paymasterMode: null,
+      expected: 'success',
+      nonceKey: null,
+      bundlers: [rd.bundlers[0]!],
+      ...(authorization ? { authorization } : {}),
+    },
+  ]);
+  return record!;
+}
+
+/** Sends the ops together, waits until each is included, and adds them to the truth. */
+async function sendWave(rd: RealisticDevnet, intents: Intent[]): Promise<RealisticRecord[]> {
+  const sent = await Promise.all(intents.map((i) => sendOp(rd, i)));
+  const receipts = new Map<Hex, BundlerReceipt>();
+  await Promise.all(sent.map(async (s) => receipts.set(s.hash, await waitForReceipt(rd, s))));
+  const records = await recordWave(rd.devnet.rpc, rd.devnet.truth, sent, receipts);
+  for (const s of sent) {
+    const account = intents.find((i) => i.account.address === s.op.sender.toLowerCase())!.account;
+    account.deployed = true;
+    if (s.paymasterMode === 'erc20' && s.expected === 'success') account.approvedPaymaster = true;
+  }
+  return records;
 }
 
 /**
@@ -452,13 +496,14 @@ async function buildAndSend(rd: RealisticDevnet, intent: Intent): Promise<SentOp
     estimateWith = [drain(0n)];
   }
   const authorization =
-    account.delegate && !account.deployed
+    intent.authorization ??
+    (account.delegate && !account.deployed
       ? await account.owner.signAuthorization({
           chainId: rd.devnet.chainId,
           address: account.delegate,
           nonce: await client.getTransactionCount({ address: account.owner.address }),
         })
-      : undefined;
+      : undefined);
   const nonceKey = intent.mode === 'replayable' ? COINBASE_REPLAYABLE_NONCE_KEY : intent.nonceKey;
   const nonce = nonceKey === null ? undefined : await account.sdk.getNonce({ key: nonceKey });
   const base = { account: account.sdk, ...(authorization ? { authorization } : {}), ...(nonce === undefined ? {} : { nonce }) };

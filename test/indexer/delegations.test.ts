@@ -1,9 +1,10 @@
 /**
  * EIP-7702 delegations indexed from a real anvil chain (Prague) with the real EntryPoint v0.8,
  * Simple7702Account v0.8 and MetaMask's EIP-7702 Stateless DeleGator: EOAs that delegate by their
- * own type-4 transaction and through a bundle, re-delegate, clear their delegation, and
- * authorizations that do not take effect (another chain's id, a spent nonce, a bad signature), some
- * in one block, one in a bundle transaction that reverts. Each mode is checked against the chain
+ * own type-4 transaction and through a bundle, re-delegate (by a sponsor's transaction, and by a
+ * later op whose bundle carries the authorization, in a block then reorged away), clear their
+ * delegation, and authorizations that do not take effect (another chain's id, a spent nonce, a bad
+ * signature), some in one block, one in a bundle transaction that reverts. Each mode is checked against the chain
  * itself: the authorities recovered with viem from every block's transactions, and what each
  * authorization did read from the authority's code and nonce at each block.
  */
@@ -21,9 +22,10 @@ import {
   type Address,
   type Hex,
   type SignedAuthorization,
+  type TransactionReceipt,
 } from 'viem';
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { entryPoint08Abi, toPackedUserOperation, toSimple7702SmartAccount } from 'viem/account-abstraction';
+import { entryPoint08Abi, toPackedUserOperation, toSimple7702SmartAccount, type UserOperation } from 'viem/account-abstraction';
 import { ANVIL_MNEMONIC, startChain, type Chain } from '../../devnet/chain.js';
 import { deployDelegationFramework } from '../../devnet/realistic/delegationFramework.js';
 import { deployVendorContracts } from '../../devnet/realistic/vendorContracts.js';
@@ -66,8 +68,9 @@ describe('EIP-7702 delegations against the chain', function () {
   let delegator: Address;
   const authorities = new Map<string, string>();
   let chainAuthorizations: ChainAuthorization[] = [];
-  let walletOfSponsor: (() => ReturnType<typeof createWalletClient>) | undefined;
   let bobAccount: PrivateKeyAccount | undefined;
+  /** bob's next op on EntryPoint v0.8 in a bundle transaction carrying `authorization` (its receipt). */
+  let sendBobOp: ((authorization: SignedAuthorization) => Promise<TransactionReceipt>) | undefined;
   let graceAddress = '';
 
   before(async function () {
@@ -83,7 +86,6 @@ describe('EIP-7702 delegations against the chain', function () {
     const bundler = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 2 });
     const walletOf = (account: PrivateKeyAccount | typeof sponsor) =>
       createWalletClient({ chain: viemChain, transport: http(chain.rpcUrl), account });
-    walletOfSponsor = () => walletOf(sponsor);
     const mined = async (hash: Hex) => client.waitForTransactionReceipt({ hash });
     await deployVendorContracts(chain.rpc);
     delegator = (await deployDelegationFramework(chain.rpc)).stateless7702DeleGator;
@@ -156,34 +158,38 @@ describe('EIP-7702 delegations against the chain', function () {
       signature: '0x' as Hex,
       authorization: bobAuthorization,
     };
-    const op = { ...unsigned, signature: await account.signUserOperation({ ...unsigned, chainId: CHAIN_ID }) };
-    const bundle = await mined(
-      await walletOf(bundler).sendTransaction({
-        to: EP08,
-        data: encodeFunctionData({ abi: entryPoint08Abi, functionName: 'handleOps', args: [[toPackedUserOperation(op)], bundler.address] }),
-        authorizationList: [bobAuthorization],
-        gas: 3_000_000n,
-      }),
-    );
-    if (bundle.status !== 'success' || bundle.logs.length === 0) throw new Error("bob's bundle did not land");
+    const bundle = async (op: UserOperation<'0.8'>) =>
+      mined(
+        await walletOf(bundler).sendTransaction({
+          to: EP08,
+          data: encodeFunctionData({
+            abi: entryPoint08Abi,
+            functionName: 'handleOps',
+            args: [[toPackedUserOperation(op)], bundler.address],
+          }),
+          authorizationList: [op.authorization!],
+          gas: 3_000_000n,
+        }),
+      );
+    const signed = async (op: UserOperation<'0.8'>) => ({
+      ...op,
+      signature: await account.signUserOperation({ ...op, chainId: CHAIN_ID }),
+    });
+    const first = await bundle(await signed(unsigned));
+    if (first.status !== 'success' || first.logs.length === 0) throw new Error("bob's bundle did not land");
+    // A later op of bob's, once delegated: no initCode, the EntryPoint's next nonce.
+    sendBobOp = async (authorization) => {
+      const nonce = await client.readContract({ address: EP08, abi: entryPoint08Abi, functionName: 'getNonce', args: [bob!.address, 0n] });
+      const receipt = await bundle(await signed({ ...unsigned, factory: undefined, factoryData: undefined, nonce, authorization }));
+      if (receipt.status !== 'success' || receipt.logs.length === 0) throw new Error("bob's later bundle did not land");
+      return receipt;
+    };
 
     // erin's authorization rides a bundle that reverts (her op's signature is garbage): it takes
     // effect anyway, and no EntryPoint log shows it.
     const erinAuthorization = await sign(erin!, SIMPLE7702_V08, 0);
     const bad = { ...unsigned, sender: erin!.address, authorization: erinAuthorization, signature: toHex(new Uint8Array(65).fill(0x11)) };
-    const reverted = await mined(
-      await walletOf(bundler).sendTransaction({
-        to: EP08,
-        data: encodeFunctionData({
-          abi: entryPoint08Abi,
-          functionName: 'handleOps',
-          args: [[toPackedUserOperation(bad)], bundler.address],
-        }),
-        authorizationList: [erinAuthorization],
-        gas: 3_000_000n,
-      }),
-    );
-    if (reverted.status !== 'reverted') throw new Error("erin's bundle did not revert");
+    if ((await bundle(bad)).status !== 'reverted') throw new Error("erin's bundle did not revert");
 
     // alice clears her delegation; bob re-delegates to the DeleGator by a sponsor's transaction.
     await sponsored([await sign(alice!, zeroAddress, 3), await sign(bob!, delegator, 1)]);
@@ -308,23 +314,27 @@ describe('EIP-7702 delegations against the chain', function () {
     }
   });
 
-  it('a reorg of the block holding a delegation unwinds it: history and current delegate go back to the new chain', async () => {
+  it("a reorg of the block holding an op's re-delegation unwinds it: history and current delegate go back to the new chain", async () => {
     const bob = authorities.get('bob')!;
     const before = await answers(all.db);
+    expect(before.get(bob)!.current).to.equal(delegator.toLowerCase());
     const snapshot = await rpc<string>('evm_snapshot', []);
-    const bobKey = bobAccount!;
-    const wallet = walletOfSponsor!();
+    // bob's op carries his authorization back to Simple7702Account v0.8, which then validates it.
     const nonce = Number(await nonceAt(bob, Number(await rpc<string>('eth_blockNumber', []))));
-    await wallet.sendTransaction({
-      account: wallet.account!,
-      chain: wallet.chain,
-      to: wallet.account!.address,
-      authorizationList: [await bobKey.signAuthorization({ address: SIMPLE7702_V08, nonce, chainId: CHAIN_ID })],
-    });
+    const redelegated = await sendBobOp!(await bobAccount!.signAuthorization({ address: SIMPLE7702_V08, nonce, chainId: CHAIN_ID }));
     const indexer = startIndexer({ db: all.db, config: devnetConfig(chain.rpcUrl, modeSettings('all')), log: quietLogger() });
     try {
       await indexer.syncNow();
-      expect((await answers(all.db)).get(bob)!.current).to.equal(SIMPLE7702_V08);
+      const answer = (await answers(all.db)).get(bob)!;
+      expect(answer.current)
+        .to.equal(SIMPLE7702_V08)
+        .and.to.equal(await codeAt(bob, 'latest'));
+      expect(answer.history[0]).to.include({
+        transactionHash: redelegated.transactionHash,
+        delegate: SIMPLE7702_V08,
+        status: 'effective',
+        viaUserOp: true,
+      });
       // The fork without it, one block longer.
       await rpc('evm_revert', [snapshot]);
       for (let i = 0; i < 2; i++) await rpc('evm_mine', []);

@@ -14,6 +14,7 @@ import {
   startRealisticDevnet,
   ACCOUNT_KINDS,
   ACCOUNT_TYPES,
+  type DelegationRecord,
   type RealisticDevnet,
   type RealisticRecord,
 } from '../../devnet/realistic/index.js';
@@ -158,12 +159,33 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
         }
         const all = await delegationAnswers(everyBlock.db, authorities.values());
         await checkDelegationsAgainstChain(chain, authorities, all, () => true);
-        // The lifecycle: what the generator expected of each authorization, as opscan marks it.
-        const lifecycle = all.get(rd!.delegations[0]!.authority.toLowerCase())!;
-        expect(lifecycle.history.map((h) => [h.transactionHash, h.status]).reverse()).to.deep.equal(
-          rd!.delegations.map((r) => [r.transactionHash, r.expected]),
-        );
-        expect(lifecycle.current).to.equal(null);
+        // The lifecycles: what the generator expected of each authorization, as opscan marks it, and
+        // whether an op carried it (the bundle transaction the bundler's receipt names).
+        const lifecycles = new Map<string, DelegationRecord[]>();
+        for (const r of rd!.delegations)
+          lifecycles.set(r.authority.toLowerCase(), [...(lifecycles.get(r.authority.toLowerCase()) ?? []), r]);
+        expect([...lifecycles.values()].map((l) => l.map((r) => r.sentBy))).to.deep.equal([
+          ['own', 'sponsored', 'sponsored', 'sponsored', 'own'],
+          ['userOp', 'userOp', 'userOp'],
+        ]);
+        for (const [authority, sent] of lifecycles) {
+          const history = all.get(authority)!.history.toReversed();
+          expect(
+            history.map((h) => [h.transactionHash, h.delegate, h.status, h.viaUserOp]),
+            `lifecycle ${authority}`,
+          ).to.deep.equal(sent.map((r) => [r.transactionHash, r.delegate?.toLowerCase() ?? null, r.expected, r.sentBy === 'userOp']));
+          for (const r of sent.filter((x) => x.userOpHash))
+            expect((await d.get('getUserOp', { network: 'devnet', hash: r.userOpHash! })).body.userOps[0].transactionHash).to.equal(
+              r.transactionHash,
+            );
+        }
+        // One cleared its delegation; the other is delegated to what its last op's authorization named,
+        // under both modes (its every authorization rode a bundle).
+        const [cleared, redelegated] = [...lifecycles.keys()];
+        expect(all.get(cleared!)!.current).to.equal(null);
+        const last = lifecycles.get(redelegated!)!.at(-1)!.delegate!.toLowerCase();
+        expect([ops.get(redelegated!)!.current, all.get(redelegated!)!.current]).to.deep.equal([last, last]);
+        expect(last).to.equal(rd!.delegationFramework.stateless7702DeleGator.toLowerCase());
       });
     });
 
