@@ -45,9 +45,8 @@ const MODULAR: Partial<Record<AccountType, ModularKind>> = {
   'kernel-v3.2': KERNEL,
   'kernel-v3.3': KERNEL,
   nexus: LINKED_EXECUTORS,
-  // Its executor only: with the hook installed, its next op reverted in the bundler's simulation
-  // without a reason (not yet explained; installing and uninstalling both work in an eth_call).
-  etherspot: { ...LINKED_EXECUTORS, hook: false },
+  // Its hook is called by the ERC-7579 draft's preCheck(address,bytes), which the devnet's hook answers too.
+  etherspot: LINKED_EXECUTORS,
   // Not Safe7579, whose launchpad has the Safe ask Rhinestone's module registry, where no attester
   // vouches for the devnet's modules (InsufficientAttestations).
   oz7579: { hook: false, executorInit: '0x', executorDeinit: '0x' },
