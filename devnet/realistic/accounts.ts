@@ -133,7 +133,14 @@ export async function createRealAccount(
   let sdk: SmartAccount;
   let delegate: Address | null = null;
   if (isVendorType(type)) {
-    sdk = await createVendorAccount(type, { client, owner, index, entryPoint: entryPointAddress, delegationFramework });
+    sdk = await createVendorAccount(type, {
+      client,
+      owner,
+      index,
+      entryPoint: entryPointAddress,
+      delegationFramework,
+      moduleAttester: contracts.erc7579Modules.attester,
+    });
     if (type === 'metamask-7702') delegate = delegationFramework.stateless7702DeleGator;
   } else
     switch (type) {

@@ -68,8 +68,11 @@ export type RealisticContracts = {
     moduleSetup: Address;
   };
   oz7579Factory: Address;
-  /** The ERC-7579 executor and hook the modular accounts install and uninstall (DevnetModules.sol). */
-  erc7579Modules: { executor: Address; hook: Address };
+  /**
+   * The ERC-7579 executor and hook the modular accounts install and uninstall (DevnetModules.sol),
+   * and who attests them in the module registry Safe7579 accounts ask (the operator, moduleRegistry.ts).
+   */
+  erc7579Modules: { executor: Address; hook: Address; attester: Address };
   /** Pimlico's singleton paymaster per EntryPoint: verifying and ERC-20 modes in one contract. */
   paymasters: Record<EntryPointVersion, Address>;
   /** The token the ERC-20 mode charges in (the devnet's 18-decimal dDAI), and where it goes. */
@@ -192,6 +195,7 @@ export async function deployRealisticContracts(devnet: Devnet, operator: Operato
   const erc7579Modules = {
     executor: await create2(fixtureArtifact('DevnetExecutorModule').bytecode as Hex),
     hook: await create2(fixtureArtifact('DevnetHookModule').bytecode as Hex),
+    attester: operator.account.address,
   };
 
   const paymasters = await deployPaymasters(paymasterSigner, entryPoints, create2);

@@ -31,6 +31,7 @@ import { sendRealisticTraffic } from './traffic.js';
 import { startTicker, type Ticker } from '../ticker.js';
 import { deployDelegationFramework, type DelegationFramework } from './delegationFramework.js';
 import { deployVendorContracts } from './vendorContracts.js';
+import { attestDevnetModules } from './moduleRegistry.js';
 import { sendDelegationLifecycle, type DelegationRecord } from './delegations.js';
 
 export { ACCOUNT_KINDS, ACCOUNT_TYPES, ENTRY_POINT_OF, type AccountType, type ExecutionMode } from './accounts.js';
@@ -97,6 +98,7 @@ export async function startRealisticDevnet(opts: StartRealisticOptions = {}): Pr
     const contracts = await deployRealisticContracts(devnet, operator, paymasterSigner.address);
     const delegationFramework = await devnet.exclusive(async () => {
       await deployVendorContracts(devnet.rpc);
+      await attestDevnetModules(operator, contracts.erc7579Modules);
       return deployDelegationFramework(devnet.rpc);
     });
     devnet.truth.entryPoints = { ...devnet.truth.entryPoints, 'v0.9': contracts.entryPoints['v0.9'] };

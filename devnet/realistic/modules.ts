@@ -22,22 +22,32 @@ type ModularKind = {
   executorInit: Hex;
   /** The executor's de-init data. */
   executorDeinit: Hex;
+  /** The hook's init data. */
+  hookInit: Hex;
 };
 
 /**
  * Kernel v3.1+: initData = hook address (20 bytes; zero: none) ‖ abi.encode(executorData, hookData).
- * Nexus, Etherspot: executors in a linked list, de-init data = abi.encode(previous entry, data); the executor
- * installed last is the first entry, after the sentinel 0x…01.
+ * Nexus, Etherspot, Safe7579: executors in a linked list, de-init data = abi.encode(previous entry,
+ * data); the executor installed last is the first entry, after the sentinel 0x…01. Safe7579's hook
+ * init data = abi.encode(hook type, selector, data): type 0 (global) with selector 0 runs it on
+ * every call.
  */
 const KERNEL: ModularKind = {
   hook: true,
   executorInit: concat([zeroAddress, encodeAbiParameters([{ type: 'bytes' }, { type: 'bytes' }], ['0x', '0x'])]),
   executorDeinit: '0x',
+  hookInit: '0x',
 };
 const LINKED_EXECUTORS: ModularKind = {
   hook: true,
   executorInit: '0x',
   executorDeinit: encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], ['0x0000000000000000000000000000000000000001', '0x']),
+  hookInit: '0x',
+};
+const SAFE7579: ModularKind = {
+  ...LINKED_EXECUTORS,
+  hookInit: encodeAbiParameters([{ type: 'uint8' }, { type: 'bytes4' }, { type: 'bytes' }], [0, '0x00000000', '0x']),
 };
 
 const MODULAR: Partial<Record<AccountType, ModularKind>> = {
@@ -45,12 +55,11 @@ const MODULAR: Partial<Record<AccountType, ModularKind>> = {
   'kernel-v3.2': KERNEL,
   'kernel-v3.3': KERNEL,
   nexus: LINKED_EXECUTORS,
-  // Its executor only: with the hook installed, its next op reverted in the bundler's simulation
-  // without a reason (not yet explained; installing and uninstalling both work in an eth_call).
-  etherspot: { ...LINKED_EXECUTORS, hook: false },
-  // Not Safe7579, whose launchpad has the Safe ask Rhinestone's module registry, where no attester
-  // vouches for the devnet's modules (InsufficientAttestations).
-  oz7579: { hook: false, executorInit: '0x', executorDeinit: '0x' },
+  // Its hook is called by the ERC-7579 draft's preCheck(address,bytes), which the devnet's hook answers too.
+  etherspot: LINKED_EXECUTORS,
+  // Its Safe asks Rhinestone's module registry first, where the devnet's operator attests the modules (moduleRegistry.ts).
+  safe7579: SAFE7579,
+  oz7579: { hook: false, executorInit: '0x', executorDeinit: '0x', hookInit: '0x' },
 };
 
 /** The account types whose ops install and uninstall modules. */
@@ -87,7 +96,7 @@ export function nextModuleChange(
       modules: changes.map((c) => ({
         type: c.moduleTypeId === 2 ? ('executor' as const) : ('hook' as const),
         address: c.module,
-        initData: c.moduleTypeId === 2 ? kind.executorInit : '0x',
+        initData: c.moduleTypeId === 2 ? kind.executorInit : kind.hookInit,
       })),
     }).map(toCall);
     account.moduleStage = 'installed';

@@ -54,12 +54,14 @@ type Build = {
   index: bigint;
   entryPoint: Address;
   delegationFramework: DelegationFramework;
+  /** An attester of the module registry besides Rhinestone's, whom Safe7579 accounts trust (moduleRegistry.ts). */
+  moduleAttester: Address;
 };
 
 /** The permissionless account of `type` for `owner` (its `index`-th account). */
 export async function createVendorAccount(
   type: VendorAccountType,
-  { client, owner, index, entryPoint, delegationFramework }: Build,
+  { client, owner, index, entryPoint, delegationFramework, moduleAttester }: Build,
 ): Promise<SmartAccount> {
   const v06 = { address: entryPoint, version: '0.6' } as const;
   const v07 = { address: entryPoint, version: '0.7' } as const;
@@ -126,9 +128,10 @@ export async function createVendorAccount(
         saltNonce: index,
         safe4337ModuleAddress: VENDOR.safe7579Module,
         erc7579LaunchpadAddress: VENDOR.safe7579Launchpad,
-        // The launchpad has the Safe trust Rhinestone's attester in the module registry (the recipe
-        // registers its attestations); with none it cannot finish setup (GS000).
-        attesters: [VENDOR.rhinestoneAttester],
+        // The launchpad has the Safe trust these attesters in the module registry, one of whom must
+        // have attested each module it installs: Rhinestone's (the recipe registers its
+        // attestations) or the devnet's own; with none it cannot finish setup (GS000).
+        attesters: [VENDOR.rhinestoneAttester, moduleAttester],
         attestersThreshold: 1,
       });
     case 'thirdweb-v0.6':

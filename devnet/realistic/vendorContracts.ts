@@ -53,6 +53,9 @@ export const VENDOR = {
   safe7579Module: '0x7579ee8307284f293b1927136486880611f20002',
   safe7579Launchpad: '0x7579011ab74c46090561ea277ba79d510c6c00ff',
   rhinestoneAttester: '0x000000333034e9f539ce08819e12c1b8cb29084d',
+  /** Rhinestone's module registry (ERC-7484) and the resolver the recipe registers in it. */
+  moduleRegistry: '0x000000000069e2a187aeffb852bf3ccdc95151b2',
+  moduleRegistryResolver: '0xf0f468571e764664c93308504642af941d9f77f1',
   nexusBootstrap: '0x6c77ddf87a1717465d29f8f16f44711eb0c839c0',
   coinbaseFactory: '0x0ba5ed0c6aa8c49038f819e587e2633c4a9f428a',
   coinbaseImplementation: '0x000100abaad02f1cfc8bbe32bd5a564817339e72',

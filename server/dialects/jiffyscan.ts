@@ -205,13 +205,14 @@ function senderOf(execution: TraceNode): string | undefined {
  *   are the account's, and its other calls to that handler (setting it up) are none of the op's;
  * - its STATICCALLs: the account reading, not acting (a diamond's facet lookup — Barz —, a factory's
  *   registry — Thirdweb): an op's calls are CALLs;
- * - its calls to its ERC-7579 hook's preCheck and postCheck around the execution (Nexus makes them).
+ * - its calls to its ERC-7579 hook's preCheck and postCheck around the execution (Nexus, Safe7579
+ *   and Etherspot make them; Etherspot's Modular Wallet 1.0.0 by the ERC-7579 draft's preCheck).
  * A call the account made keeps its subtree as traced (a token calling the account back stays
  * under it). Without a call into the account (an op with empty callData) the EntryPoint's frame
  * stays the root. The frames as traced stay in /v0 and getUserOpTraces.
  */
-/** ERC-7579 IHook preCheck(address,uint256,bytes) and postCheck(bytes). */
-const HOOK_CHECKS = new Set(['0xd68f6025', '0x173bf7da']);
+/** ERC-7579 IHook preCheck(address,uint256,bytes), the draft's preCheck(address,bytes), and postCheck(bytes). */
+const HOOK_CHECKS = new Set(['0xd68f6025', '0x20af8e9a', '0x173bf7da']);
 
 export function accountExecutionTrace(execution: TraceNode): TraceNode {
   const sender = senderOf(execution);

@@ -114,6 +114,8 @@ describe('account implementations named from the chain', function () {
         index,
         entryPoint: EP[ACCOUNT_KINDS[type].entryPoint],
         delegationFramework,
+        // Safe7579 accounts trust the sender as a module attester, as the devnet's trust its operator.
+        moduleAttester: sender.address,
       });
     // Each vendor type through its factory; the Safe7579 account is set up by its first op (below),
     // the EIP-7702 Stateless DeleGator by its owner's authorization.

@@ -346,7 +346,7 @@ describe('real-world traffic: Alto bundlers, real accounts and paymasters (devne
           .filter((x) => x.accountType === type)
           .flatMap((x) => x.moduleChanges);
         expect(new Set(changes.map((c) => `${c.action} ${c.moduleTypeId}`)), `${type}: its module changes`).to.deep.equal(
-          new Set(['install 2', 'uninstall 2', ...(type === 'oz7579' || type === 'etherspot' ? [] : ['install 4'])]),
+          new Set(['install 2', 'uninstall 2', ...(type === 'oz7579' ? [] : ['install 4'])]),
         );
       }
       const modular = rd!.accounts
