@@ -10,11 +10,10 @@ import { bytea, type Queryable } from '../../../shared/db/client.js';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import * as addressTransactions from '../../../shared/db/tables/addressTransactions.js';
 import { ZERO_ADDRESS } from '../../../shared/chain/constants.js';
+import { address, addressPages, addressRows, insertBundleTransaction, positionsReader, word } from '../../helpers/addressTransactions.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
 const CHAIN = 31337;
-const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const BUNDLER = address(0xb0);
 const OTHER_BUNDLER = address(0xb1);
 const SENDER = address(0x5e);
@@ -79,20 +78,8 @@ function rowsBefore(): Array<[string, number, number]> {
 }
 
 /** The read before 0045: address_transactions and the transactions of the address's ops as their sender or bundler. */
-async function listBefore(db: Queryable, a: string, first: number, skip: number): Promise<unknown[]> {
-  const { rows } = await db.query<Parameters<typeof addressTransactions.toTransaction>[0]>(
-    `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
-            bt.gas_used, bt.effective_gas_price, bt.fee
-     from (select block_number, tx_index
-           from (select block_number, tx_index from address_transactions where chain_id = $1 and address = $2
-                 union select block_number, tx_index from user_ops where chain_id = $1 and (sender = $2 or bundler = $2)) p
-           order by block_number desc, tx_index desc limit $3 offset $4) a
-     join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
-     order by a.block_number desc, a.tx_index desc`,
-    [CHAIN, bytea(a), first, skip],
-  );
-  return rows.map(addressTransactions.toTransaction);
-}
+const POSITIONS_BEFORE = `select block_number, tx_index from address_transactions where chain_id = $1 and address = $2
+  union select block_number, tx_index from user_ops where chain_id = $1 and (sender = $2 or bundler = $2)`;
 
 async function insertTransfer(
   db: Queryable,
@@ -126,22 +113,7 @@ describe('migration 0045 on a populated database', function () {
       await db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
       for (const tx of TXS) {
         const txHash = txHashOf(tx.block, tx.index);
-        await db.query(
-          `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, tx_to, input, status,
-                                            gas_used, effective_gas_price, fee)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, '\\x', true, $9, 1, $9)`,
-          [
-            CHAIN,
-            bytea(txHash),
-            tx.block,
-            bytea(word(tx.block)),
-            1_700_000_000 + tx.block * 12,
-            tx.index,
-            bytea(tx.from),
-            bytea(address(0xe9)),
-            21_000 + tx.index,
-          ],
-        );
+        await insertBundleTransaction(db, CHAIN, { txHash, block: tx.block, index: tx.index, from: tx.from });
         for (const op of tx.ops) {
           await db.query(
             `insert into user_ops (chain_id, user_op_hash, entry_point_version, sender, nonce, success, actual_gas_cost, actual_gas_used,
@@ -185,8 +157,7 @@ describe('migration 0045 on a populated database', function () {
       }
       const addresses = [BUNDLER, OTHER_BUNDLER, SENDER, OTHER_SENDER, TARGET, LATER_TARGET, RECEIVER, PAYER, ZERO_ADDRESS, address(0x99)];
       const pages = [1, 2, 3, 10].flatMap((first) => [0, 1, 2, 3, 4].map((skip) => ({ first, skip })));
-      const before = new Map<string, unknown[]>();
-      for (const a of addresses) for (const p of pages) before.set(`${a}:${p.first}:${p.skip}`, await listBefore(db, a, p.first, p.skip));
+      const before = await addressPages(addresses, pages, positionsReader(db, CHAIN, POSITIONS_BEFORE));
       const heights = (a: string) =>
         (before.get(`${a}:10:0`) as Array<{ block_height: number; tx_offset: number }>).map((x) => [x.block_height, x.tx_offset]);
       expect(heights(RECEIVER)).to.deep.equal([
@@ -198,21 +169,12 @@ describe('migration 0045 on a populated database', function () {
 
       await migrate(db);
 
-      const { rows } = await db.query<{ address: string; block_number: string; tx_index: number }>(
-        `select address, block_number, tx_index from address_transactions order by address, block_number, tx_index`,
-      );
       // Kept: a later call's target, and the sender of the transaction without ops.
-      expect(rows.map((r) => [r.address, Number(r.block_number), r.tx_index])).to.deep.equal([
+      expect(await addressRows(db)).to.deep.equal([
         [LATER_TARGET, 5, 0],
         [BUNDLER, 7, 0],
       ]);
-      for (const a of addresses) {
-        for (const p of pages) {
-          expect(await addressTransactions.listByAddress(db, CHAIN, a, p), `${a} first ${p.first} skip ${p.skip}`).to.deep.equal(
-            before.get(`${a}:${p.first}:${p.skip}`),
-          );
-        }
-      }
+      expect(await addressPages(addresses, pages, (a, p) => addressTransactions.listByAddress(db, CHAIN, a, p))).to.deep.equal(before);
     } finally {
       await t.drop();
     }
