@@ -1,6 +1,6 @@
 -- address_transactions drops the rows that the indexes of user_ops and token_transfers answer
--- already: an address's transaction as one of its ops' first call target (user_ops_target) or as a
--- party of one of its token transfers (token_transfers_from, token_transfers_to). listByAddress
+-- already: an address's transaction as an op's first call target (user_ops_target) or as a party
+-- of one of its token transfers (token_transfers_from, token_transfers_to). listByAddress
 -- reads those indexes beside address_transactions and answers their union, newest first, as
 -- before; the indexer writes only the other parties (the targets of an op's later calls, the sender
 -- of a transaction without ops). 2,024 of the 2,512 rows of a realistic chain of 1,000 ops.
