@@ -308,9 +308,11 @@ function opTraces(raw: RawBundleTx, userOps: DecodedUserOp[], ctx: DecodeContext
 
 /**
  * Who took part in the transaction, as address_transactions rows: call targets and transfer
- * parties. Its ops' senders and bundler (the transaction's sender) are not repeated there:
- * user_ops_sender and user_ops_bundler find the transaction for them, and listByAddress reads those
- * too. A transaction without ops keeps its sender's row.
+ * parties, but only those no index of the op and transfer rows finds. Its ops' senders, bundler
+ * (the transaction's sender) and first call targets (user_ops_sender, user_ops_bundler,
+ * user_ops_target) and its token transfers' parties (token_transfers_from, token_transfers_to) are
+ * not repeated there: listByAddress reads those indexes too. A transaction without ops keeps its
+ * sender's row.
  */
 function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], transfers: DecodedTransfer[]): DecodedAddressTx[] {
   const addresses = new Set<string>([tx.from]);
@@ -323,6 +325,13 @@ function addressTransactions(tx: DecodedBundleTx, userOps: DecodedUserOp[], tran
   for (const op of userOps) {
     addresses.delete(op.sender);
     addresses.delete(op.bundler);
+    if (op.target !== null) addresses.delete(op.target);
+  }
+  // Token transfers are stored (token_transfers); an op's native value transfers are not.
+  for (const t of transfers) {
+    if (t.standard === 'NATIVE') continue;
+    addresses.delete(t.from);
+    addresses.delete(t.to);
   }
   return [...addresses].map((address) => ({ address, blockNumber: tx.blockNumber, txIndex: tx.txIndex }));
 }

@@ -3,10 +3,14 @@ import { copyRows } from '../copy.js';
 import { unnestInsert, type Column } from '../unnest.js';
 import type { Page } from '../page.js';
 import type { Transaction } from '../../models/address.js';
+import { ZERO_ADDRESS } from '../../chain/constants.js';
+import { byteaLiteral } from '../entityView.js';
+import { transactionsOfParty } from './tokenTransfers.js';
 
 /**
  * Reads of `address_transactions`: the bundle transactions an address took part in other than as
- * an op's sender or bundler (which user_ops answers), each by its block number and
+ * an op's sender, bundler or first call target (which user_ops answers) or as a token transfer's
+ * party (which token_transfers answers), each by its block number and
  * index, where bundle_transactions_position finds it. listByAddress answers all of them in the
  * spec's (Covalent-style) Transaction shape. Labels and price quotes are left null here; the API
  * fills them from its label list and price source.
@@ -52,22 +56,24 @@ export function toTransaction(r: AddressTransactionRow): Transaction {
 }
 
 /**
- * The distinct positions of an address's ops as their `role` (sender or bundler), newest first: its
- * user_ops index read backward (block_number, log_index), keeping each transaction's first row. A
- * transaction's ops are contiguous in that order (its logs are, in its block), so the first `$3`
- * positions are read without a sort, however many ops each holds.
+ * The distinct positions of an address's ops as their `role` (sender, bundler, or target: the first
+ * call's), newest first: its user_ops index read backward (block_number, log_index), keeping each
+ * transaction's first row. A transaction's ops are contiguous in that order (its logs are, in its
+ * block), so the first `$3` positions are read without a sort, however many ops each holds. The
+ * zero address is no op's target here: it takes part in no transaction (the indexer's rule).
  */
-const opPositions = (role: 'sender' | 'bundler') => `(select block_number, tx_index
+const opPositions = (role: 'sender' | 'bundler' | 'target') => `(select block_number, tx_index
    from (select block_number, tx_index, lag(block_number) over w as prev_block, lag(tx_index) over w as prev_tx
-         from user_ops where chain_id = $1 and ${role} = $2
+         from user_ops where chain_id = $1 and ${role} = $2${role === 'target' ? ` and $2 <> ${byteaLiteral(ZERO_ADDRESS)}` : ''}
          window w as (order by block_number desc, log_index desc)) o
    where (block_number, tx_index) is distinct from (prev_block, prev_tx)
    limit $3)`;
 
 /**
- * The address's bundle transactions, newest first: the union of its own rows here (a call target,
- * a transfer party) and the transactions of its ops as their sender or bundler, which the indexer
- * does not repeat here (user_ops' indexes by sender and by bundler find them). Each branch reads
+ * The address's bundle transactions, newest first: the union of its own rows here (a call target
+ * other than an op's first) and the transactions where it is an op's sender, bundler or first call
+ * target, or a token transfer's party, which the indexer does not repeat here (user_ops' indexes by
+ * sender, bundler and target and token_transfers' by sender and receiver find them). Each branch reads
  * its own index, newest first, for its distinct positions up to the page's end; a position found
  * by several is answered once.
  */
@@ -80,7 +86,10 @@ export async function listByAddress(db: Queryable, chainId: number, address: str
                   where chain_id = $1 and address = $2
                   order by block_number desc, tx_index desc limit $3)
                  union ${opPositions('sender')}
-                 union ${opPositions('bundler')}) p
+                 union ${opPositions('bundler')}
+                 union ${opPositions('target')}
+                 union ${transactionsOfParty('from_address')}
+                 union ${transactionsOfParty('to_address')}) p
            order by block_number desc, tx_index desc limit $4 offset $5) a
      join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
      order by a.block_number desc, a.tx_index desc`,

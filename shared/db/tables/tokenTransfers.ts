@@ -1,7 +1,8 @@
 import { bytea, type Queryable } from '../client.js';
 import { copyRows } from '../copy.js';
 import { numeric, unnestInsert, type Column } from '../unnest.js';
-import { column, hexOf, type EntityView } from '../entityView.js';
+import { byteaLiteral, column, hexOf, type EntityView } from '../entityView.js';
+import { ZERO_ADDRESS } from '../../chain/constants.js';
 import type { Page } from '../page.js';
 import type { Erc20Transfer, NftTransfer } from '../../models/address.js';
 
@@ -33,6 +34,27 @@ type TransferRow = {
  */
 export const txHashOf = (t: string): string =>
   `coalesce(${t}.tx_hash, (select o.tx_hash from user_ops o where o.chain_id = ${t}.chain_id and o.user_op_hash = ${t}.user_op_hash))`;
+
+/**
+ * SQL: the distinct bundle transactions (block_number, tx_index) where the address `$2` on chain `$1`
+ * is a transfer's `side` (from_address or to_address), newest first, the first `$3` of them: its
+ * index read backward, each transfer's transaction found by its op (user_ops' key) or its own hash
+ * (bundle_transactions' key); a plain transaction's transfer has no bundle transaction and is left
+ * out. A transaction's transfers are contiguous in (block_number, log_index) order (its logs are, in
+ * its block), so keeping each transaction's first row needs no sort beyond that order. The zero
+ * address (mints, burns) has none: it takes part in no transaction (addressTransactions).
+ */
+export const transactionsOfParty = (side: 'from_address' | 'to_address'): string => `(select block_number, tx_index
+   from (select block_number, tx_index, lag(block_number) over w as prev_block, lag(tx_index) over w as prev_tx
+         from (select t.block_number, t.log_index,
+                      coalesce((select o.tx_index from user_ops o where o.chain_id = t.chain_id and o.user_op_hash = t.user_op_hash),
+                               (select bt.tx_index from bundle_transactions bt where bt.chain_id = t.chain_id and bt.tx_hash = t.tx_hash)) as tx_index
+               from token_transfers t
+               where t.chain_id = $1 and t.${side} = $2 and $2 <> ${byteaLiteral(ZERO_ADDRESS)}) p
+         where tx_index is not null
+         window w as (order by block_number desc, log_index desc)) o
+   where (block_number, tx_index) is distinct from (prev_block, prev_tx)
+   limit $3)`;
 
 const hex = (value: string | number): string => `0x${BigInt(value).toString(16)}`;
 const isoTime = (blockTime: string): string => new Date(Number(blockTime) * 1000).toISOString();

@@ -58,6 +58,37 @@ describe('decode/decodeTransaction', () => {
     expect(d.bundles[0]).to.include({ opsCount: 3, beneficiary, bundler: addr(0xb0b), bundleIndex: 0 });
   });
 
+  it('writes address rows only for parties no index finds: a later call target, not a first one or a transfer party', () => {
+    const batch = new Interface(['function executeBatch(address[],bytes[])']);
+    const token = addr(0xe2);
+    const ops = [
+      {
+        sender: addr(1),
+        nonce: 0n,
+        callData: batch.encodeFunctionData('executeBatch', [
+          [addr(0x70), addr(0x71)],
+          ['0x', '0x'],
+        ]),
+      },
+      { sender: addr(2), nonce: 0n, callData: execute.encodeFunctionData('execute', [addr(0x72), 5n, '0x']) },
+    ];
+    const b = new TxBuilder()
+      .beforeExecution(EP07)
+      .log(token, 'Transfer', [addr(1), addr(0x73), 10n])
+      .log(token, 'Transfer', [ZERO, addr(0x74), 1n])
+      .opEvent(EP07, { hash: hash(10), sender: addr(1), nonce: 0n })
+      .opEvent(EP07, { hash: hash(11), sender: addr(2), nonce: 0n });
+    const d = decodeTransaction(b.raw(handleOpsV07(ops, beneficiary)), ctx);
+    expect(d.userOps.map((o) => o.calls.map((c) => c.target))).to.deep.equal([[addr(0x70), addr(0x71)], [addr(0x72)]]);
+    expect(d.transfers.map((t) => [t.standard, t.from, t.to])).to.deep.include.members([
+      ['ERC20', addr(1), addr(0x73)],
+      ['ERC20', ZERO, addr(0x74)],
+    ]);
+    // The senders and bundler (user_ops_sender, user_ops_bundler), the first call targets
+    // (user_ops_target) and the transfer parties (token_transfers_from, _to) are left to their indexes.
+    expect(d.addressTxs.map((a) => a.address)).to.deep.equal([addr(0x71)]);
+  });
+
   it('records failures: RevertReason with its message, empty revert, PostOpRevertReason, PrefundTooLow', () => {
     const senders = [addr(1), addr(2), addr(3), addr(4)];
     const b = new TxBuilder().beforeExecution(EP07);

@@ -5,14 +5,13 @@
  * the read before 0032 gave, a sender with several ops in one transaction included.
  */
 import { expect } from 'chai';
-import { bytea, type Queryable } from '../../../shared/db/client.js';
+import { bytea } from '../../../shared/db/client.js';
 import { listMigrations, migrate } from '../../../shared/db/migrate.js';
 import * as addressTransactions from '../../../shared/db/tables/addressTransactions.js';
+import { address, addressPages, addressRows, insertBundleTransaction, positionsReader, word } from '../../helpers/addressTransactions.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
 const CHAIN = 31337;
-const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const BUNDLER = address(0xb0);
 const OTHER_BUNDLER = address(0xb1);
 const SENDER = address(0x5e);
@@ -60,19 +59,7 @@ function rowsBefore(): Array<[string, number, number]> {
 }
 
 /** The read before 0032: address_transactions alone. */
-async function listBefore(db: Queryable, a: string, first: number, skip: number): Promise<unknown[]> {
-  const { rows } = await db.query<Parameters<typeof addressTransactions.toTransaction>[0]>(
-    `select bt.tx_hash, bt.block_number, bt.block_time, bt.tx_index, bt.tx_from, bt.tx_to, bt.status,
-            bt.gas_used, bt.effective_gas_price, bt.fee
-     from (select block_number, tx_index from address_transactions
-           where chain_id = $1 and address = $2
-           order by block_number desc, tx_index desc limit $3 offset $4) a
-     join bundle_transactions bt on bt.chain_id = $1 and bt.block_number = a.block_number and bt.tx_index = a.tx_index
-     order by a.block_number desc, a.tx_index desc`,
-    [CHAIN, bytea(a), first, skip],
-  );
-  return rows.map(addressTransactions.toTransaction);
-}
+const POSITIONS_BEFORE = `select block_number, tx_index from address_transactions where chain_id = $1 and address = $2`;
 
 describe('migration 0032 on a populated database', function () {
   this.timeout(120_000);
@@ -84,22 +71,7 @@ describe('migration 0032 on a populated database', function () {
       await db.query(`select opscan_ensure_chain_partitions($1)`, [CHAIN]);
       for (const [block, index, bundler, ops] of TXS) {
         const txHash = word(block * 100 + index);
-        await db.query(
-          `insert into bundle_transactions (chain_id, tx_hash, block_number, block_hash, block_time, tx_index, tx_from, tx_to, input, status,
-                                            gas_used, effective_gas_price, fee)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, '\\x', true, $9, 1, $9)`,
-          [
-            CHAIN,
-            bytea(txHash),
-            block,
-            bytea(word(block)),
-            1_700_000_000 + block * 12,
-            index,
-            bytea(bundler),
-            bytea(address(0xe9)),
-            21_000 + index,
-          ],
-        );
+        await insertBundleTransaction(db, CHAIN, { txHash, block, index, from: bundler });
         for (const [sender, logIndex] of ops) {
           await db.query(
             `insert into user_ops (chain_id, user_op_hash, entry_point, entry_point_version, sender, nonce, success, actual_gas_cost,
@@ -132,8 +104,7 @@ describe('migration 0032 on a populated database', function () {
       }
       const addresses = [BUNDLER, OTHER_BUNDLER, SENDER, LONE_SENDER, TARGET, address(0x99)];
       const pages = [1, 2, 3, 10].flatMap((first) => [0, 1, 2, 3, 4, 6].map((skip) => ({ first, skip })));
-      const before = new Map<string, unknown[]>();
-      for (const a of addresses) for (const p of pages) before.set(`${a}:${p.first}:${p.skip}`, await listBefore(db, a, p.first, p.skip));
+      const before = await addressPages(addresses, pages, positionsReader(db, CHAIN, POSITIONS_BEFORE));
       expect((before.get(`${SENDER}:10:0`) as Array<{ block_height: number }>).map((x) => x.block_height)).to.deep.equal([9, 7, 6, 5]);
 
       // Up to 0032 only: later migrations check rows (bundles) this fixture does not hold.
@@ -142,24 +113,15 @@ describe('migration 0032 on a populated database', function () {
         listMigrations().filter((m) => m.name < '0033'),
       );
 
-      const { rows } = await db.query<{ address: string; block_number: string; tx_index: number }>(
-        `select address, block_number, tx_index from address_transactions order by address, block_number, tx_index`,
-      );
       // Kept: the call target's rows, and the sender of the transaction without ops.
-      expect(rows.map((r) => [r.address, Number(r.block_number), r.tx_index])).to.deep.equal([
+      expect(await addressRows(db)).to.deep.equal([
         [TARGET, 5, 0],
         [TARGET, 5, 2],
         [TARGET, 7, 0],
         [TARGET, 9, 3],
         [BUNDLER, 8, 1],
       ]);
-      for (const a of addresses) {
-        for (const p of pages) {
-          expect(await addressTransactions.listByAddress(db, CHAIN, a, p), `${a} first ${p.first} skip ${p.skip}`).to.deep.equal(
-            before.get(`${a}:${p.first}:${p.skip}`),
-          );
-        }
-      }
+      expect(await addressPages(addresses, pages, (a, p) => addressTransactions.listByAddress(db, CHAIN, a, p))).to.deep.equal(before);
     } finally {
       await t.drop();
     }
