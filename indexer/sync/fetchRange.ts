@@ -62,9 +62,13 @@ export const TOKEN_TOPICS = [TOPICS.transfer, TOPICS.transferSingle, TOPICS.tran
  */
 function entryPointParties(logs: RpcLog[]): Set<string> {
   const out = new Set<string>();
+  // A word's address is its last 20 bytes; each is read straight from the topic or the data.
   for (const log of logs) {
-    const words = [...log.topics.slice(1), ...[0, 1, 2].map((i) => `0x${log.data.slice(2 + 64 * i, 66 + 64 * i)}`)];
-    for (const w of words) if (w.length === 66) out.add(`0x${w.slice(26)}`.toLowerCase());
+    for (let t = 1; t < log.topics.length; t++) {
+      const topic = log.topics[t]!;
+      if (topic.length === 66) out.add(`0x${topic.slice(26)}`.toLowerCase());
+    }
+    for (let i = 0; i < 3 && log.data.length >= 66 + 64 * i; i++) out.add(`0x${log.data.slice(26 + 64 * i, 66 + 64 * i)}`.toLowerCase());
   }
   return out;
 }
@@ -220,7 +224,8 @@ export async function fetchRange(
   let tokenLogs: RpcLog[] | undefined;
   if (source.tokenLogs) {
     const { mayBeKnown } = source.tokenLogs;
-    const seenHere = entryPointParties(logs);
+    // Needed only for a token log without its block's time (most nodes send it): formed then.
+    let seenHere: Set<string> | undefined;
     tokenLogs = (await allTokenLogs).filter((l) => l.transactionHash !== ZERO_HASH && !bundleTxs.has(l.transactionHash));
     for (const log of tokenLogs) {
       const n = hexToNumber(log.blockNumber);
@@ -228,7 +233,10 @@ export async function fetchRange(
       if (seen && seen !== log.blockHash.toLowerCase()) throw new InconsistentRangeError(`logs of block ${n} come from two forks`);
       blockHashes.set(n, log.blockHash.toLowerCase());
       if (log.blockTimestamp) blockTimes.set(n, hexToNumber(log.blockTimestamp));
-      else if (!blockTimes.has(n) && tokenLogParties(log).some((a) => seenHere.has(a) || mayBeKnown(a))) headerNumbers.add(n);
+      else if (!blockTimes.has(n)) {
+        const parties = (seenHere ??= entryPointParties(logs));
+        if (tokenLogParties(log).some((a) => parties.has(a) || mayBeKnown(a))) headerNumbers.add(n);
+      }
     }
   }
   let traceHashes = source.traces === 'all' ? txHashes : [];
@@ -300,7 +308,7 @@ export async function fetchRange(
  * exactly — and fetches the times of their blocks not fetched with the range.
  */
 export async function settleTokenLogs(rpc: RpcClient, raw: RawRange, known: Set<string>): Promise<void> {
-  if (!raw.tokenLogs) return;
+  if (!raw.tokenLogs || raw.tokenLogs.length === 0) return;
   const seenHere = entryPointParties(raw.entryPointLogs);
   raw.tokenLogs = raw.tokenLogs.filter((l) => tokenLogParties(l).some((a) => seenHere.has(a) || known.has(a)));
   const untimed = [...new Set(raw.tokenLogs.map((l) => hexToNumber(l.blockNumber)).filter((n) => !raw.blockTimes.has(n)))];
