@@ -189,6 +189,9 @@ function senderOf(execution: TraceNode): string | undefined {
   return typeof sender === 'string' ? sender.toLowerCase() : undefined;
 }
 
+/** ERC-7579 IHook preCheck(address,uint256,bytes), the draft's preCheck(address,bytes), and postCheck(bytes). */
+const HOOK_CHECKS = new Set(['0xd68f6025', '0x20af8e9a', '0x173bf7da']);
+
 /**
  * The op's execution as the explorer reads it: it takes `executionTrace.next` as the op's own calls
  * (its Target row, its multisend detection). So the root is the
@@ -211,9 +214,6 @@ function senderOf(execution: TraceNode): string | undefined {
  * under it). Without a call into the account (an op with empty callData) the EntryPoint's frame
  * stays the root. The frames as traced stay in /v0 and getUserOpTraces.
  */
-/** ERC-7579 IHook preCheck(address,uint256,bytes), the draft's preCheck(address,bytes), and postCheck(bytes). */
-const HOOK_CHECKS = new Set(['0xd68f6025', '0x20af8e9a', '0x173bf7da']);
-
 export function accountExecutionTrace(execution: TraceNode): TraceNode {
   const sender = senderOf(execution);
   const accountCall = execution.next.find((n) => n.traceData.to === sender && n.traceData.from === execution.traceData.to);
