@@ -3,7 +3,7 @@ import type { ApiKey } from '../shared/db/tables/apiKeys.js';
 import type { WebConfig } from '../shared/config.js';
 import type { Logger } from '../shared/log.js';
 import type { RateLimitState } from './rateLimiter.js';
-import type { WebServices } from './services.js';
+import { webDatabaseBudgetMs, type WebServices } from './services.js';
 import type { AccessLogLevel } from './http/accessLog.js';
 
 /** What the web process is built from; created once in main.ts (or by a test). */
@@ -41,8 +41,14 @@ export type Ctx = Deps & {
   apiKey: ApiKey | null;
   /** The caller's rate-limit standing after its latest call (for the RateLimit headers). */
   rateLimit: RateLimitState | null;
+  /**
+   * When the request's database work must be done by (epoch ms): its arrival and the web's database
+   * budget. Each transport runs the request's work under it (withDeadline, shared/db/deadline.ts).
+   */
+  deadline: number;
 };
 
 export function createContext(deps: Deps, request: { requestId: string; headers: RequestHeaders; clientIp?: () => string }): Ctx {
-  return { ...deps, primary: deps.db, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null };
+  const deadline = Date.now() + webDatabaseBudgetMs(deps.config);
+  return { ...deps, primary: deps.db, clientIp: () => 'unknown', ...request, apiKey: null, rateLimit: null, deadline };
 }

@@ -1,5 +1,5 @@
 import type { NetworkConfig } from '../shared/config.js';
-import type { Queryable } from '../shared/db/client.js';
+import { withinDeadline, type Queryable } from '../shared/db/client.js';
 import * as indexerState from '../shared/db/tables/indexerState.js';
 import type { IndexerState } from '../shared/db/tables/indexerState.js';
 import type { Logger } from '../shared/log.js';
@@ -10,7 +10,9 @@ import type { Logger } from '../shared/log.js';
  * shared by concurrent callers), and again at the next request once the indexer announces a move
  * (`invalidate`, on its NOTIFY: see server/services.ts). The cache uses it to tell final data from
  * data a reorg may still replace, to drop entries written before a reorg, and to stop serving
- * answers computed at an older head.
+ * answers computed at an older head. A caller waits for the read no longer than the deadline of its
+ * own work (a request's: the read may be another request's): past it, it goes on with the last known
+ * state, as when the read fails.
  */
 export type IndexerView = {
   /** State per chain id; a network the indexer has not started yet is absent. */
@@ -55,9 +57,8 @@ export function createIndexerView(
     return states;
   }
 
-  /** The state if read within `ageMs`, else one read shared by concurrent callers. */
-  function readWithin(ageMs: number): Promise<ReadonlyMap<number, IndexerState>> {
-    if (Date.now() - loadedAt < ageMs) return Promise.resolve(states);
+  /** The read under way since the indexer's last move, else a new one: one read shared by concurrent callers. */
+  function sharedRead(): Promise<ReadonlyMap<number, IndexerState>> {
     if (loading?.generation === generation) return loading.states;
     const current = { generation, states: refresh(generation) };
     loading = current;
@@ -65,6 +66,13 @@ export function createIndexerView(
       if (loading === current) loading = null;
     });
     return current.states;
+  }
+
+  /** The state if read within `ageMs`, else the shared read's, or the last known one at the caller's deadline. */
+  function readWithin(ageMs: number): Promise<ReadonlyMap<number, IndexerState>> {
+    if (Date.now() - loadedAt < ageMs) return Promise.resolve(states);
+    // A read never fails (refresh keeps the last state): only the deadline ends the wait early.
+    return withinDeadline(sharedRead()).catch(() => states);
   }
 
   return {

@@ -1,5 +1,5 @@
 import type { WebConfig } from '../shared/config.js';
-import type { Db } from '../shared/db/client.js';
+import { ANSWER_GRACE_MS, type Db } from '../shared/db/client.js';
 import type { Logger } from '../shared/log.js';
 import { createApiKeyCache, type ApiKeyCache } from './apiKeyCache.js';
 import { createMemoryStore, createRedisStore } from './cache/cacheStore.js';
@@ -47,6 +47,17 @@ export type WebServices = {
  */
 export function webStatementTimeoutMs(config: Pick<WebConfig, 'DB_STATEMENT_TIMEOUT_MS'>): number {
   return Math.min(5_000, config.DB_STATEMENT_TIMEOUT_MS || Infinity);
+}
+
+/**
+ * One request's budget for all its database work, counted from its arrival (server/context.ts): as
+ * long as one statement may go unanswered before the database counts as not answering (the
+ * statement timeout and the grace after it). Its waits in turn (the indexer state, a connection, each
+ * statement) share it, so a request the database cannot answer is answered 503 by then, however
+ * many it makes.
+ */
+export function webDatabaseBudgetMs(config: Pick<WebConfig, 'DB_STATEMENT_TIMEOUT_MS'>): number {
+  return webStatementTimeoutMs(config) + ANSWER_GRACE_MS;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,3 +1,4 @@
+import { withinDeadline } from '../../shared/db/client.js';
 import type { Logger } from '../../shared/log.js';
 import { toJsonBody } from '../../shared/jsonText.js';
 import { bodyOf, encodeEntry, NO_HEADS, parseHeader, supersedes } from './cacheEntry.js';
@@ -144,7 +145,8 @@ export function createResponseCache(store: CacheStore, log: Logger, near?: Cache
     fill(key, state, compute) {
       const flightKey = `${state.epoch}|${state.heads}|${key}`;
       const running = inflight.get(flightKey);
-      if (running) return running;
+      // The computation is the first caller's, due by its deadline; another waits no longer than its own.
+      if (running) return withinDeadline(running);
       const flight = computeAndStore(key, state, compute).finally(() => inflight.delete(flightKey));
       inflight.set(flightKey, flight);
       return flight;

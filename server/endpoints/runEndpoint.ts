@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { NetworkConfig, WebConfig } from '../../shared/config.js';
-import { isDatabaseUnavailable } from '../../shared/db/client.js';
+import { DatabaseDeadlineError, isDatabaseUnavailable, withDeadline } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
 import { toJsonBody } from '../../shared/jsonText.js';
 import { NO_HEADS } from '../cache/cacheEntry.js';
@@ -33,7 +33,9 @@ const AS_SPECIFIED: Presenter = { namespace: '' };
  * count (a Redis round trip) runs alongside validation and the cache lookup; nothing is computed and
  * nothing is answered before its verdict, so a refused call is a 429 whatever it asked. A dialect's presentation is
  * applied to the computed answer before it is cached, so a hit costs the same in every dialect; the
- * cache policy still judges the spec answer.
+ * cache policy still judges the spec answer. All of it that waits on the database (the key, the
+ * indexer state, the handler's queries) is due by the request's deadline (ctx.deadline): a database
+ * that does not answer costs one budget, not the sum of each wait's limit.
  *
  * With read replicas, an endpoint that reads from them runs on the reader server/readReplicas.ts
  * chooses, and its cache epoch, heads and finality come from that reader's own indexer state; when
@@ -48,7 +50,7 @@ export async function runEndpoint(
   // they named ('' when none or before their input was read).
   const metered = { network: '' };
   try {
-    const answer = await answerOrPresentNotFound(ctx, call, rawInput, metered);
+    const answer = await withDeadline(ctx.deadline, () => answerOrPresentNotFound(ctx, call, rawInput, metered));
     if (ctx.apiKey && call.endpoint.auth !== 'none') ctx.services.usage.record(ctx.apiKey.id, call.name, metered.network, 200);
     return answer;
   } catch (error) {
@@ -158,8 +160,9 @@ async function answerCall(
         );
         return answerFrom({ ...primary, states: await primary.indexer.current(), replica: null });
       }
-      // The replica went away mid-call: the work is read-only, so run it again on the next reader.
-      if (!isDatabaseUnavailable(error)) throw error;
+      // The replica went away mid-call: the work is read-only, so run it again on the next reader. Past
+      // the request's deadline no reader would answer in time, and the replica is not to blame.
+      if (!isDatabaseUnavailable(error) || error instanceof DatabaseDeadlineError) throw error;
       replicas.markDown(reader.replica);
       reader = await replicas.choose(primary, networks);
     }

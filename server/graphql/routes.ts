@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { BREAK, execute, GraphQLError, printSchema, visit, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { NetworkConfig } from '../../shared/config.js';
-import { isDatabaseUnavailable, type Queryable } from '../../shared/db/client.js';
+import { isDatabaseUnavailable, withDeadline, type Queryable } from '../../shared/db/client.js';
 import { AppError } from '../../shared/errors.js';
 import { findNetwork } from '../../shared/networks.js';
 import { admit, allowedNetworks, assertNetworkAllowed } from '../access.js';
-import { createContext, type Deps } from '../context.js';
+import { createContext, type Ctx, type Deps } from '../context.js';
 import { HTTP_STATUS } from '../http/errors.js';
 import { rateLimitHeaders } from '../http/rateLimitHeaders.js';
 import { parseQuery, rowBudgetError, validateQuery } from './limits.js';
@@ -127,6 +127,11 @@ export function createSubgraphRoutes(deps: Deps): [express.Router, ErrorRequestH
       headers: { apiKey: (req.params.key as string | undefined) ?? req.get('x-api-key'), authorization: req.get('authorization') },
       clientIp: () => req.ip ?? 'unknown',
     });
+    // The key's lookup, the reader's choice and every resolver's query share the request's database deadline.
+    await withDeadline(ctx.deadline, () => answerWith(ctx, req, res));
+  }
+
+  async function answerWith(ctx: Ctx, req: Request, res: Response): Promise<void> {
     res.setHeader('x-request-id', ctx.requestId);
     res.setHeader('cache-control', 'no-store');
     const network = servedNetwork(deps, String(req.params.network));

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { getAddress } from 'ethers';
 import { z } from 'zod';
-import type { Queryable } from '../../shared/db/client.js';
+import { withinDeadline, type Queryable } from '../../shared/db/client.js';
 import type { NetworkConfig } from '../../shared/config.js';
 import * as bundleTransactions from '../../shared/db/tables/bundleTransactions.js';
 import * as userOps from '../../shared/db/tables/userOps.js';
@@ -55,7 +55,8 @@ function batchByChain<T>(read: (chainId: number, hashes: string[]) => Promise<Ma
  * Op reads by hash of the calls under way (a batch's items, other requests) within one turn of the
  * event loop go to the database together, one query per kind: a batch of 100 reads is one query,
  * not 100. Nothing is remembered past the turn (the response cache does that), per database (a
- * replica's reads stay on it).
+ * replica's reads stay on it). A batch's query is due by the deadline of the call that started it;
+ * each call waits for it no longer than its own.
  */
 const opReads = new WeakMap<Queryable, OpReads>();
 function opReadsOf(db: Queryable): OpReads {
@@ -105,7 +106,7 @@ export const INDEX_METHODS = {
     endpoint: rpcMethod('An op’s receipt', BY_HASH, {
       cache: finalWhen((a) => (a.receipt as { blockNumber: string }).blockNumber),
       async handler(ctx, input) {
-        const receipt = await opReadsOf(ctx.db).receipts.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`);
+        const receipt = await withinDeadline(opReadsOf(ctx.db).receipts.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`));
         return receipt && userOpReceiptAnswer(input.hash, receipt);
       },
     }),
@@ -115,7 +116,7 @@ export const INDEX_METHODS = {
     endpoint: rpcMethod('An op by hash', BY_HASH, {
       cache: finalWhen((a) => a.blockNumber),
       async handler(ctx, input) {
-        const op = await opReadsOf(ctx.db).ops.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`);
+        const op = await withinDeadline(opReadsOf(ctx.db).ops.load(`${networkOf(ctx, input.network).chainId}:${input.hash}`));
         return op ? userOpByHashAnswer(op) : null;
       },
     }),

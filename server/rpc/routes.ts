@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { NetworkConfig } from '../../shared/config.js';
+import { withDeadline } from '../../shared/db/client.js';
 import type { AppError } from '../../shared/errors.js';
 import { allowedNetworks, assertNetworkAllowed, authorize } from '../access.js';
 import { createContext, type Ctx, type Deps } from '../context.js';
@@ -170,7 +171,8 @@ export function createRpcRouter(deps: Deps): express.Router {
     });
     res.setHeader('x-request-id', ctx.requestId);
     try {
-      const plan = await authorize(ctx, 'rpc');
+      // The key's lookup shares the request's database deadline with the items' calls (runEndpoint).
+      const plan = await withDeadline(ctx.deadline, () => authorize(ctx, 'rpc'));
       assertNetworkAllowed(allowedNetworks(ctx.apiKey, plan), network.name);
     } catch (error) {
       const e = toAppError(error);

@@ -2,8 +2,8 @@
  * The one database interface of opscan (Queryable, Session, Db) and how a process gets one:
  * createDb picks the implementation, PostgreSQL (postgresDb.ts) when a URL is given, else PGlite
  * (pgliteDb.ts). Callers import everything about the database from here: the bytea convention
- * (bytea.ts), prepared statements, and the error classification (errorClassification.ts) are
- * re-exported.
+ * (bytea.ts), prepared statements, the error classification (errorClassification.ts) and the
+ * deadline of the work under way (deadline.ts) are re-exported.
  */
 import type { BaseConfig } from '../config.js';
 import type { Logger } from '../log.js';
@@ -12,7 +12,14 @@ import { createPgliteDb } from './pgliteDb.js';
 import { createPostgresDb } from './postgresDb.js';
 
 export { bytea } from './bytea.js';
-export { ANSWER_GRACE_MS, DatabaseNotAnsweringError, isDatabaseUnavailable, isTransactionConflict } from './errorClassification.js';
+export {
+  ANSWER_GRACE_MS,
+  DatabaseDeadlineError,
+  DatabaseNotAnsweringError,
+  isDatabaseUnavailable,
+  isTransactionConflict,
+} from './errorClassification.js';
+export { withDeadline, withinDeadline } from './deadline.js';
 export { createPostgresDb, prepared, replicationLagSeconds } from './postgresDb.js';
 
 /**

@@ -42,6 +42,20 @@ export class DatabaseNotAnsweringError extends Error {
   }
 }
 
+/**
+ * The deadline of the work under way (a web request's one budget for all its database work,
+ * shared/db/deadline.ts) passed before the database answered: for that work the database is not
+ * answering, as past a statement's own limit, so it is classified the same way (the web answers
+ * JSON 503 with Retry-After). A statement cut by it has its connection closed at once, like one
+ * past its own limit.
+ */
+export class DatabaseDeadlineError extends Error {
+  constructor(cause?: unknown) {
+    super('PostgreSQL did not answer before the deadline of the work under way (the database budget of a request)', { cause });
+    this.name = 'DatabaseDeadlineError';
+  }
+}
+
 /** node-postgres's error for a query its client-side limit (query_timeout) ended. */
 export const isQueryReadTimeout = (error: unknown): boolean => error instanceof Error && error.message === 'Query read timeout';
 
@@ -60,7 +74,7 @@ const UNAVAILABLE_MESSAGE =
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error instanceof DatabaseNotAnsweringError || isQueryReadTimeout(error)) return true;
+  if (error instanceof DatabaseNotAnsweringError || error instanceof DatabaseDeadlineError || isQueryReadTimeout(error)) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code))) return true;
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;

@@ -11,7 +11,14 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import { backoffMs, trackAvailability } from './availability.js';
 import { hexesOfByteaArray, hexOfBytea } from './bytea.js';
 import type { Db, DbOptions, Queryable } from './client.js';
-import { ANSWER_GRACE_MS, DatabaseNotAnsweringError, isQueryReadTimeout, isStalePlan } from './errorClassification.js';
+import { remainingMs, withinDeadline } from './deadline.js';
+import {
+  ANSWER_GRACE_MS,
+  DatabaseDeadlineError,
+  DatabaseNotAnsweringError,
+  isQueryReadTimeout,
+  isStalePlan,
+} from './errorClassification.js';
 import { createHostSelector, parseDatabaseUrl } from './hosts.js';
 
 pg.types.setTypeParser(pg.types.builtins.BYTEA, hexOfBytea);
@@ -97,11 +104,13 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
 
   /**
    * A pooled connection to a host still in use: connections made to a host that went stale since
-   * (a failover) are dropped rather than handed out.
+   * (a failover) are dropped rather than handed out. The wait for it ends by the deadline of the work
+   * under way (shared/db/deadline.ts) if that comes before the pool's own limit; a connection that
+   * comes later goes back to the pool unused.
    */
   const acquire = async (): Promise<pg.PoolClient> => {
     for (;;) {
-      const client = await pool.connect();
+      const client = await withinDeadline(pool.connect(), (late) => late.release());
       if (!selector.isStale(client)) return client;
       client.release(true);
     }
@@ -122,29 +131,47 @@ export function createPostgresDb(url: string, options: Omit<DbOptions, 'database
   /** Connections whose server did not answer in time: closed, and never handed out again. */
   const silent = new WeakSet<pg.Client>();
   /**
+   * The client-side limit of a statement sent now: its own (the statement timeout and the grace), or
+   * what is left before the deadline of the work under way when that is sooner. None is sent once the
+   * deadline has passed.
+   */
+  const statementLimit = (): { ms: number | undefined; byDeadline: boolean } => {
+    const left = remainingMs();
+    if (left <= 0) throw new DatabaseDeadlineError();
+    if (left === Infinity || (queryTimeoutMs !== undefined && queryTimeoutMs <= left)) return { ms: queryTimeoutMs, byDeadline: false };
+    return { ms: Math.ceil(left), byDeadline: true };
+  };
+  /**
    * The error to throw for `error` on `client`. A statement past the client-side limit leaves its
    * connection mid-exchange (the answer may still come, to nobody), so the connection is closed at
    * once: the server rolls back what it was doing when it sees the close, and the pool makes a new
    * one.
    */
-  const failure = (client: pg.Client, error: unknown): unknown => {
-    if (!isQueryReadTimeout(error) || queryTimeoutMs === undefined) return error;
+  const failure = (client: pg.Client, error: unknown, limit = { ms: queryTimeoutMs, byDeadline: false }): unknown => {
+    if (!isQueryReadTimeout(error) || limit.ms === undefined) return error;
     silent.add(client);
     client.connection.stream.destroy();
-    return new DatabaseNotAnsweringError(queryTimeoutMs, error);
+    return limit.byDeadline ? new DatabaseDeadlineError(error) : new DatabaseNotAnsweringError(limit.ms, error);
   };
   /** Whether a released connection must be closed rather than kept: its host went stale, or it fell silent. */
   const spent = (client: pg.Client): boolean => selector.isStale(client) || silent.has(client);
 
   /** A query on `client`; a failure that says its host is stale (read-only, lost) is told to the selector. */
   const queryOn = async <TRow>(client: pg.Client, text: string, values?: readonly unknown[]) => {
+    const limit = statementLimit();
     try {
-      const name = preparedNames.get(text);
-      const res = await client.query<TRow & pg.QueryResultRow>({ name, text, values: values as unknown[] | undefined });
+      // node-postgres takes query_timeout per query as well as per client (its types omit it).
+      const config: pg.QueryConfig & { query_timeout?: number } = {
+        name: preparedNames.get(text),
+        text,
+        values: values as unknown[] | undefined,
+        query_timeout: limit.ms,
+      };
+      const res = await client.query<TRow & pg.QueryResultRow>(config);
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (error) {
       selector.failed(client, error);
-      throw failure(client, error);
+      throw failure(client, error, limit);
     }
   };
 
