@@ -12,7 +12,7 @@ import { createShutdown } from '../shared/lifecycle.js';
 import { createLogger } from '../shared/log.js';
 import { closeServer, startOpsServer } from '../shared/opsServer.js';
 import { beginStartUp } from '../shared/startUp.js';
-import { startIndexer, startSharedIndexer } from './index.js';
+import { startSharedIndexer } from './sharedIndexer.js';
 import { indexerMetrics } from './metrics.js';
 
 const startUp = beginStartUp('indexer');
@@ -34,9 +34,10 @@ if (config.METRICS_PORT !== undefined) {
 await waitForDatabase(db, { timeoutMs: config.DB_STARTUP_TIMEOUT_MS, log });
 await assertMigrated(db);
 
+// On PGlite every network runs on this thread, so only then does it load the indexing code.
 const indexer = config.DATABASE_URL
   ? await startSharedIndexer({ databaseUrl: config.DATABASE_URL, config, log })
-  : startIndexer({ db, config, log });
+  : (await import('./index.js')).startIndexer({ db, config, log });
 shutdown.add('indexer', () => indexer.stop());
 log.info({ networks: config.networks.map((n) => n.name) }, 'indexer started');
 startUp.done();

@@ -1,6 +1,7 @@
 /** Our human-readable EntryPoint fragments against the published artifacts of v0.6, v0.7, v0.8. */
 import { expect } from 'chai';
-import { Interface } from 'ethers';
+import { Interface, id } from 'ethers';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { SELECTORS } from '../../../indexer/decode/abi.js';
 import { TOPICS } from '../../../shared/chain/constants.js';
@@ -48,6 +49,18 @@ describe('decode/abi', () => {
       const ep = artifact(pkg);
       expect(TOPICS.postOpRevertReason).to.equal(ep.getEvent('PostOpRevertReason')!.topicHash);
       expect(TOPICS.userOperationPrefundTooLow).to.equal(ep.getEvent('UserOperationPrefundTooLow')!.topicHash);
+    }
+  });
+
+  it('has each topic equal to the keccak-256 of the signature written above it', () => {
+    // The topics are written out so that a process reading them does not load ethers to hash them.
+    const source = readFileSync(new URL('../../../shared/chain/constants.ts', import.meta.url), 'utf8');
+    const written = [...source.matchAll(/\/\/ (\w+\([^)]*\))\n\s+(\w+): '(0x[0-9a-f]{64})'/g)];
+    expect(written.map((m) => m[2]).sort()).to.deep.equal(Object.keys(TOPICS).sort());
+    for (const [, signature, name, topic] of written) {
+      expect(topic, name)
+        .to.equal(id(signature!))
+        .and.equal(TOPICS[name as keyof typeof TOPICS]);
     }
   });
 });
