@@ -54,7 +54,8 @@ describe('decode/abi', () => {
 
   it('has each topic equal to the keccak-256 of the signature written above it', () => {
     // The topics are written out so that a process reading them does not load ethers to hash them.
-    const source = readFileSync(new URL('../../../shared/chain/constants.ts', import.meta.url), 'utf8');
+    const root = new URL('../../../', import.meta.url);
+    const source = readFileSync(new URL('shared/chain/constants.ts', root), 'utf8');
     const written = [...source.matchAll(/\/\/ (\w+\([^)]*\))\n\s+(\w+): '(0x[0-9a-f]{64})'/g)];
     expect(written.map((m) => m[2]).sort()).to.deep.equal(Object.keys(TOPICS).sort());
     for (const [, signature, name, topic] of written) {
