@@ -2,7 +2,7 @@
  * The indexer on PostgreSQL (`npm run indexer`): this process joins the indexer processes of the
  * database and runs its share of the networks, each in a supervised worker thread. This thread only
  * supervises: it never loads the decoding and persistence code the workers run (indexer/index.ts),
- * which would hold about 35 MB of this process's memory for nothing.
+ * which would hold about 25 MB of this process's memory for nothing (an idle process: 73 MB of RSS, 98 MB with it).
  */
 import { createDb } from '../shared/db/client.js';
 import type { IndexerConfig, NetworkConfig } from '../shared/config.js';
